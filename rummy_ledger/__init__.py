@@ -1,0 +1,3 @@
+from rummy_ledger.celery import app as celery_app
+
+__all__ = ["celery_app"]

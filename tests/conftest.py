@@ -1,0 +1,35 @@
+import pytest
+from djmoney.money import Money
+from rest_framework.test import APIClient
+
+from wallets.api_keys import api_client_create
+from wallets.models import CASH
+from wallets.services import deposit_register, player_accounts, player_get_or_create
+
+
+def make_api(*scopes: str, name: str = "server") -> tuple[APIClient, object]:
+    client, key = api_client_create(name=name, scopes=list(scopes))
+    api = APIClient()
+    api.credentials(HTTP_AUTHORIZATION=f"Api-Key {key}")
+    return api, client
+
+
+@pytest.fixture
+def games_api(db):
+    return make_api("games", name="game-server-1")[0]
+
+
+@pytest.fixture
+def payments_api(db):
+    return make_api("payments", name="gateway")[0]
+
+
+def funded_player(external_id: str, amount: str = "1000.00"):
+    """A registered player with `amount` INR in the deposit bucket; returns its accounts."""
+    if amount != "0":
+        deposit_register(
+            player_external_id=external_id,
+            amount=Money(amount, CASH),
+            reference=f"fund-{external_id}-{amount}",
+        )
+    return player_accounts(player=player_get_or_create(external_id=external_id))

@@ -1,0 +1,192 @@
+from datetime import timedelta
+from decimal import Decimal
+
+import pytest
+from django.db import transaction
+from django.utils import timezone
+from djmoney.money import Money
+
+from tests.conftest import funded_player
+from tests.wallets.invariants import ledger_violations
+from wallets.ledger import (
+    AlreadyReversed,
+    IdempotencyConflict,
+    InsufficientFunds,
+    Leg,
+    LedgerError,
+    TransferRequest,
+    UnknownAccount,
+    balance,
+    statement,
+    transfer_post,
+    transfer_reverse,
+    transfers_post,
+)
+from wallets.models import CASH, CHIPS, Account, Entry, Transfer
+from wallets.money import MoneyError
+from wallets.services import platform_accounts
+
+pytestmark = pytest.mark.django_db
+
+
+def inr(amount: str) -> Money:
+    return Money(amount, CASH)
+
+
+def move(source: Account, target: Account, amount: str, key: str, kind: str = "transfer"):
+    return transfer_post(
+        kind=kind,
+        reference=key,
+        idempotency_key=key,
+        legs=[Leg(source.pk, -inr(amount)), Leg(target.pk, inr(amount))],
+    )
+
+
+def test_transfer_moves_money_and_keeps_invariants():
+    # given
+    alice, bob = funded_player("alice", "100.00"), funded_player("bob", "0")
+    # when
+    posted = move(alice["deposit"], bob["winnings"], "30.25", "t1")
+    # then
+    assert posted.created
+    assert balance(account=alice["deposit"]) == inr("69.75")
+    assert balance(account=bob["winnings"]) == inr("30.25")
+    assert Transfer.objects.get(pk=posted.transfer_id).entries.count() == 2
+    assert ledger_violations() == []
+
+
+def test_same_key_same_content_returns_first_transfer():
+    alice, bob = funded_player("alice", "100.00"), funded_player("bob", "0")
+    first = move(alice["deposit"], bob["deposit"], "10.00", "k")
+    again = move(alice["deposit"], bob["deposit"], "10.00", "k")
+    assert again.transfer_id == first.transfer_id and not again.created
+    assert balance(account=bob["deposit"]) == inr("10.00")
+
+
+def test_same_key_different_content_is_refused():
+    alice, bob = funded_player("alice", "100.00"), funded_player("bob", "0")
+    move(alice["deposit"], bob["deposit"], "10.00", "k")
+    with pytest.raises(IdempotencyConflict), transaction.atomic():
+        move(alice["deposit"], bob["deposit"], "11.00", "k")
+    assert balance(account=bob["deposit"]) == inr("10.00")
+
+
+def test_overdraft_is_refused_naming_the_account_and_nothing_is_written():
+    alice, bob = funded_player("alice", "5.00"), funded_player("bob", "0")
+    transfers_before = Transfer.objects.count()
+    with pytest.raises(InsufficientFunds) as refused, transaction.atomic():
+        move(alice["deposit"], bob["deposit"], "5.01", "k")
+    assert refused.value.details["accounts"] == ["player:alice:deposit"]
+    assert Transfer.objects.count() == transfers_before
+    assert balance(account=alice["deposit"]) == inr("5.00")
+
+
+@pytest.mark.parametrize(
+    ("amounts", "error"),
+    [
+        ([0.1, -0.1], MoneyError),  # floats
+        ([Decimal("0.1"), Decimal("-0.1")], MoneyError),  # not Money
+        ([inr("0.001"), inr("-0.001")], MoneyError),  # below a paisa
+        ([inr("0"), inr("0")], LedgerError),  # zero legs
+        ([inr("5"), inr("-4")], LedgerError),  # unbalanced
+        ([inr("5"), Money("-5", CHIPS)], LedgerError),  # mixed currencies
+    ],
+)
+def test_bad_amounts_are_refused_before_anything_is_written(amounts, error):
+    alice, bob = funded_player("alice", "100.00"), funded_player("bob", "0")
+    entries_before = Entry.objects.count()
+    with pytest.raises(error):
+        transfer_post(
+            kind="transfer",
+            reference="r",
+            idempotency_key="bad",
+            legs=[Leg(bob["deposit"].pk, amounts[0]), Leg(alice["deposit"].pk, amounts[1])],
+        )
+    assert Entry.objects.count() == entries_before
+
+
+def test_unknown_account_and_wrong_currency_account_are_refused():
+    alice = funded_player("alice", "100.00")
+    with pytest.raises(UnknownAccount), transaction.atomic():
+        transfer_post(
+            kind="transfer",
+            reference="r",
+            idempotency_key="u",
+            legs=[Leg(alice["deposit"].pk, inr("-1")), Leg(999_999_999, inr("1"))],
+        )
+    with pytest.raises(LedgerError, match="another currency"), transaction.atomic():
+        transfer_post(
+            kind="transfer",
+            reference="r",
+            idempotency_key="c",
+            legs=[Leg(alice["deposit"].pk, inr("-1")), Leg(alice["chips"].pk, inr("1"))],
+        )
+    assert Transfer.objects.filter(reference="r").count() == 0
+
+
+def test_batch_is_all_or_nothing():
+    alice, bob = funded_player("alice", "10.00"), funded_player("bob", "0")
+    ok = TransferRequest(
+        kind="transfer",
+        reference="b",
+        idempotency_key="b1",
+        legs=[Leg(alice["deposit"].pk, inr("-6")), Leg(bob["deposit"].pk, inr("6"))],
+    )
+    too_much = TransferRequest(
+        kind="transfer",
+        reference="b",
+        idempotency_key="b2",
+        legs=[Leg(alice["deposit"].pk, inr("-6")), Leg(bob["deposit"].pk, inr("6"))],
+    )
+    with pytest.raises(InsufficientFunds), transaction.atomic():
+        transfers_post(requests=[ok, too_much])
+    assert balance(account=alice["deposit"]) == inr("10.00")
+    assert not Transfer.objects.filter(reference="b").exists()
+
+
+def test_reversal_undoes_once_and_points_at_the_original():
+    alice, bob = funded_player("alice", "100.00"), funded_player("bob", "0")
+    posted = move(alice["deposit"], bob["winnings"], "40.00", "t")
+    original = Transfer.objects.get(pk=posted.transfer_id)
+    reversal = transfer_reverse(transfer=original, idempotency_key="rev-1")
+    assert Transfer.objects.get(pk=reversal.transfer_id).reverses_id == original.pk
+    assert balance(account=alice["deposit"]) == inr("100.00")
+    assert balance(account=bob["winnings"]) == inr("0.00")
+    with pytest.raises(AlreadyReversed), transaction.atomic():
+        transfer_reverse(transfer=original, idempotency_key="rev-2")
+    assert ledger_violations() == []
+
+
+def test_reversal_that_would_overdraw_is_refused():
+    alice, bob = funded_player("alice", "100.00"), funded_player("bob", "0")
+    original = Transfer.objects.get(
+        pk=move(alice["deposit"], bob["winnings"], "40", "t").transfer_id
+    )
+    move(bob["winnings"], alice["deposit"], "30.00", "spent")
+    with pytest.raises(InsufficientFunds), transaction.atomic():
+        transfer_reverse(transfer=original, idempotency_key="rev")
+    assert balance(account=bob["winnings"]) == inr("10.00")
+
+
+def test_platform_sinks_are_not_cached_but_sum_their_entries():
+    alice = funded_player("alice", "100.00")
+    fee = platform_accounts()["fee_revenue"]
+    move(alice["deposit"], fee, "2.50", "f1")
+    move(alice["deposit"], fee, "1.25", "f2")
+    assert Account.objects.get(pk=fee.pk).balance == inr("0")  # never row-locked nor updated
+    assert balance(account=fee) == inr("3.75")
+
+
+def test_balance_as_of_a_past_moment_and_statement_with_running_balance():
+    alice, bob = funded_player("alice", "100.00"), funded_player("bob", "0")
+    move(alice["deposit"], bob["deposit"], "10.00", "s1")
+    now = timezone.now()
+    assert balance(account=bob["deposit"], at=now - timedelta(days=1)) == inr("0")
+    assert balance(account=bob["deposit"], at=now + timedelta(seconds=1)) == inr("10.00")
+    move(bob["deposit"], alice["deposit"], "4.00", "s2")
+    report = statement(
+        account=bob["deposit"], start=now - timedelta(days=1), end=now + timedelta(days=1)
+    )
+    assert report.opening == inr("0")
+    assert [line.running_balance for line in report.lines] == [inr("10.00"), inr("6.00")]
+    assert report.closing == inr("6.00") == balance(account=bob["deposit"])

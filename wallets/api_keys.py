@@ -1,0 +1,38 @@
+"""API keys for machine clients: random, shown once, stored as a SHA-256 hash.
+
+A key looks like `rl_<prefix>_<secret>`; the prefix finds the client, the hash proves the key.
+Keys are high-entropy random strings, so a fast hash is enough (no password stretching needed).
+"""
+
+import hashlib
+import hmac
+import secrets
+
+from wallets.models import ApiClient
+
+
+def _hash(key: str) -> str:
+    return hashlib.sha256(key.encode()).hexdigest()
+
+
+def api_client_create(*, name: str, scopes: list[str]) -> tuple[ApiClient, str]:
+    """Create a client and return it with its key (the only time the key exists in clear)."""
+    unknown = set(scopes) - set(ApiClient.Scope.values)
+    if unknown or not scopes:
+        raise ValueError(f"scopes must be among {sorted(ApiClient.Scope.values)}, got {scopes}")
+    prefix = secrets.token_hex(6)
+    key = f"rl_{prefix}_{secrets.token_urlsafe(32)}"
+    client = ApiClient.objects.create(
+        name=name, key_prefix=prefix, key_hash=_hash(key), scopes=sorted(set(scopes))
+    )
+    return client, key
+
+
+def api_client_for_key(key: str) -> ApiClient | None:
+    parts = key.split("_", 2)
+    if len(parts) != 3 or parts[0] != "rl":
+        return None
+    client = ApiClient.objects.filter(key_prefix=parts[1], is_active=True).first()
+    if client is None or not hmac.compare_digest(client.key_hash, _hash(key)):
+        return None
+    return client
