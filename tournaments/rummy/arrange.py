@@ -1,0 +1,272 @@
+"""Exact best arrangement: the grouping of a hand with the fewest points.
+
+Candidate melds are enumerated once per hand (sequences as subsets of one suit's ranks with
+jokers filling the gaps, sets as subsets of one rank's suits). A memoised search then always
+decides the lowest remaining natural card: leave it (pay its value) or put it in a meld whose
+lowest card it is. Natural cards live in a packed int (3 bits per distinct card, a guard bit
+catches a borrow), jokers are a count (wild cards used as themselves are tracked separately),
+and what the rules still require (a pure sequence, two sequences, a 4-card life) is a small
+"need" code, so the search is exact and each state is solved once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from .cards import PJ, parse_cards
+from .declaration import Evaluation, _evaluate, card_values
+from .groups import wild_rank
+from .rules import DEFAULT, TWO_SEQUENCES, RuleSet
+
+INF = 1 << 30
+M_SET, M_PURE3, M_PURE4, M_IMP3, M_IMP4 = range(5)
+
+
+def _need_code(pure: int, seqs: int, four: int) -> int:
+    return pure | seqs << 1 | four << 3
+
+
+def _after(need: int, mtype: int) -> int:
+    """What is still needed after adding a meld of this type."""
+    if mtype == M_SET:
+        return need
+    pure, seqs, four = need & 1, need >> 1 & 3, need >> 3 & 1
+    if mtype in (M_PURE3, M_PURE4):
+        pure = 0
+    if mtype in (M_PURE4, M_IMP4):
+        four = 0
+    return _need_code(pure, max(seqs - 1, 0), four)
+
+
+_TRANS = [[_after(n, m) for m in range(5)] for n in range(16)]
+
+
+class _Hand:
+    """Per-hand tables: card types, packed counts and the candidate melds."""
+
+    def __init__(self, codes: list[int], w: int, rules: RuleSet) -> None:
+        self.rules = rules
+        self.values = values = card_values(w, rules.ace_points)
+        naturals = [c for c in codes if c != PJ and c % 13 + 1 != w]
+        self.wilds = [c for c in codes if c != PJ and c % 13 + 1 == w]
+        self.pjs = codes.count(PJ)
+        self.k0 = len(codes) - len(naturals)
+        self.types = types = sorted(set(naturals))
+        self.index = {c: i for i, c in enumerate(types)}
+        self.vals = [values[c] for c in types]
+        self.nat0 = sum(1 << 3 * self.index[c] for c in naturals)
+        self.guard = sum(4 << 3 * i for i in range(len(types)))
+        self.wtypes = wtypes = sorted(set(self.wilds))
+        self.windex = {c: i for i, c in enumerate(wtypes)}
+        self.wild0 = sum(1 << 3 * self.windex[c] for c in self.wilds)
+        self.wguard = sum(4 << 3 * i for i in range(len(wtypes)))
+        self.melds: list[list[tuple]] = [[] for _ in types]
+        self._enumerate(w)
+
+    def _add(self, nat: list[int], wild: int, generic: int, mtype: int) -> None:
+        need = 0
+        for c in nat:
+            need += 1 << 3 * self.index[c]
+        wneed = 1 << 3 * self.windex[wild] if wild >= 0 else 0
+        used = generic + (wild >= 0)
+        first = min(self.index[c] for c in nat)
+        self.melds[first].append((need, wneed, used, mtype, tuple(nat), wild, generic))
+
+    def _enumerate(self, w: int) -> None:
+        rules = self.rules
+        k0 = self.k0
+        maxlen = min(13, rules.max_sequence_length or 13)
+        limit = rules.max_jokers_per_sequence
+        jmax = k0 if limit is None else min(k0, limit)
+        four = rules.four_card_life
+        seen: set[tuple] = set()
+        for s in range(4):
+            slots = []  # (position, natural code or -1, wild code or -1)
+            for c in self.types:
+                if c // 13 == s:
+                    r = c % 13 + 1
+                    slots.append((r, c, -1))
+                    if r == 1:
+                        slots.append((14, c, -1))
+            wc = s * 13 + w - 1 if w else -1
+            if wc in self.windex:
+                slots.append((w, -1, wc))
+                if w == 1:
+                    slots.append((14, -1, wc))
+            for lo_ok, hi_ok in ((1, 13), (2, 14)):
+                sl = sorted(x for x in slots if lo_ok <= x[0] <= hi_ok)
+                for a in range(len(sl)):
+                    self._runs(sl, a, [sl[a]], maxlen, jmax, four, seen)
+        if rules.identical_triple_is_pure:
+            for c in self.types:
+                if self.nat0 >> 3 * self.index[c] & 7 >= 3:
+                    self._add([c, c, c], -1, 0, M_PURE3)
+        by_rank: dict[int, list[int]] = {}
+        for c in self.types:
+            by_rank.setdefault(c % 13, []).append(c)
+        single_as_seq = (limit is None or limit >= 2) and maxlen >= 3
+        for cs in by_rank.values():
+            n = len(cs)
+            for bits in range(1, 1 << n):
+                sub = [cs[i] for i in range(n) if bits >> i & 1]
+                size = len(sub)
+                generic = max(0, 3 - size)
+                if generic > k0 or size > 4 or (size == 1 and single_as_seq):
+                    continue
+                self._add(sub, -1, generic, M_SET)
+
+    def _runs(self, sl, a, chosen, maxlen, jmax, four, seen) -> None:
+        size = len(chosen)
+        span = chosen[-1][0] - chosen[0][0] + 1
+        nat = [x[1] for x in chosen if x[1] >= 0]
+        wild = next((x[2] for x in chosen if x[2] >= 0), -1)
+        if nat:
+            length = max(3, span)
+            for ln in (length, 4) if four and length < 4 else (length,):
+                generic = ln - size
+                if ln <= maxlen and generic <= jmax and generic + (wild >= 0) <= self.k0:
+                    key = (tuple(sorted(nat)), wild, ln)
+                    if key not in seen:
+                        seen.add(key)
+                        mt = (
+                            (M_PURE4 if ln >= 4 else M_PURE3)
+                            if generic == 0
+                            else (M_IMP4 if ln >= 4 else M_IMP3)
+                        )
+                        self._add(nat, wild, generic, mt)
+        for b in range(a + 1, len(sl)):
+            x = sl[b]
+            if x[0] == chosen[-1][0] or (x[2] >= 0 and wild >= 0):
+                continue
+            nspan = x[0] - chosen[0][0] + 1
+            if nspan > maxlen:
+                break
+            if nspan >= 3 and nspan - (size + 1) > jmax:
+                break
+            if x[1] >= 0 and x[1] in nat:
+                continue
+            chosen.append(x)
+            self._runs(sl, b, chosen, maxlen, jmax, four, seen)
+            chosen.pop()
+
+
+def _search(h: _Hand):
+    """Memoised minimum leftover value for (cards left, jokers left, wilds left, need)."""
+    memo: dict[int, int] = {}
+    choice: dict[int, int] = {}
+    vals, melds, guard, wguard, trans = h.vals, h.melds, h.guard, h.wguard, _TRANS
+
+    def f(nat: int, k: int, wild: int, need: int) -> int:
+        if nat == 0:
+            return 0 if need == 0 else INF
+        key = nat | k << 40 | wild << 46 | need << 60
+        got = memo.get(key)
+        if got is not None:
+            return got
+        i = ((nat & -nat).bit_length() - 1) // 3
+        best = vals[i] + f(nat - (1 << 3 * i), k, wild, need)
+        pick = -1
+        if best:
+            for j, (nvec, wvec, used, mtype, _, _, _) in enumerate(melds[i]):
+                if used > k:
+                    continue
+                x = (nat | guard) - nvec
+                if x & guard != guard:
+                    continue
+                wild2 = wild
+                if wvec:
+                    y = (wild | wguard) - wvec
+                    if y & wguard != wguard:
+                        continue
+                    wild2 = y ^ wguard
+                cost = f(x ^ guard, k - used, wild2, trans[need][mtype])
+                if cost < best:
+                    best = cost
+                    pick = j
+                    if cost == 0:
+                        break
+        memo[key] = best
+        choice[key] = pick
+        return best
+
+    return f, choice
+
+
+def _render(h: _Hand, choice: dict[int, int], need: int) -> list[list[int]]:
+    nat, k, wild = h.nat0, h.k0, h.wild0
+    groups: list[list[int]] = []
+    loose: list[int] = []
+    wanted: list[tuple[list[int], int]] = []
+    reserved: list[int] = []
+    while nat:
+        key = nat | k << 40 | wild << 46 | need << 60
+        i = ((nat & -nat).bit_length() - 1) // 3
+        j = choice[key]
+        if j < 0:
+            loose.append(h.types[i])
+            nat -= 1 << 3 * i
+            continue
+        nvec, wvec, used, mtype, cards, wc, generic = h.melds[i][j]
+        nat -= nvec
+        k -= used
+        wild -= wvec
+        need = _TRANS[need][mtype]
+        group = sorted(cards)
+        if wc >= 0:
+            group.append(wc)
+            reserved.append(wc)
+        groups.append(group)
+        wanted.append((group, generic))
+    pool = list(h.wilds)
+    for wc in reserved:
+        pool.remove(wc)
+    pool += [PJ] * h.pjs
+    for group, generic in wanted:
+        for _ in range(generic):
+            group.append(pool.pop())
+    if loose:
+        groups.append(sorted(loose))
+    if pool:
+        groups.append(pool)
+    return groups
+
+
+def _needs(rules: RuleSet) -> tuple[int, int]:
+    four = 1 if rules.four_card_life else 0
+    declare = _need_code(1, 2, four)
+    gate = declare if rules.loser_gate == TWO_SEQUENCES else _need_code(1, 1, 0)
+    return declare, gate
+
+
+def best_arrangement(
+    cards: Iterable[str | int] | str, wild_joker: str | int | None, rules: RuleSet = DEFAULT
+) -> Evaluation:
+    """The grouping of these cards with the fewest points (a valid show when one exists)."""
+    codes = parse_cards(cards)
+    w = wild_rank(wild_joker, rules)
+    h = _Hand(codes, w, rules)
+    f, choice = _search(h)
+    declare, gate = _needs(rules)
+    start = (h.nat0, h.k0, h.wild0)
+    if f(*start, declare) == 0:
+        need = declare
+    elif f(*start, gate) < INF:
+        need = gate
+    else:
+        need = 0
+        f(*start, need)
+    return _evaluate(_render(h, choice, need), w, rules)
+
+
+def can_declare(
+    cards: Iterable[str | int] | str, wild_joker: str | int | None, rules: RuleSet = DEFAULT
+) -> bool:
+    """Could all these cards be grouped as a show (sequence rules met, nothing left over)?
+
+    Unlike ``best_arrangement(...).valid`` it does not insist on 13 cards, so small hands can be
+    checked against brute force.
+    """
+    codes = parse_cards(cards)
+    h = _Hand(codes, wild_rank(wild_joker, rules), rules)
+    f, _ = _search(h)
+    return f(h.nat0, h.k0, h.wild0, _needs(rules)[0]) == 0

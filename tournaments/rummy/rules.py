@@ -1,0 +1,170 @@
+"""Every house-rule variant of RULES.md in one frozen value, plus the named presets.
+
+A game template stores a spec (a preset name or a dict of overrides); ``rules_from_spec`` turns
+it into a ``RuleSet`` and rejects anything unknown, so a typo never silently plays default rules.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, fields, replace
+from typing import Any
+
+ACES_WILD = "aces_wild"
+PRINTED_ONLY = "printed_only"
+PURE_ONLY = "pure_only"
+TWO_SEQUENCES = "two_sequences"
+CAPPED = "capped"
+FLAT = "flat"
+
+
+class RuleSetError(ValueError):
+    """A rule spec that names an unknown preset/field or gives a bad value; ``field`` says which."""
+
+    def __init__(self, field: str, message: str) -> None:
+        self.field = field
+        super().__init__(message)
+
+
+@dataclass(frozen=True, slots=True)
+class RuleSet:
+    """House rules for 13-card rummy; defaults are RULES.md's defaults (S0)."""
+
+    decks: int = 2
+    printed_jokers_per_deck: int = 2
+    ace_points: int = 10
+    printed_joker_cut: str = ACES_WILD  # wild card turned up is a PJ: aces wild, or PJ only
+    max_jokers_per_sequence: int | None = None
+    max_sequence_length: int | None = None
+    identical_triple_is_pure: bool = False
+    four_card_life: bool = False
+    loser_gate: str = PURE_ONLY
+    full_count_mode: str = CAPPED
+    cap: int = 80
+    first_drop_points: int = 20
+    middle_drop_points: int = 40
+    wrong_show_points: int = 80
+    valid_second_points: int = 2
+    auto_play_points: int = 80
+    drops_allowed: bool = True
+    pool_limit: int | None = None
+    rejoin_below: int | None = None
+    rejoin_inclusive: bool = False
+
+    def __post_init__(self) -> None:
+        _validate(self)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+_CHOICES = {
+    "printed_joker_cut": (ACES_WILD, PRINTED_ONLY),
+    "loser_gate": (PURE_ONLY, TWO_SEQUENCES),
+    "full_count_mode": (CAPPED, FLAT),
+}
+_FIELDS = {f.name: f for f in fields(RuleSet)}
+_BOOLS = {"identical_triple_is_pure", "four_card_life", "drops_allowed", "rejoin_inclusive"}
+_OPTIONAL_INTS = {"max_jokers_per_sequence", "max_sequence_length", "pool_limit", "rejoin_below"}
+
+
+def _validate(r: RuleSet) -> None:
+    for name in _FIELDS:
+        value = getattr(r, name)
+        if name in _CHOICES:
+            if value not in _CHOICES[name]:
+                raise RuleSetError(name, f"{name}: {value!r} is not one of {_CHOICES[name]}")
+        elif name in _BOOLS:
+            if not isinstance(value, bool):
+                raise RuleSetError(name, f"{name}: {value!r} is not true/false")
+        elif value is None and name in _OPTIONAL_INTS:
+            continue
+        elif type(value) is not int or value < 0:
+            raise RuleSetError(name, f"{name}: {value!r} is not a non-negative integer")
+    checks = (
+        ("decks", 1 <= r.decks <= 3, "decks must be 1, 2 or 3"),
+        ("printed_jokers_per_deck", r.printed_jokers_per_deck in (1, 2), "must be 1 or 2"),
+        ("ace_points", r.ace_points in (1, 10), "ace_points must be 10 or 1"),
+        (
+            "max_jokers_per_sequence",
+            r.max_jokers_per_sequence is None or r.max_jokers_per_sequence >= 1,
+            "must be at least 1 (or null for no limit)",
+        ),
+        (
+            "max_sequence_length",
+            r.max_sequence_length is None or r.max_sequence_length >= 3,
+            "must be at least 3 (or null for no limit)",
+        ),
+        ("cap", r.cap >= 1, "cap must be positive"),
+    )
+    for name, ok, message in checks:
+        if not ok:
+            raise RuleSetError(name, f"{name}: {message} (got {getattr(r, name)!r})")
+
+
+DEFAULT = RuleSet()
+
+PRESETS: dict[str, RuleSet] = {
+    "S0": DEFAULT,
+    # S1: first/second life, ace = 1, one joker per sequence, PJ cut = only PJs, flat 80.
+    "S1": replace(
+        DEFAULT,
+        decks=2,
+        ace_points=1,
+        printed_joker_cut=PRINTED_ONLY,
+        max_jokers_per_sequence=1,
+        identical_triple_is_pure=True,
+        four_card_life=True,
+        loser_gate=TWO_SEQUENCES,
+        full_count_mode=FLAT,
+    ),
+    # S3: two decks with two jokers each, loser needs two sequences, sequences of at most 4.
+    "S3": replace(DEFAULT, loser_gate=TWO_SEQUENCES, max_sequence_length=4),
+    "pool101": replace(DEFAULT, pool_limit=101, rejoin_below=79),
+    "pool201": replace(
+        DEFAULT, pool_limit=201, rejoin_below=174, first_drop_points=25, middle_drop_points=50
+    ),
+    "deals": replace(DEFAULT, drops_allowed=False),
+}
+
+
+def rules_from_spec(spec: str | dict[str, Any] | RuleSet | None) -> RuleSet:
+    """A preset name, a dict of field overrides (``"preset"`` picks the base), or None."""
+    if spec is None:
+        return DEFAULT
+    if isinstance(spec, RuleSet):
+        return spec
+    if isinstance(spec, str):
+        if spec not in PRESETS:
+            raise RuleSetError("preset", f"unknown preset {spec!r} (known: {sorted(PRESETS)})")
+        return PRESETS[spec]
+    if not isinstance(spec, dict):
+        raise RuleSetError("spec", f"rules must be a preset name or an object, not {spec!r}")
+    overrides = dict(spec)
+    base = rules_from_spec(overrides.pop("preset", "S0"))
+    for name in overrides:
+        if name not in _FIELDS:
+            raise RuleSetError(name, f"unknown rule field {name!r}")
+    try:
+        return replace(base, **overrides)
+    except TypeError as exc:  # pragma: no cover - guarded by the field check above
+        raise RuleSetError("spec", str(exc)) from exc
+
+
+def is_eliminated(score: int, rules: RuleSet) -> bool:
+    """Pool: a total reaching the limit eliminates (>= 101, >= 201)."""
+    return rules.pool_limit is not None and score >= rules.pool_limit
+
+
+def can_rejoin(remaining_scores: list[int], rules: RuleSet) -> bool:
+    """Pool rejoin is open while every remaining player is below the bound (S3: < 79 / < 174)."""
+    if rules.rejoin_below is None:
+        return False
+    bound = rules.rejoin_below
+    if rules.rejoin_inclusive:
+        return all(s <= bound for s in remaining_scores)
+    return all(s < bound for s in remaining_scores)
+
+
+def rejoin_score(remaining_scores: list[int]) -> int:
+    """A rejoined player starts at the highest remaining score + 1."""
+    return max(remaining_scores, default=0) + 1
