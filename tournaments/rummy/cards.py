@@ -37,7 +37,7 @@ def _build_table() -> dict[str, int]:
     return table
 
 
-_TOKENS = _build_table()
+TOKENS = _TOKENS = _build_table()
 NAMES = (*tuple(RANK_NAMES[c % 13 + 1] + SUITS[c // 13] for c in range(52)), "PJ")
 
 

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import Any, NamedTuple
 
-from .cards import NAMES, PJ, parse_cards
+from .cards import NAMES, PJ, TOKENS, parse_cards
 from .groups import (
     K_IMPURE,
     K_INVALID,
@@ -57,11 +56,18 @@ def card_values(w: int, ace_points: int) -> tuple[int, ...]:
 
 def deck_count_errors(cards: Iterable[str | int], rules: RuleSet = DEFAULT) -> list[str]:
     """Cards seen more often than the decks hold (all hands of a deal plus the wild card)."""
-    codes = parse_cards(cards)
-    if len(set(codes)) == len(codes) and codes.count(PJ) <= 1:
+    return _overflow(parse_cards(cards), rules)
+
+
+def _overflow(codes: list[int], rules: RuleSet) -> list[str]:
+    counts: dict[int, int] = {}
+    for c in codes:
+        counts[c] = counts.get(c, 0) + 1
+    pj_limit = rules.decks * rules.printed_jokers_per_deck
+    if max(counts.values(), default=0) <= rules.decks and counts.get(PJ, 0) <= pj_limit:
         return []
     errors = []
-    for code, k in sorted(Counter(codes).items()):
+    for code, k in sorted(counts.items()):
         limit = rules.decks * rules.printed_jokers_per_deck if code == PJ else rules.decks
         if k > limit:
             errors.append(
@@ -112,7 +118,7 @@ def _evaluate(parsed: Sequence[Sequence[int]], w: int, rules: RuleSet) -> Evalua
         errors.append(f"a declaration needs {HAND_SIZE} cards, got {ncards}")
     flat = [c for g in parsed for c in g]
     if len(set(flat)) != len(flat):
-        errors.extend(deck_count_errors(flat, rules))
+        errors.extend(_overflow(flat, rules))
     errors.extend(bad_errors)
     if pure == 0:
         errors.append("no pure sequence")
@@ -133,7 +139,13 @@ def evaluate_declaration(
     groups: Groups, wild_joker: str | int | None, rules: RuleSet = DEFAULT
 ) -> Evaluation:
     """Is this grouping a valid declaration? If not, every reason and the loser's points."""
-    parsed = [parse_cards(g) for g in groups]
+    get = TOKENS.get
+    parsed = []
+    for g in groups:
+        codes = [get(t) for t in g] if not isinstance(g, str) else parse_cards(g)
+        if None in codes:
+            codes = parse_cards(g)
+        parsed.append(codes)
     return _evaluate(parsed, wild_rank(wild_joker, rules), rules)
 
 

@@ -5,7 +5,6 @@ The fast path works on rank bitmasks per suit; the human reason is only built fo
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import Any, NamedTuple
 
@@ -45,8 +44,21 @@ class GroupResult(NamedTuple):
         return {"cards": [NAMES[c] for c in self.cards], "kind": self.kind, "reason": self.reason}
 
 
+_WILD_CACHE: dict[tuple[object, str], int] = {}
+
+
 def wild_rank(wild_joker: str | int | None, rules: RuleSet = DEFAULT) -> int:
     """The rank that is wild (1..13) for a turned-up card, or 0 when only printed jokers are."""
+    key = (wild_joker, rules.printed_joker_cut)
+    got = _WILD_CACHE.get(key)
+    if got is None:
+        got = _wild_rank(wild_joker, rules)
+        if len(_WILD_CACHE) < 4096:
+            _WILD_CACHE[key] = got
+    return got
+
+
+def _wild_rank(wild_joker: str | int | None, rules: RuleSet) -> int:
     if wild_joker is None or wild_joker == "":
         return NO_WILD
     try:
@@ -162,56 +174,65 @@ def invalid_reason(cs: Sequence[int], w: int, rules: RuleSet) -> str:
         return _few_cards_reason(cs)
     nat = [c for c in cs if c != PJ and c % 13 + 1 != w]
     jokers = n - len(nat)
-    suits = Counter(c // 13 for c in nat)
-    ranks = Counter(c % 13 for c in nat)
-    if (len(suits) == 1 and len(ranks) > 1) or (len(suits) == 1 and len(ranks) == 1 and n > 4):
-        dup = [c for c, k in Counter(nat).items() if k > 1]
-        if dup:
-            return f"two {NAMES[dup[0]]} in a sequence"
-        if n > 13:
-            return f"a sequence has at most 13 cards, not {n}"
-        maxlen = rules.max_sequence_length
-        if maxlen is not None and n > maxlen:
-            return f"a sequence of {n} cards is longer than {maxlen}"
-        mask = 0
-        for c in nat:
-            mask |= 1 << (c % 13 + 1)
-        if not _span_fits(mask, n):
-            rs = sorted(c % 13 + 1 for c in nat)
-            # Circular fit means the run would need to wrap around the ace.
-            gaps = [(rs[(i + 1) % len(rs)] - rs[i]) % 13 for i in range(len(rs))]
-            worst = max(range(len(rs)), key=lambda i: gaps[i])
-            order = rs[worst + 1 :] + rs[: worst + 1]
-            if 1 in rs and order[0] != 1 and 13 - gaps[worst] + 1 <= n:
-                return "-".join(_rank_label(r) for r in order) + " wraps"
-            need = min(
-                mask.bit_length() - (mask & -mask).bit_length() + 1,
-                _ace_high_span(mask),
-            )
-            have = " ".join(NAMES[c] for c in sorted(nat, key=lambda c: c % 13))
-            if jokers == 0:
-                return f"{have} are not consecutive"
-            return f"{have} need {need - len(nat)} jokers to be consecutive, only {jokers} here"
-        return (
-            f"a sequence may use at most {rules.max_jokers_per_sequence} "
-            f"joker{'s' if rules.max_jokers_per_sequence != 1 else ''}"
-        )
-    if len(ranks) == 1:
-        dup = [c for c, k in Counter(nat).items() if k > 1]
-        if dup:
-            return f"two {NAMES[dup[0]]} in a set"
+    suits = [0, 0, 0, 0]
+    ranks = [0] * 13
+    seen: set[int] = set()
+    dup = -1
+    for c in nat:
+        suits[c // 13] += 1
+        ranks[c % 13] += 1
+        if c in seen and dup < 0:
+            dup = c
+        seen.add(c)
+    nsuits = 4 - suits.count(0)
+    nranks = 13 - ranks.count(0)
+    if nsuits == 1 and (nranks > 1 or n > 4):
+        if dup >= 0:
+            return f"two {NAMES[dup]} in a sequence"
+        return _sequence_reason(nat, n, jokers, rules)
+    if nranks == 1:
+        if dup >= 0:
+            return f"two {NAMES[dup]} in a set"
         if n > 4:
             return f"a set has at most 4 cards, not {n}"
         return f"a sequence may use at most {rules.max_jokers_per_sequence} jokers"
-    main_suit, in_suit = suits.most_common(1)[0]
-    main_rank, in_rank = ranks.most_common(1)[0]
+    in_suit = max(suits)
+    in_rank = max(ranks)
     if in_rank > in_suit:
-        odd = [c for c in nat if c % 13 != main_rank]
+        main = ranks.index(in_rank)
+        odd = [c for c in nat if c % 13 != main]
     else:
-        odd = [c for c in nat if c // 13 != main_suit]
+        main = suits.index(in_suit)
+        odd = [c for c in nat if c // 13 != main]
     if len(odd) == 1:
         return f"{NAMES[odd[0]]} is not a joker here"
     return f"{', '.join(NAMES[c] for c in odd)} are not jokers here"
+
+
+def _sequence_reason(nat: list[int], n: int, jokers: int, rules: RuleSet) -> str:
+    if n > 13:
+        return f"a sequence has at most 13 cards, not {n}"
+    maxlen = rules.max_sequence_length
+    if maxlen is not None and n > maxlen:
+        return f"a sequence of {n} cards is longer than {maxlen}"
+    mask = 0
+    for c in nat:
+        mask |= 1 << (c % 13 + 1)
+    if _span_fits(mask, n):
+        limit = rules.max_jokers_per_sequence
+        return f"a sequence may use at most {limit} joker{'s' if limit != 1 else ''}"
+    rs = sorted(c % 13 + 1 for c in nat)
+    # A run that only fits when it goes round the corner K-A-2 wraps.
+    gaps = [(rs[(i + 1) % len(rs)] - rs[i]) % 13 for i in range(len(rs))]
+    worst = max(range(len(rs)), key=lambda i: gaps[i])
+    order = rs[worst + 1 :] + rs[: worst + 1]
+    if 1 in rs and order[0] != 1 and 13 - gaps[worst] + 1 <= n:
+        return "-".join(_rank_label(r) for r in order) + " wraps"
+    need = min(mask.bit_length() - (mask & -mask).bit_length() + 1, _ace_high_span(mask))
+    have = " ".join(NAMES[c] for c in sorted(nat, key=lambda c: c % 13))
+    if jokers == 0:
+        return f"{have} are not consecutive"
+    return f"{have} need {need - len(nat)} jokers to be consecutive, only {jokers} here"
 
 
 def _ace_high_span(mask: int) -> int:
