@@ -25,6 +25,8 @@ from rummy_ledger.errors import Conflict, DomainError, Retryable
 from wallets.models import Account, Entry, Transfer
 from wallets.money import money_checked
 
+ZERO = Decimal("0.00")
+
 
 class LedgerError(DomainError):
     code = "ledger_invalid"
@@ -215,7 +217,7 @@ def balance(*, account: Account, at: datetime | None = None) -> Money:
 
 def _entries_total(account: Account, **filters) -> Money:
     entries = Entry.objects.filter(account=account, **filters)
-    total = entries.aggregate(total=Coalesce(Sum("amount"), Decimal(0)))["total"]
+    total = entries.aggregate(total=Coalesce(Sum("amount"), ZERO))["total"]
     return Money(total, account.currency)
 
 
