@@ -140,6 +140,13 @@ CELERY_TIMEZONE = TIME_ZONE
 CELERY_BEAT_SCHEDULE_FILENAME = str(DATA_DIR / "celerybeat-schedule")
 RECONCILE_AT = os.environ.get("RECONCILE_AT", "02:00")
 CELERY_BEAT_SCHEDULE: dict = {}
+CELERY_BEAT_SCHEDULE["sweep-unsettled-deals"] = {
+    "task": "tournaments.tasks.sweep_unsettled",
+    "schedule": float(os.environ.get("SETTLEMENT_SWEEP_SECONDS", "30")),
+}
+if os.environ.get("CELERY_TASK_DEFAULT_QUEUE"):
+    # Tests and benchmarks give their worker a private queue on the shared embedded broker.
+    CELERY_TASK_DEFAULT_QUEUE = os.environ["CELERY_TASK_DEFAULT_QUEUE"]
 
 LOGGING = {
     "version": 1,

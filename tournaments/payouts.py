@@ -1,0 +1,165 @@
+"""What a game pays: pure money math, no Django, no I/O. The one place rounding is decided.
+
+Rounding rule (the only one; every settlement follows it):
+
+1. Amounts are `Decimal` to the paisa (0.01; practice chips too). Stakes and entry fees are whole
+   paise, so what a game collects is exact.
+2. The platform fee is `fee_percent` % of what the winner(s) receive, rounded to the paisa half to
+   even (`fee_of`). The winner(s) get the rest, so prize == fee + payouts exactly.
+3. A prize shared by several players (pool split) is cut into whole paise by **largest
+   remainder** (`largest_remainder`): everyone gets the floor of their exact share; the paise left
+   over go one each to the largest fractional remainders, ties to the earlier seat. Shares always
+   add up to the amount, so nothing is created or destroyed and there is no residue.
+4. A refund goes back to the buckets the entry came from, newest first (`refund_by_bucket`): the
+   part of an entry that is kept is taken to come from the buckets in the order they were charged
+   (bonus first by default), so the refund fills the later buckets (winnings, deposit) first.
+
+Invariant, checked by the property tests: payouts + fee + refunds == collected, for every game.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from decimal import ROUND_FLOOR, ROUND_HALF_EVEN, Decimal
+
+PAISA = Decimal("0.01")
+ZERO = Decimal("0.00")
+HUNDRED = Decimal(100)
+
+
+def paise(amount: Decimal) -> Decimal:
+    return amount.quantize(PAISA)
+
+
+def fee_of(prize: Decimal, fee_percent: Decimal) -> Decimal:
+    """The platform's fee on a prize: `fee_percent` % rounded to the paisa, half to even."""
+    if prize < 0 or not (0 <= fee_percent <= 100):
+        raise ValueError("prize must be >= 0 and the fee percent within 0..100")
+    return (prize * fee_percent / HUNDRED).quantize(PAISA, rounding=ROUND_HALF_EVEN)
+
+
+def largest_remainder(amount: Decimal, weights: Sequence[Decimal | int]) -> list[Decimal]:
+    """Split `amount` in whole paise in proportion to `weights` (largest remainder method).
+
+    Ties among remainders go to the earlier position. With all weights zero the amount is split
+    equally. `largest_remainder(Decimal("10"), [1, 2])` == [3.33, 6.67].
+    """
+    if not weights:
+        raise ValueError("no one to share with")
+    if any(w < 0 for w in weights):
+        raise ValueError("weights cannot be negative")
+    if amount < 0 or paise(amount) != amount:
+        raise ValueError("amount must be whole paise and not negative")
+    total_weight = sum(Decimal(w) for w in weights)
+    if total_weight == 0:
+        weights = [1] * len(weights)
+        total_weight = Decimal(len(weights))
+    units = int(amount / PAISA)
+    exact = [Decimal(units) * Decimal(w) / total_weight for w in weights]
+    floors = [int(e.to_integral_value(rounding=ROUND_FLOOR)) for e in exact]
+    left = units - sum(floors)
+    order = sorted(range(len(weights)), key=lambda i: (-(exact[i] - floors[i]), i))
+    for i in order[:left]:
+        floors[i] += 1
+    return [Decimal(f) * PAISA for f in floors]
+
+
+def refund_by_bucket(
+    contributed: Sequence[tuple[str, Decimal]], refund: Decimal
+) -> list[tuple[str, Decimal]]:
+    """Which buckets a refund goes to: the last-charged bucket first (rule 4).
+
+    `contributed` lists (bucket, amount) in the order they were charged.
+    """
+    if refund < 0 or refund > sum((a for _, a in contributed), ZERO):
+        raise ValueError("a refund is between nothing and everything paid in")
+    out: list[tuple[str, Decimal]] = []
+    left = refund
+    for bucket, amount in reversed(contributed):
+        if left <= 0:
+            break
+        back = min(amount, left)
+        if back > 0:
+            out.append((bucket, back))
+            left -= back
+    return out
+
+
+def charge_by_bucket(
+    balances: Mapping[str, Decimal], order: Sequence[str], amount: Decimal
+) -> list[tuple[str, Decimal]] | None:
+    """Take `amount` from the buckets in `order`; None when they do not hold enough."""
+    out: list[tuple[str, Decimal]] = []
+    left = amount
+    for bucket in order:
+        if left <= 0:
+            break
+        take = min(balances.get(bucket, ZERO), left)
+        if take > 0:
+            out.append((bucket, take))
+            left -= take
+    return out if left <= 0 else None
+
+
+@dataclass(frozen=True)
+class Settlement:
+    """Money out of one game's escrow: prizes to winnings, refunds to buckets, the fee."""
+
+    payouts: dict[str, Decimal] = field(default_factory=dict)
+    refunds: dict[str, Decimal] = field(default_factory=dict)
+    fee: Decimal = ZERO
+
+    @property
+    def total(self) -> Decimal:
+        return sum(self.payouts.values(), ZERO) + sum(self.refunds.values(), ZERO) + self.fee
+
+
+def points_settlement(
+    *,
+    stakes: Mapping[str, Decimal],
+    points: Mapping[str, int],
+    winner: str,
+    point_value: Decimal,
+    fee_percent: Decimal,
+) -> Settlement:
+    """Points rummy: each loser pays points x point value (at most their stake in escrow); the
+    winner receives the sum minus the fee; everything else in escrow goes back."""
+    refunds: dict[str, Decimal] = {}
+    won = ZERO
+    for player, stake in stakes.items():
+        if player == winner:
+            refunds[player] = stake
+            continue
+        loss = min(paise(Decimal(points[player]) * point_value), stake)
+        won += loss
+        refunds[player] = stake - loss
+    fee = fee_of(won, fee_percent)
+    return Settlement(payouts={winner: won - fee}, refunds=refunds, fee=fee)
+
+
+def prize_settlement(*, prize: Decimal, winner: str, fee_percent: Decimal) -> Settlement:
+    """Pool, deals, Rummy 500: the whole prize pool minus the fee to the one winner."""
+    fee = fee_of(prize, fee_percent)
+    return Settlement(payouts={winner: prize - fee}, fee=fee)
+
+
+def drops_left(score: int, limit: int, first_drop_points: int) -> int:
+    """Pool split: drops a player can still afford, floor((limit - 1 - score) / first drop)."""
+    return max(0, (limit - 1 - score) // first_drop_points)
+
+
+def split_settlement(
+    *, prize: Decimal, weights: Mapping[str, int], fee_percent: Decimal
+) -> Settlement:
+    """Pool split by agreement: the fee comes off the prize, the rest is shared by weight
+    (equal: all 1; by drops: drops left + 1) by largest remainder."""
+    fee = fee_of(prize, fee_percent)
+    players = list(weights)
+    shares = largest_remainder(prize - fee, [weights[p] for p in players])
+    return Settlement(payouts=dict(zip(players, shares, strict=True)), fee=fee)
+
+
+def cancel_settlement(*, contributed: Mapping[str, Decimal]) -> Settlement:
+    """A cancelled game: everyone gets back everything they paid in; no fee."""
+    return Settlement(refunds=dict(contributed))

@@ -1,0 +1,165 @@
+"""Money between the players' wallets and a game's escrow, always through `transfers_post`.
+
+Every settlement posts all of its transfers in ONE `transfers_post` call, so the ledger locks the
+accounts it touches in one fixed (id) order: no deadlock between games sharing players. The
+idempotency keys are per game and player (`game:<pk>:payout:<player>`), so even a settlement
+that somehow ran twice could not pay twice: the ledger would return the first transfers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from decimal import Decimal
+
+from djmoney.money import Money
+
+from rummy_ledger.errors import Conflict
+from tournaments.models import Game, GamePlayer
+from tournaments.payouts import ZERO, Settlement, charge_by_bucket, refund_by_bucket
+from wallets.ledger import InsufficientFunds, Leg, TransferRequest, transfers_post
+from wallets.models import CHIPS, Account, Bucket, PlatformAccount, Transfer
+from wallets.services import platform_accounts
+
+
+class PlayersShort(Conflict):
+    code = "insufficient_funds"
+
+
+_fee_account_id: int | None = None
+
+
+def fee_account_id() -> int:
+    global _fee_account_id
+    if _fee_account_id is None:
+        _fee_account_id = platform_accounts()[PlatformAccount.FEE_REVENUE].pk
+    return _fee_account_id
+
+
+def escrow_create(*, code: str, currency: str) -> Account:
+    return Account.objects.create(
+        kind=Account.Kind.ESCROW, code=code, balance=Money(ZERO, currency)
+    )
+
+
+def wallet_accounts(player_ids: Iterable[int]) -> dict[tuple[int, str], Account]:
+    accounts = Account.objects.filter(player_id__in=list(player_ids), kind=Account.Kind.PLAYER)
+    return {(a.player_id, a.bucket): a for a in accounts}
+
+
+def contributions(seat: GamePlayer) -> list[tuple[str, Decimal]]:
+    return [(bucket, Decimal(amount)) for bucket, amount in seat.contributed]
+
+
+def _add_contribution(seat: GamePlayer, charged: list[tuple[str, Decimal]]) -> None:
+    merged: dict[str, Decimal] = dict(contributions(seat))
+    for bucket, amount in charged:
+        merged[bucket] = merged.get(bucket, ZERO) + amount
+    seat.contributed = [[bucket, f"{amount:.2f}"] for bucket, amount in merged.items()]
+
+
+def entries_collect(
+    *, game: Game, seats: Sequence[GamePlayer], amount: Decimal, entry_no: int
+) -> Decimal:
+    """Take `amount` from every seat's wallet into the escrow: all of them or none.
+
+    Every player is checked before anything is posted, so the 409 names everyone who is short;
+    the ledger's own overdraft check (a concurrent spend) is the backstop and names them too.
+    """
+    terms = game.terms
+    accounts = wallet_accounts(s.player_id for s in seats)
+    plans: list[tuple[GamePlayer, list[tuple[str, Decimal]]]] = []
+    short: list[str] = []
+    for seat in seats:
+        balances = {
+            bucket: accounts[(seat.player_id, bucket)].balance.amount
+            for bucket in terms["entry_buckets"]
+            if (seat.player_id, bucket) in accounts
+        }
+        plan = charge_by_bucket(balances, terms["entry_buckets"], amount)
+        if plan is None:
+            short.append(seat.player.external_id)
+        else:
+            plans.append((seat, plan))
+    if short:
+        raise _short(short, amount, game)
+    requests = []
+    for seat, plan in plans:
+        legs = [Leg(accounts[(seat.player_id, b)].pk, -Money(a, game.currency)) for b, a in plan]
+        legs.append(Leg(game.escrow_id, Money(amount, game.currency)))
+        requests.append(
+            TransferRequest(
+                kind=Transfer.Kind.ENTRY,
+                reference=f"game:{game.pk}",
+                idempotency_key=f"game:{game.pk}:entry:{seat.player.external_id}:{entry_no}",
+                legs=legs,
+                memo=f"entry {entry_no} to {game.game_id}",
+            )
+        )
+    try:
+        transfers_post(requests=requests)
+    except InsufficientFunds as exc:
+        codes = exc.details.get("accounts", [])
+        names = sorted({code.split(":")[1] for code in codes if code.startswith("player:")})
+        raise _short(names, amount, game) from exc
+    for seat, plan in plans:
+        _add_contribution(seat, plan)
+    return amount * len(plans)
+
+
+def _short(players: list[str], amount: Decimal, game: Game) -> PlayersShort:
+    return PlayersShort(
+        f"not enough money for the entry of {amount:.2f} {game.currency}: {', '.join(players)}",
+        details={"players": players, "amount": f"{amount:.2f}", "currency": game.currency},
+    )
+
+
+def settlement_post(
+    *, game: Game, seats: Sequence[GamePlayer], settlement: Settlement, reference: str
+) -> list[int]:
+    """Empty the escrow by `settlement` (prizes to winnings, refunds back to their buckets, the
+    fee to the platform) in one ledger call; record the amounts on the game and its seats."""
+    by_ext = {s.player.external_id: s for s in seats}
+    accounts = wallet_accounts(s.player_id for s in seats)
+    currency = game.currency
+    prize_bucket = Bucket.CHIPS if currency == CHIPS else Bucket.WINNINGS
+    requests = []
+
+    def add(key: str, kind: str, legs: list[Leg], memo: str) -> None:
+        out = -sum((leg.amount.amount for leg in legs), ZERO)
+        legs = [*legs, Leg(game.escrow_id, Money(out, currency))]
+        requests.append(
+            TransferRequest(
+                kind=kind, reference=reference, idempotency_key=key, legs=legs, memo=memo
+            )
+        )
+
+    for ext, amount in settlement.payouts.items():
+        seat = by_ext[ext]
+        seat.payout += amount
+        if amount > 0:
+            account = accounts[(seat.player_id, prize_bucket)]
+            add(
+                f"game:{game.pk}:payout:{ext}",
+                Transfer.Kind.SETTLEMENT,
+                [Leg(account.pk, Money(amount, currency))],
+                f"prize of {game.game_id}",
+            )
+    for ext, amount in settlement.refunds.items():
+        seat = by_ext[ext]
+        seat.refund += amount
+        if amount > 0:
+            back = refund_by_bucket(contributions(seat), amount)
+            legs = [Leg(accounts[(seat.player_id, b)].pk, Money(a, currency)) for b, a in back]
+            add(f"game:{game.pk}:refund:{ext}", Transfer.Kind.REFUND, legs, "escrow returned")
+    if settlement.fee > 0:
+        add(
+            f"game:{game.pk}:fee",
+            Transfer.Kind.SETTLEMENT,
+            [Leg(fee_account_id(), Money(settlement.fee, currency))],
+            f"platform fee on {game.game_id}",
+        )
+    posted = transfers_post(requests=requests)
+    game.paid_out += sum(settlement.payouts.values(), ZERO)
+    game.refunded += sum(settlement.refunds.values(), ZERO)
+    game.fee += settlement.fee
+    return [p.transfer_id for p in posted]

@@ -1,0 +1,240 @@
+"""Storing a posted deal and settling it: the body of the Celery task.
+
+`deal_settle` runs in ONE database transaction with the game row locked: it settles, in deal
+order, every stored deal of the game (so a deal is never scored before the one before it), updates
+the standings, posts the money and marks the deals settled. A deal already settled is skipped
+under the lock, so the task may run twice, concurrently or after a crash: it settles once. The
+ledger's idempotency keys (`game:<pk>:payout:<player>`) are the second line of defence.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import time
+from datetime import timedelta
+from decimal import Decimal
+from typing import Any
+
+from django.db import transaction
+from django.utils import timezone
+
+from rummy_ledger.errors import Conflict
+from tournaments import rummy
+from tournaments.models import Deal, Format, Game, GamePlayer
+from tournaments.payouts import Settlement, points_settlement, prize_settlement
+from tournaments.rummy import rummy500
+from tournaments.services.deal_validation import deal_check, deal_points
+from tournaments.services.escrow import settlement_post
+from tournaments.services.terms import POOL, game_ruleset, money
+from wallets.models import ApiClient
+
+# Test-only: seconds to sleep inside the settlement transaction, after the money is posted and
+# before the commit, so a test can SIGKILL a worker in the middle of a settlement.
+SLEEP_ENV = "RUMMY_TEST_SETTLE_SLEEP"
+
+
+class DealExists(Conflict):
+    code = "deal_exists"
+
+
+def _payload_hash(payload: dict[str, Any]) -> str:
+    return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()
+
+
+@transaction.atomic
+def deal_store(
+    *, client: ApiClient, game_id: str, payload: dict[str, Any], enqueue: bool = True
+) -> tuple[Deal, bool]:
+    """Check a posted deal and store it; the settlement is queued after the commit.
+
+    The same deal posted again (same number, same content) returns the stored one.
+    """
+    from tournaments.services.games import GameNotOpen, game_get, seats_of
+
+    game = game_get(client=client, game_id=game_id, lock=True)
+    digest = _payload_hash(payload)
+    existing = Deal.objects.filter(game=game, deal_no=payload["deal_no"]).first()
+    if existing is not None:
+        if existing.payload_hash == digest:
+            return existing, False
+        raise DealExists(
+            f"deal {payload['deal_no']} was already posted with other results",
+            details={"deal_no": payload["deal_no"]},
+        )
+    pending_settle(game=game)
+    if game.status != Game.Status.OPEN:
+        raise GameNotOpen(f"game {game_id!r} is {game.status}", details={"status": game.status})
+    seats = seats_of(game)
+    checked = deal_check(
+        terms=game.terms,
+        players=[s.player.external_id for s in seats],
+        eliminated=[s.player.external_id for s in seats if s.eliminated],
+        expected_no=game.deals_played + 1,
+        payload=payload,
+    )
+    deal = Deal.objects.create(
+        game=game,
+        deal_no=checked.deal_no,
+        wild_joker=checked.wild_joker,
+        results=checked.results,
+        payload_hash=digest,
+    )
+    if enqueue:
+        from tournaments.tasks import settle_deal
+
+        transaction.on_commit(lambda: settle_deal.delay(deal.pk))
+    return deal, True
+
+
+def deal_settle(*, deal_id: int) -> None:
+    """Settle a stored deal (and any stored before it). Safe to run any number of times."""
+    with transaction.atomic():
+        game_pk = Deal.objects.filter(pk=deal_id).values_list("game_id", flat=True).first()
+        if game_pk is None:
+            return
+        game = Game.objects.select_for_update().get(pk=game_pk)
+        pending_settle(game=game)
+
+
+def pending_settle(*, game: Game) -> int:
+    """Settle the game's stored deals in order; the caller holds the game row lock."""
+    deals = list(game.deals.filter(status=Deal.Status.STORED).order_by("deal_no"))
+    if not deals:
+        return 0
+    from tournaments.services.games import seats_of
+
+    seats = seats_of(game)
+    for deal in deals:
+        _settle_one(game, seats, deal)
+    return len(deals)
+
+
+def unsettled_deal_ids(*, older_than: timedelta) -> list[int]:
+    """Deals stored but not settled for a while: their message was lost (or is very late)."""
+    cutoff = timezone.now() - older_than
+    deals = Deal.objects.filter(status=Deal.Status.STORED, created_at__lt=cutoff)
+    return list(deals.order_by("created_at").values_list("pk", flat=True)[:1000])
+
+
+def _settle_one(game: Game, seats: list[GamePlayer], deal: Deal) -> None:
+    terms = game.terms
+    points = deal_points(terms=terms, wild_joker=deal.wild_joker, results=deal.results)
+    by_ext = {s.player.external_id: s for s in seats}
+    game.deals_played += 1
+    result = _apply(game, seats, by_ext, deal, points)
+    transfers: list[int] = []
+    if result is not None:
+        transfers = game_finish(game=game, seats=seats, result=result, outcome="won", save=False)
+    if os.environ.get(SLEEP_ENV):
+        time.sleep(float(os.environ[SLEEP_ENV]))
+    deal.points = points
+    deal.discrepancies = {
+        r["player"]: {"claimed": r["claimed_points"], "computed": points[r["player"]]}
+        for r in deal.results
+        if r.get("claimed_points") is not None and r["claimed_points"] != points[r["player"]]
+    }
+    deal.status = Deal.Status.SETTLED
+    deal.settled_at = timezone.now()
+    deal.transfers = transfers
+    deal.save(update_fields=["points", "discrepancies", "status", "settled_at", "transfers"])
+    GamePlayer.objects.bulk_update(seats, ["score", "eliminated", "payout", "refund"])
+    game.save()
+
+
+def _winner(deal: Deal) -> str:
+    return next(r["player"] for r in deal.results if r["outcome"] == "declared")
+
+
+def _apply(
+    game: Game,
+    seats: list[GamePlayer],
+    by_ext: dict[str, GamePlayer],
+    deal: Deal,
+    points: dict[str, int],
+) -> Settlement | None:
+    """Update the standings by the deal; the settlement if the game is over, else None."""
+    terms = game.terms
+    fee_percent = money(terms, "fee_percent")
+    if game.format == Format.POINTS:
+        stake = money(terms, "stake")
+        return points_settlement(
+            stakes={s.player.external_id: stake for s in seats},
+            points=points,
+            winner=_winner(deal),
+            point_value=money(terms, "point_value"),
+            fee_percent=fee_percent,
+        )
+    if game.format in POOL:
+        rules = game_ruleset(terms)
+        for ext, pts in points.items():
+            seat = by_ext[ext]
+            seat.score += pts
+            seat.eliminated = rummy.is_eliminated(seat.score, rules)
+        remaining = [s for s in seats if not s.eliminated]
+        if len(remaining) == 1:
+            return prize_settlement(
+                prize=game.collected,
+                winner=remaining[0].player.external_id,
+                fee_percent=fee_percent,
+            )
+        return None
+    if game.format == Format.DEALS:
+        winner = by_ext[_winner(deal)]
+        for ext, pts in points.items():
+            seat = by_ext[ext]
+            if seat is not winner:
+                give = min(pts, seat.score)
+                seat.score -= give
+                winner.score += give
+        if game.deals_played < terms["deals"]:
+            return None
+        return _leader_wins(game, seats, fee_percent)
+    # Rummy 500: totals race past 500; the highest total wins, a tie plays another hand.
+    for ext, pts in points.items():
+        by_ext[ext].score += pts
+    totals = {s.player.external_id: s.score for s in seats if not s.eliminated}
+    winner_ext = rummy500.game_result(totals)
+    if winner_ext is None:
+        return None
+    return prize_settlement(prize=game.collected, winner=winner_ext, fee_percent=fee_percent)
+
+
+def _leader_wins(game: Game, seats: list[GamePlayer], fee_percent: Decimal) -> Settlement | None:
+    """Deals: the chip leader wins; equal chips at the top play one more deal, the others out."""
+    playing = [s for s in seats if not s.eliminated]
+    top = max(s.score for s in playing)
+    leaders = [s for s in playing if s.score == top]
+    if len(leaders) == 1:
+        return prize_settlement(
+            prize=game.collected, winner=leaders[0].player.external_id, fee_percent=fee_percent
+        )
+    for s in playing:
+        if s.score != top:
+            s.eliminated = True
+    return None
+
+
+def game_finish(
+    *,
+    game: Game,
+    seats: list[GamePlayer],
+    result: Settlement,
+    outcome: str,
+    status: str = Game.Status.FINISHED,
+    save: bool = True,
+) -> list[int]:
+    """Empty the escrow by `result` and close the game."""
+    if result.total != game.collected - game.paid_out - game.refunded - game.fee:
+        raise AssertionError(f"settlement of {game.pk} does not add up to its escrow")
+    transfers = settlement_post(
+        game=game, seats=seats, settlement=result, reference=f"game:{game.pk}"
+    )
+    game.status = status
+    game.outcome = outcome
+    game.finished_at = timezone.now()
+    if save:
+        GamePlayer.objects.bulk_update(seats, ["score", "eliminated", "payout", "refund"])
+        game.save()
+    return transfers

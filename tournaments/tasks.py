@@ -1,0 +1,28 @@
+"""Thin Celery tasks: they take ids, call one service, and are safe to run twice."""
+
+from datetime import timedelta
+
+from celery import shared_task
+
+from rummy_ledger.errors import Retryable
+from tournaments.services import settlement
+
+
+@shared_task(
+    acks_late=True,
+    autoretry_for=(Retryable,),
+    retry_backoff=0.5,
+    retry_backoff_max=10,
+    max_retries=None,
+)
+def settle_deal(deal_id: int) -> None:
+    settlement.deal_settle(deal_id=deal_id)
+
+
+@shared_task
+def sweep_unsettled(older_than_seconds: int = 30) -> int:
+    """Re-enqueue deals stored but not settled (a lost message delays, never loses, a deal)."""
+    ids = settlement.unsettled_deal_ids(older_than=timedelta(seconds=older_than_seconds))
+    for deal_id in ids:
+        settle_deal.delay(deal_id)
+    return len(ids)
