@@ -13,7 +13,7 @@ class Migration(migrations.Migration):
     initial = True
 
     dependencies = [
-        ("wallets", "0003_finance"),
+        ("wallets", "0002_ledger_sql"),
     ]
 
     operations = [
