@@ -19,7 +19,7 @@ from pathlib import Path
 
 import psycopg
 
-DATABASE_NAME = "rummy_ledger"
+DEFAULT_DATABASE_NAME = "rummy_ledger"
 
 
 def _pg_server(data_dir: Path):
@@ -62,19 +62,17 @@ def _process_alive(pid: int) -> bool:
     return True
 
 
-def postgres_settings(data_dir: Path) -> dict:
+def postgres_settings(data_dir: Path, name: str = DEFAULT_DATABASE_NAME) -> dict:
     """Start (or attach to) the embedded server, create the database, return Django settings."""
     info = _pg_server(data_dir).get_postmaster_info()
     params = {"host": str(info.socket_dir), "port": info.port, "user": "postgres"}
     with psycopg.connect(dbname="postgres", autocommit=True, **params) as conn:
-        exists = conn.execute(
-            "SELECT 1 FROM pg_database WHERE datname = %s", [DATABASE_NAME]
-        ).fetchone()
+        exists = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name]).fetchone()
         if not exists:
-            conn.execute(f'CREATE DATABASE "{DATABASE_NAME}"')
+            conn.execute(f'CREATE DATABASE "{name}"')
     return {
         "ENGINE": "django.db.backends.postgresql",
-        "NAME": DATABASE_NAME,
+        "NAME": name,
         "USER": "postgres",
         "HOST": params["host"],
         "PORT": str(params["port"]),

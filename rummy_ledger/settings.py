@@ -9,6 +9,7 @@ from pathlib import Path
 
 import dj_database_url
 import moneyed
+from celery.schedules import crontab
 
 from rummy_ledger import embedded
 
@@ -72,7 +73,11 @@ TEMPLATES = [
 if os.environ.get("DATABASE_URL"):
     DATABASES = {"default": dj_database_url.parse(os.environ["DATABASE_URL"])}
 else:
-    DATABASES = {"default": embedded.postgres_settings(DATA_DIR)}
+    DATABASES = {
+        "default": embedded.postgres_settings(
+            DATA_DIR, os.environ.get("EMBEDDED_DATABASE_NAME", embedded.DEFAULT_DATABASE_NAME)
+        )
+    }
 DATABASES["default"]["CONN_MAX_AGE"] = int(os.environ.get("DB_CONN_MAX_AGE", "60"))
 DATABASES["default"]["TEST"] = {"NAME": os.environ.get("TEST_DATABASE_NAME", "test_rummy_ledger")}
 
@@ -147,6 +152,16 @@ CELERY_BEAT_SCHEDULE["sweep-unsettled-deals"] = {
 if os.environ.get("CELERY_TASK_DEFAULT_QUEUE"):
     # Tests and benchmarks give their worker a private queue on the shared embedded broker.
     CELERY_TASK_DEFAULT_QUEUE = os.environ["CELERY_TASK_DEFAULT_QUEUE"]
+
+# Nightly reconciliation (wallets.reconciliation): when, and what counts as stuck.
+_reconcile_hour, _reconcile_minute = (int(part) for part in RECONCILE_AT.split(":"))
+CELERY_BEAT_SCHEDULE["wallets-reconcile-nightly"] = {
+    "task": "wallets.tasks.reconcile_nightly",
+    "schedule": crontab(hour=_reconcile_hour, minute=_reconcile_minute),  # CELERY_TIMEZONE
+}
+RECONCILE_STUCK_GAME_HOURS = float(os.environ.get("RECONCILE_STUCK_GAME_HOURS", "24"))
+RECONCILE_UNSETTLED_DEAL_MINUTES = float(os.environ.get("RECONCILE_UNSETTLED_DEAL_MINUTES", "15"))
+RECONCILE_WORK_MEM = os.environ.get("RECONCILE_WORK_MEM", "256MB")
 
 LOGGING = {
     "version": 1,

@@ -11,6 +11,7 @@ import hashlib
 import json
 from collections import defaultdict
 from collections.abc import Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from datetime import datetime
 from decimal import Decimal
@@ -156,8 +157,11 @@ def transfers_post(*, requests: Sequence[TransferRequest]) -> list[Posted]:
         f"{settings.LEDGER_LOCK_TIMEOUT_MS}ms",
     ]
     sql = "SELECT transfer_id, created FROM ledger_post_batch(%s::text[], %s::text[], %s::text[], %s::text[], %s::bigint[], %s::text[], %s::int[], %s::bigint[], %s::numeric[], %s::text[], %s)"  # noqa: E501
+    # Outside a transaction the single statement is its own transaction (one round trip, the
+    # deferred checks run at its end); inside one, a failure marks the whole block for rollback.
+    block = transaction.atomic(savepoint=False) if connection.in_atomic_block else nullcontext()
     try:
-        with transaction.atomic(savepoint=False), connection.cursor() as cursor:
+        with block, connection.cursor() as cursor:
             cursor.execute(sql, params)
             rows = cursor.fetchall()
     except DatabaseError as exc:

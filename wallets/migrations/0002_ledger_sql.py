@@ -30,6 +30,8 @@ DECLARE
     nm numeric[];
     nc text[];
     nt bigint[];
+    updated int;
+    expected int;
 BEGIN
     PERFORM set_config('lock_timeout', p_lock_timeout, true);
 
@@ -61,16 +63,14 @@ BEGIN
      WHERE ids[t] = ANY(new_ids);
 
     IF nt IS NOT NULL THEN
-        SELECT u.a INTO bad_account
-          FROM unnest(na, nc) AS u(a, c) LEFT JOIN wallets_account acc ON acc.id = u.a
-         WHERE acc.id IS NULL LIMIT 1;
+        SELECT min(u.a) FILTER (WHERE acc.id IS NULL),
+               min(acc.code) FILTER (WHERE acc.balance_currency <> u.c)
+          INTO bad_account, mismatch
+          FROM unnest(na, nc) AS u(a, c) LEFT JOIN wallets_account acc ON acc.id = u.a;
         IF bad_account IS NOT NULL THEN
             RAISE EXCEPTION 'unknown account %', bad_account USING ERRCODE = 'RL002',
                 DETAIL = bad_account::text;
         END IF;
-        SELECT acc.code INTO mismatch
-          FROM unnest(na, nc) AS u(a, c) JOIN wallets_account acc ON acc.id = u.a
-         WHERE acc.balance_currency <> u.c LIMIT 1;
         IF mismatch IS NOT NULL THEN
             RAISE EXCEPTION 'account % holds another currency', mismatch USING ERRCODE = 'RL003',
                 DETAIL = mismatch;
@@ -80,21 +80,21 @@ BEGIN
         PERFORM 1 FROM wallets_account acc
           WHERE acc.id = ANY(na) AND acc.kind <> 'platform'
           ORDER BY acc.id FOR UPDATE;
-
-        WITH delta AS (
-            SELECT a, sum(m) AS d FROM unnest(na, nm) AS u(a, m) GROUP BY a
-        )
-        SELECT array_agg(acc.code ORDER BY acc.code) INTO short
-          FROM delta JOIN wallets_account acc ON acc.id = delta.a
-         WHERE acc.kind <> 'platform' AND acc.balance + delta.d < 0;
-        IF short IS NOT NULL THEN
-            RAISE EXCEPTION 'insufficient funds in %', array_to_string(short, ', ')
-                USING ERRCODE = 'RL004', DETAIL = array_to_string(short, ',');
-        END IF;
+        GET DIAGNOSTICS expected = ROW_COUNT;
 
         UPDATE wallets_account acc SET balance = acc.balance + delta.d
           FROM (SELECT a, sum(m) AS d FROM unnest(na, nm) AS u(a, m) GROUP BY a) AS delta
-         WHERE acc.id = delta.a AND acc.kind <> 'platform';
+         WHERE acc.id = delta.a AND acc.kind <> 'platform' AND acc.balance + delta.d >= 0;
+        GET DIAGNOSTICS updated = ROW_COUNT;
+        IF updated <> expected THEN
+            -- Some account would go below zero: name them all (rows are still locked).
+            SELECT array_agg(acc.code ORDER BY acc.code) INTO short
+              FROM (SELECT a, sum(m) AS d FROM unnest(na, nm) AS u(a, m) GROUP BY a) AS delta
+              JOIN wallets_account acc ON acc.id = delta.a
+             WHERE acc.kind <> 'platform' AND acc.balance + delta.d < 0;
+            RAISE EXCEPTION 'insufficient funds in %', array_to_string(short, ', ')
+                USING ERRCODE = 'RL004', DETAIL = array_to_string(short, ',');
+        END IF;
 
         INSERT INTO wallets_entry (transfer_id, account_id, amount, amount_currency, created_at)
         SELECT t, a, m, c, now() FROM unnest(nt, na, nm, nc) AS u(t, a, m, c);

@@ -1,0 +1,161 @@
+"""Ledger throughput against the database's own ceiling, measured in one run on one server.
+
+1. pgbench's built-in TPC-B-like transaction (the baseline), CLIENTS clients.
+2. The ledger's single-transfer rate: CLIENTS processes, each posting two-leg transfers between
+   random players, one transfer per database transaction (`wallets.ledger.transfer_post`).
+3. The batch rate: the same processes posting BATCH transfers per call (`transfers_post`).
+Each ledger rate is printed as a ratio of the pgbench rate. The last line is one JSON object.
+
+Run: `.venv/bin/python bench/ledger.py [--seconds 10] [--clients 4]` (uses its own database
+`bench_ledger` on the embedded server, or DATABASE_URL's server if set).
+"""
+
+import argparse
+import json
+import multiprocessing
+import os
+import random
+import re
+import subprocess
+import sys
+import time
+from decimal import Decimal
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "rummy_ledger.settings")
+os.environ.setdefault("EMBEDDED_DATABASE_NAME", "bench_ledger")
+os.environ.setdefault("LOG_LEVEL", "WARNING")
+
+import django  # noqa: E402
+
+django.setup()
+
+from django.conf import settings  # noqa: E402
+from django.core.management import call_command  # noqa: E402
+from django.db import connection  # noqa: E402
+from djmoney.money import Money  # noqa: E402
+
+from rummy_ledger import embedded  # noqa: E402
+from wallets.ledger import Leg, TransferRequest, transfer_post, transfers_post  # noqa: E402
+from wallets.models import CASH, Account  # noqa: E402
+from wallets.services import deposit_register, player_accounts, player_get_or_create  # noqa: E402
+
+PLAYERS = 1000
+BATCH = 100
+ONE = Money(Decimal("1.00"), CASH)
+
+
+def pgbench_tps(clients: int, seconds: int) -> float:
+    db = settings.DATABASES["default"]
+    pgbench = str(embedded.postgres_bin_dir() / "pgbench")
+    if os.environ.get("DATABASE_URL"):
+        pgbench = "pgbench"
+    conn = ["-h", db["HOST"] or "localhost", "-p", str(db["PORT"] or 5432), "-U", db["USER"]]
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT 1 FROM pg_database WHERE datname = 'bench_pgbench'")
+        if not cursor.fetchone():
+            cursor.execute("CREATE DATABASE bench_pgbench")
+    env = {**os.environ, "PGPASSWORD": db.get("PASSWORD") or ""}
+    subprocess.run([pgbench, *conn, "-i", "-q", "-s", "10", "bench_pgbench"], check=True,
+                   env=env, capture_output=True)  # fmt: skip
+    out = subprocess.run(
+        [pgbench, *conn, "-c", str(clients), "-j", str(clients), "-T", str(seconds), "-n",
+         "bench_pgbench"],
+        check=True, env=env, capture_output=True, text=True,
+    ).stdout  # fmt: skip
+    return float(re.search(r"tps = ([\d.]+)", out).group(1))
+
+
+def seed_players() -> list[int]:
+    ids = []
+    for n in range(PLAYERS):
+        external_id = f"bench-{n}"
+        if not Account.objects.filter(code=f"player:{external_id}:deposit").exists():
+            deposit_register(
+                player_external_id=external_id,
+                amount=Money("1000000.00", CASH),
+                reference=f"bench-seed-{n}",
+            )
+        ids.append(
+            player_accounts(player=player_get_or_create(external_id=external_id))["deposit"].pk
+        )
+    return ids
+
+
+def _request(accounts: list[int], rng: random.Random, key: str) -> TransferRequest:
+    source, target = rng.sample(accounts, 2)
+    return TransferRequest(
+        kind="transfer",
+        reference="bench",
+        idempotency_key=key,
+        legs=[Leg(source, -ONE), Leg(target, ONE)],
+    )
+
+
+def _worker(mode: str, accounts: list[int], seconds: float, tag: str, queue) -> None:
+    connection.close()  # never share the parent's connection across fork
+    rng = random.Random(tag)
+    done, n, deadline = 0, 0, time.perf_counter() + seconds
+    while time.perf_counter() < deadline:
+        if mode == "single":
+            req = _request(accounts, rng, f"{tag}-{n}")
+            transfer_post(kind=req.kind, reference=req.reference, idempotency_key=req.idempotency_key,
+                          legs=req.legs)  # fmt: skip
+            done += 1
+        else:
+            transfers_post(
+                requests=[_request(accounts, rng, f"{tag}-{n}-{i}") for i in range(BATCH)]
+            )
+            done += BATCH
+        n += 1
+    queue.put(done)
+    connection.close()
+
+
+def ledger_rate(mode: str, accounts: list[int], clients: int, seconds: float) -> float:
+    connection.close()
+    queue = multiprocessing.Queue()
+    run = f"{mode}-{time.time_ns()}"
+    processes = [
+        multiprocessing.Process(target=_worker, args=(mode, accounts, seconds, f"{run}-{c}", queue))
+        for c in range(clients)
+    ]
+    started = time.perf_counter()
+    for process in processes:
+        process.start()
+    total = sum(queue.get() for _ in processes)
+    for process in processes:
+        process.join()
+    return total / (time.perf_counter() - started)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--seconds", type=int, default=10)
+    parser.add_argument("--clients", type=int, default=4)
+    args = parser.parse_args()
+    call_command("migrate", verbosity=0)
+    accounts = seed_players()
+
+    baseline = pgbench_tps(args.clients, args.seconds)
+    print(f"pgbench TPC-B-like, {args.clients} clients: {baseline:,.0f} tps (baseline)")
+    single = ledger_rate("single", accounts, args.clients, args.seconds)
+    print(
+        f"ledger single transfers: {single:,.0f}/s = {single / baseline:.2f} x pgbench (goal 0.25)"
+    )
+    batch = ledger_rate("batch", accounts, args.clients, args.seconds)
+    print(
+        f"ledger batched transfers ({BATCH}/call): {batch:,.0f}/s = {batch / baseline:.2f} x pgbench (goal 1.0)"
+    )
+    print(json.dumps({
+        "clients": args.clients, "seconds": args.seconds, "pgbench_tps": round(baseline, 1),
+        "single_per_s": round(single, 1), "single_ratio": round(single / baseline, 3),
+        "batch_per_s": round(batch, 1), "batch_ratio": round(batch / baseline, 3),
+        "batch_size": BATCH, "goal_single_ratio": 0.25, "goal_batch_ratio": 1.0,
+    }))  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()
