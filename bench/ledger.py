@@ -38,7 +38,7 @@ from django.db import connection  # noqa: E402
 from djmoney.money import Money  # noqa: E402
 
 from rummy_ledger import embedded  # noqa: E402
-from wallets.ledger import Leg, TransferRequest, transfer_post, transfers_post  # noqa: E402
+from wallets.ledger import Leg, TransferRequest, transfers_post  # noqa: E402
 from wallets.models import CASH, Account  # noqa: E402
 from wallets.services import deposit_register, player_accounts, player_get_or_create  # noqa: E402
 
@@ -100,9 +100,7 @@ def _worker(mode: str, accounts: list[int], seconds: float, tag: str, queue) -> 
     done, n, deadline = 0, 0, time.perf_counter() + seconds
     while time.perf_counter() < deadline:
         if mode == "single":
-            req = _request(accounts, rng, f"{tag}-{n}")
-            transfer_post(kind=req.kind, reference=req.reference, idempotency_key=req.idempotency_key,
-                          legs=req.legs)  # fmt: skip
+            transfers_post(requests=[_request(accounts, rng, f"{tag}-{n}")])
             done += 1
         else:
             transfers_post(
@@ -147,7 +145,8 @@ def main() -> None:
     )
     batch = ledger_rate("batch", accounts, args.clients, args.seconds)
     print(
-        f"ledger batched transfers ({BATCH}/call): {batch:,.0f}/s = {batch / baseline:.2f} x pgbench (goal 1.0)"
+        f"ledger batched transfers ({BATCH}/call): {batch:,.0f}/s"
+        f" = {batch / baseline:.2f} x pgbench (goal 1.0)"
     )
     print(json.dumps({
         "clients": args.clients, "seconds": args.seconds, "pgbench_tps": round(baseline, 1),
