@@ -177,3 +177,15 @@ class ApiClient(models.Model):
 
     def has_scope(self, scope: str) -> bool:
         return self.is_active and scope in self.scopes
+
+
+# Finance staff's records (issue 5) live in their own module; re-exported here.
+from wallets.models_finance import (  # noqa: E402, F401
+    Adjustment,
+    Discrepancy,
+    GatewayStatement,
+    GatewayStatementLine,
+    ProposalStatus,
+    ReconciliationReport,
+    Reversal,
+)

@@ -1,0 +1,102 @@
+"""Game checks: finished games leave nothing in escrow and pay out exactly what they collected,
+no game stays open too long, no deal result waits unsettled.
+
+`wallets` never imports `tournaments`: the tables are found through the app registry, and the
+checks are skipped (and say so in the report's stats) when the games app is not installed.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from django.apps import apps
+from django.conf import settings
+from django.utils import timezone
+
+_INSERT = (
+    "INSERT INTO wallets_discrepancy "
+    "(report_id, kind, subject, expected, actual, currency, details) "
+)
+
+
+def _tables() -> dict[str, str] | None:
+    try:
+        game = apps.get_model("tournaments", "Game")
+        deal = apps.get_model("tournaments", "Deal")
+    except LookupError:
+        return None
+    return {"game": game._meta.db_table, "deal": deal._meta.db_table}
+
+
+ESCROW_NOT_EMPTY = """
+SELECT %(report)s, 'escrow_not_empty', 'game ' || g.game_id, 0, a.balance, a.balance_currency,
+       jsonb_build_object('game_pk', g.id, 'status', g.status, 'escrow', a.code)
+  FROM {game} g JOIN wallets_account a ON a.id = g.escrow_id
+ WHERE g.status IN ('finished', 'cancelled') AND a.balance <> 0
+"""
+
+# What the game recorded must balance (payouts + fee + refunds == collected), and must be what
+# its escrow really received and paid (reversal transfers left aside: they undo a whole game).
+GAME_UNBALANCED = """
+WITH flows AS (
+    SELECT g.id,
+           coalesce(sum(e.amount) FILTER (WHERE e.amount > 0), 0) AS ledger_in,
+           coalesce(-sum(e.amount) FILTER (WHERE e.amount < 0), 0) AS ledger_out
+      FROM {game} g
+      JOIN wallets_entry e ON e.account_id = g.escrow_id
+      JOIN wallets_transfer t ON t.id = e.transfer_id AND t.kind <> 'reversal'
+     WHERE g.status IN ('finished', 'cancelled')
+     GROUP BY g.id
+)
+SELECT %(report)s, 'game_unbalanced', 'game ' || g.game_id, g.collected,
+       g.paid_out + g.fee + g.refunded, g.currency,
+       jsonb_build_object('game_pk', g.id, 'status', g.status,
+                          'collected', g.collected::text, 'paid_out', g.paid_out::text,
+                          'fee', g.fee::text, 'refunded', g.refunded::text,
+                          'escrow_in', coalesce(f.ledger_in, 0)::text,
+                          'escrow_out', coalesce(f.ledger_out, 0)::text)
+  FROM {game} g LEFT JOIN flows f ON f.id = g.id
+ WHERE g.status IN ('finished', 'cancelled')
+   AND (g.paid_out + g.fee + g.refunded <> g.collected
+        OR coalesce(f.ledger_in, 0) <> g.collected
+        OR coalesce(f.ledger_out, 0) <> g.paid_out + g.fee + g.refunded)
+"""
+
+GAME_STUCK = """
+SELECT %(report)s, 'game_stuck', 'game ' || g.game_id, NULL, NULL, g.currency,
+       jsonb_build_object('game_pk', g.id, 'opened', g.created_at,
+                          'deals_played', g.deals_played)
+  FROM {game} g
+ WHERE g.status = 'open' AND g.created_at < %(stuck_before)s
+"""
+
+DEAL_UNSETTLED = """
+SELECT %(report)s, 'deal_unsettled', 'game ' || g.game_id || ' deal ' || d.deal_no, NULL, NULL,
+       g.currency, jsonb_build_object('deal_pk', d.id, 'game_pk', g.id, 'stored', d.created_at)
+  FROM {deal} d JOIN {game} g ON g.id = d.game_id
+ WHERE d.status = 'stored' AND d.created_at < %(unsettled_before)s
+"""
+
+
+def _check(sql: str):
+    def check(cursor, ctx: dict) -> int:
+        tables = _tables()
+        if tables is None:
+            ctx["stats"]["game_checks"] = "skipped: the games app is not installed"
+            return 0
+        now = timezone.now()
+        params = {
+            "report": ctx["report_id"],
+            "stuck_before": now - timedelta(hours=settings.RECONCILE_STUCK_GAME_HOURS),
+            "unsettled_before": now - timedelta(minutes=settings.RECONCILE_UNSETTLED_DEAL_MINUTES),
+        }
+        cursor.execute(_INSERT + sql.format(**tables), params)
+        return cursor.rowcount
+
+    return check
+
+
+escrow_not_empty = _check(ESCROW_NOT_EMPTY)
+game_unbalanced = _check(GAME_UNBALANCED)
+game_stuck = _check(GAME_STUCK)
+deal_unsettled = _check(DEAL_UNSETTLED)

@@ -1,0 +1,166 @@
+"""The payment gateway's statement against the deposits and withdrawals the ledger recorded.
+
+A statement is a CSV with the columns `reference, amount, date, type` (type: deposit or
+withdrawal; date ISO `YYYY-MM-DD`, the gateway's day in the platform's time zone). Importing is
+a service; checking is three set-based queries over every imported line (the newest statement
+wins when two carry the same reference) and every ledger record of the statements' periods.
+A ledger record's amount is what it moved through the gateway clearing account.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+from datetime import date
+from decimal import Decimal, InvalidOperation
+
+from django.conf import settings
+from django.db import transaction
+
+from rummy_ledger.errors import DomainError
+from wallets.models import CASH, GatewayStatement, GatewayStatementLine, PlatformAccount
+from wallets.money import PAISA
+
+
+class StatementInvalid(DomainError):
+    code = "statement_invalid"
+
+
+REQUIRED_COLUMNS = {"reference", "amount", "date", "type"}
+
+
+def _parse(text: str) -> list[GatewayStatementLine]:
+    reader = csv.DictReader(io.StringIO(text))
+    columns = {c.strip().lower() for c in reader.fieldnames or []}
+    if not columns >= REQUIRED_COLUMNS:
+        raise StatementInvalid(
+            f"the statement needs the columns {', '.join(sorted(REQUIRED_COLUMNS))}"
+        )
+    lines, errors, seen = [], [], set()
+    for number, raw in enumerate(reader, start=2):
+        row = {(k or "").strip().lower(): (v or "").strip() for k, v in raw.items()}
+        try:
+            amount = Decimal(row["amount"])
+            if not amount.is_finite() or amount <= 0 or amount != amount.quantize(PAISA):
+                raise InvalidOperation
+            day = date.fromisoformat(row["date"])
+        except (InvalidOperation, ValueError):
+            errors.append(f"line {number}: bad amount or date")
+            continue
+        kind = row["type"].lower()
+        if kind not in GatewayStatementLine.Kind.values or not row["reference"]:
+            errors.append(f"line {number}: type must be deposit or withdrawal, with a reference")
+            continue
+        if (kind, row["reference"]) in seen:
+            errors.append(f"line {number}: {kind} {row['reference']} appears twice")
+            continue
+        seen.add((kind, row["reference"]))
+        currency = (row.get("currency") or CASH).upper()
+        lines.append(
+            GatewayStatementLine(
+                reference=row["reference"], kind=kind, amount=amount, currency=currency, date=day
+            )
+        )
+    if errors:
+        raise StatementInvalid("the statement was not imported", details={"errors": errors[:50]})
+    if not lines:
+        raise StatementInvalid("the statement has no lines")
+    return lines
+
+
+@transaction.atomic
+def gateway_statement_import(*, name: str, content: bytes, imported_by=None) -> GatewayStatement:
+    """Store a statement's lines (all or none); importing the same file twice is refused."""
+    digest = hashlib.sha256(content).hexdigest()
+    if GatewayStatement.objects.filter(sha256=digest).exists():
+        raise StatementInvalid("this statement was already imported")
+    try:
+        text = content.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise StatementInvalid("the statement is not UTF-8 text") from exc
+    lines = _parse(text)
+    statement = GatewayStatement.objects.create(
+        name=name[:200],
+        sha256=digest,
+        imported_by=imported_by,
+        period_start=min(line.date for line in lines),
+        period_end=max(line.date for line in lines),
+        line_count=len(lines),
+    )
+    for line in lines:
+        line.statement = statement
+    GatewayStatementLine.objects.bulk_create(lines, batch_size=5000)
+    return statement
+
+
+_LEDGER_SIDE = """
+CREATE TEMP TABLE recon_gateway ON COMMIT DROP AS
+WITH lines AS (
+    SELECT DISTINCT ON (l.kind, l.reference) l.kind, l.reference, l.amount, l.currency, l.date
+      FROM wallets_gatewaystatementline l
+      JOIN wallets_gatewaystatement st ON st.id = l.statement_id
+     ORDER BY l.kind, l.reference, st.imported_at DESC, st.id DESC
+), span AS (
+    SELECT (min(period_start)::timestamp AT TIME ZONE %(tz)s) AS lo,
+           ((max(period_end) + 1)::timestamp AT TIME ZONE %(tz)s) AS hi
+      FROM wallets_gatewaystatement
+), candidates AS (
+    SELECT t.id FROM wallets_transfer t, span
+     WHERE t.created_at >= span.lo AND t.created_at < span.hi
+       AND t.kind IN ('deposit', 'withdrawal')
+    UNION
+    SELECT t.id FROM wallets_transfer t JOIN lines l ON l.reference = t.reference
+     WHERE t.kind IN ('deposit', 'withdrawal')
+), ledger AS (
+    SELECT t.kind, t.reference, abs(sum(e.amount)) AS amount, e.amount_currency AS currency,
+           (min(t.created_at) AT TIME ZONE %(tz)s)::date AS date
+      FROM candidates c
+      JOIN wallets_transfer t ON t.id = c.id
+      JOIN wallets_entry e ON e.transfer_id = t.id
+      JOIN wallets_account a ON a.id = e.account_id AND a.code = %(clearing)s
+     GROUP BY t.kind, t.reference, e.amount_currency
+)
+SELECT coalesce(l.kind, g.kind) AS kind, coalesce(l.reference, g.reference) AS reference,
+       l.amount AS statement_amount, g.amount AS ledger_amount,
+       coalesce(l.currency, g.currency) AS currency, l.date AS statement_date,
+       g.date AS ledger_date,
+       EXISTS (SELECT 1 FROM wallets_gatewaystatement st
+                WHERE g.date BETWEEN st.period_start AND st.period_end) AS in_period
+  FROM lines l FULL JOIN ledger g ON g.kind = l.kind AND g.reference = l.reference
+ WHERE l.reference IS NULL OR g.reference IS NULL OR l.amount <> g.amount
+"""
+
+_INSERT = (
+    "INSERT INTO wallets_discrepancy "
+    "(report_id, kind, subject, expected, actual, currency, details) "
+)
+
+_CHECKS = (
+    _INSERT
+    + """
+SELECT %(report)s,
+       CASE WHEN ledger_amount IS NULL THEN 'gateway_missing_in_ledger'
+            WHEN statement_amount IS NULL THEN 'gateway_missing_in_statement'
+            ELSE 'gateway_amount_mismatch' END,
+       kind || ' ' || reference, statement_amount, ledger_amount, currency,
+       jsonb_build_object('reference', reference, 'type', kind,
+                          'statement_date', statement_date, 'ledger_date', ledger_date)
+  FROM recon_gateway
+ WHERE statement_amount IS NOT NULL OR in_period
+"""
+)
+
+
+def gateway_statement(cursor, ctx: dict) -> int:
+    cursor.execute("SELECT count(*) FROM wallets_gatewaystatement")
+    ctx["stats"]["gateway_statements"] = cursor.fetchone()[0]
+    if not ctx["stats"]["gateway_statements"]:
+        return 0
+    cursor.execute("DROP TABLE IF EXISTS recon_gateway")
+    cursor.execute(
+        _LEDGER_SIDE,
+        {"tz": settings.TIME_ZONE, "clearing": f"platform:{PlatformAccount.GATEWAY_CLEARING}"},
+    )
+    cursor.execute(_CHECKS, {"report": ctx["report_id"]})
+    return cursor.rowcount
