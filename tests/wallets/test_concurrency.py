@@ -11,7 +11,7 @@ from djmoney.money import Money
 
 from tests.conftest import funded_player
 from tests.wallets.invariants import ledger_violations
-from wallets.ledger import InsufficientFunds, Leg, LedgerBusy, balance, transfer_post
+from wallets.ledger import InsufficientFunds, LedgerBusy, Leg, balance, transfer_post
 from wallets.models import CASH, Account, Transfer
 from wallets.services import platform_accounts
 
