@@ -53,21 +53,31 @@ class _Hand:
         self.k0 = len(codes) - len(naturals)
         self.types = types = sorted(set(naturals))
         self.index = {c: i for i, c in enumerate(types)}
+        wtypes0 = set(self.wilds)
+        # Field width per card type: its count plus a guard bit that catches a borrow.
+        most = max(
+            [naturals.count(c) for c in types] + [self.wilds.count(c) for c in wtypes0], default=1
+        )
+        self.width = bw = max(3, (most or 1).bit_length() + 1)
         self.vals = [values[c] for c in types]
-        self.nat0 = sum(1 << 3 * self.index[c] for c in naturals)
-        self.guard = sum(4 << 3 * i for i in range(len(types)))
+        self.nat0 = sum(1 << bw * self.index[c] for c in naturals)
+        top = 1 << (bw - 1)
+        self.guard = sum(top << bw * i for i in range(len(types)))
         self.wtypes = wtypes = sorted(set(self.wilds))
         self.windex = {c: i for i, c in enumerate(wtypes)}
-        self.wild0 = sum(1 << 3 * self.windex[c] for c in self.wilds)
-        self.wguard = sum(4 << 3 * i for i in range(len(wtypes)))
+        self.wild0 = sum(1 << bw * self.windex[c] for c in self.wilds)
+        self.wguard = sum(top << bw * i for i in range(len(wtypes)))
+        self.kshift = bw * max(len(types), 1)
+        self.wshift = self.kshift + 5 + len(codes).bit_length()
+        self.nshift = self.wshift + bw * max(len(wtypes), 1)
         self.melds: list[list[tuple]] = [[] for _ in types]
         self._enumerate(w)
 
     def _add(self, nat: list[int], wild: int, generic: int, mtype: int) -> None:
         need = 0
         for c in nat:
-            need += 1 << 3 * self.index[c]
-        wneed = 1 << 3 * self.windex[wild] if wild >= 0 else 0
+            need += 1 << self.width * self.index[c]
+        wneed = 1 << self.width * self.windex[wild] if wild >= 0 else 0
         used = generic + (wild >= 0)
         first = min(self.index[c] for c in nat)
         self.melds[first].append((need, wneed, used, mtype, tuple(nat), wild, generic))
@@ -99,7 +109,7 @@ class _Hand:
                     self._runs(sl, a, [sl[a]], maxlen, jmax, four, seen)
         if rules.identical_triple_is_pure:
             for c in self.types:
-                if self.nat0 >> 3 * self.index[c] & 7 >= 3:
+                if self.nat0 >> self.width * self.index[c] & (1 << self.width - 1) - 1 >= 3:
                     self._add([c, c, c], -1, 0, M_PURE3)
         by_rank: dict[int, list[int]] = {}
         for c in self.types:
@@ -155,16 +165,17 @@ def _search(h: _Hand):
     memo: dict[int, int] = {}
     choice: dict[int, int] = {}
     vals, melds, guard, wguard, trans = h.vals, h.melds, h.guard, h.wguard, _TRANS
+    bw, ks, ws, ns = h.width, h.kshift, h.wshift, h.nshift
 
     def f(nat: int, k: int, wild: int, need: int) -> int:
         if nat == 0:
             return 0 if need == 0 else INF
-        key = nat | k << 40 | wild << 46 | need << 60
+        key = nat | k << ks | wild << ws | need << ns
         got = memo.get(key)
         if got is not None:
             return got
-        i = ((nat & -nat).bit_length() - 1) // 3
-        best = vals[i] + f(nat - (1 << 3 * i), k, wild, need)
+        i = ((nat & -nat).bit_length() - 1) // bw
+        best = vals[i] + f(nat - (1 << bw * i), k, wild, need)
         pick = -1
         if best:
             for j, (nvec, wvec, used, mtype, _, _, _) in enumerate(melds[i]):
@@ -199,12 +210,12 @@ def _render(h: _Hand, choice: dict[int, int], need: int) -> list[list[int]]:
     wanted: list[tuple[list[int], int]] = []
     reserved: list[int] = []
     while nat:
-        key = nat | k << 40 | wild << 46 | need << 60
-        i = ((nat & -nat).bit_length() - 1) // 3
+        key = nat | k << h.kshift | wild << h.wshift | need << h.nshift
+        i = ((nat & -nat).bit_length() - 1) // h.width
         j = choice[key]
         if j < 0:
             loose.append(h.types[i])
-            nat -= 1 << 3 * i
+            nat -= 1 << h.width * i
             continue
         nvec, wvec, used, mtype, cards, wc, generic = h.melds[i][j]
         nat -= nvec
