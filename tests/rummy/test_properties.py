@@ -68,14 +68,16 @@ def o_kind(cards, w, rules):
         for as_self in combinations(wild_cards, k):
             nat = naturals + list(as_self)
             subs = n - len(nat)
-            if len({c // 13 for c in nat}) == 1 and o_run([c % 13 + 1 for c in nat], n, maxlen):
-                if rules.max_jokers_per_sequence is None or subs <= rules.max_jokers_per_sequence:
-                    best = subs if best is None else min(best, subs)
+            one_suit = len({c // 13 for c in nat}) == 1
+            fits = one_suit and o_run([c % 13 + 1 for c in nat], n, maxlen)
+            limit = rules.max_jokers_per_sequence
+            if fits and (limit is None or subs <= limit):
+                best = subs if best is None else min(best, subs)
     if best is not None:
         return "pure" if best == 0 else "impure"
-    if n <= 4 and len({c % 13 for c in naturals}) == 1:
-        if len({c // 13 for c in naturals}) == len(naturals):
-            return "set"
+    one_rank = len({c % 13 for c in naturals}) == 1
+    if n <= 4 and one_rank and len({c // 13 for c in naturals}) == len(naturals):
+        return "set"
     return "invalid"
 
 
@@ -118,7 +120,7 @@ def groupings(draw, rules=None):
         while len(cards) < 13:
             r = rng.randrange(13)
             cards += [s * 13 + r for s in rng.sample(range(4), rng.choice((3, 4)))]
-        cards = cards[:12] + [rng.choice([PJ, *cards[:3]])]
+        cards = [*cards[:12], rng.choice([PJ, *cards[:3]])]
     if draw(st.booleans()):
         return rules, draw(wilds), built_show(rng, draw(st.booleans()))
     cut = sorted(rng.sample(range(1, 13), rng.randrange(1, 6)))
