@@ -42,3 +42,44 @@ def superuser(db):
 @pytest.fixture
 def alice(db):
     return funded_player("alice", "500.00")
+
+
+# --- games ------------------------------------------------------------------------------------
+
+from tests.tournaments.conftest import LOSER_50, WINNER, res, template  # noqa: E402
+from tournaments.services.games import game_open  # noqa: E402
+from tournaments.services.settlement import deal_settle, deal_store  # noqa: E402
+from wallets.api_keys import api_client_create  # noqa: E402
+
+
+@pytest.fixture
+def game_server(db):
+    return api_client_create(name="game-server-1", scopes=["games"])[0]
+
+
+def points_game(client, game_id: str, players=("a", "b", "c", "d"), settle: bool = True):
+    """A points game of four funded players; settled (finished) unless `settle` is False."""
+    from tournaments.models import GameTemplate
+
+    if not GameTemplate.objects.filter(slug="points-2").exists():
+        template("points-2", "points")
+    for p in players:
+        funded_player(p, "500.00")
+    game_open(client=client, game_id=game_id, template_slug="points-2", players=list(players))
+    a, b, c, d = players
+    payload = {
+        "deal_no": 1,
+        "wild_joker": "KD",
+        "results": [
+            res(a, "declared", WINNER),
+            res(b, "first_drop"),
+            res(c, "middle_drop"),
+            res(d, "lost", LOSER_50, claimed_points=45),
+        ],
+    }
+    deal, _ = deal_store(client=client, game_id=game_id, payload=payload, enqueue=False)
+    if settle:
+        deal_settle(deal_id=deal.pk)
+    from tournaments.models import Game
+
+    return Game.objects.get(client=client, game_id=game_id)
