@@ -25,14 +25,10 @@ class PlayersShort(Conflict):
     code = "insufficient_funds"
 
 
-_fee_account_id: int | None = None
-
-
 def fee_account_id() -> int:
-    global _fee_account_id
-    if _fee_account_id is None:
-        _fee_account_id = platform_accounts()[PlatformAccount.FEE_REVENUE].pk
-    return _fee_account_id
+    code = f"platform:{PlatformAccount.FEE_REVENUE}"
+    pk = Account.objects.filter(code=code).values_list("pk", flat=True).first()
+    return pk if pk is not None else platform_accounts()[PlatformAccount.FEE_REVENUE].pk
 
 
 def escrow_create(*, code: str, currency: str) -> Account:

@@ -1,0 +1,325 @@
+"""Each format's worked examples (RULES.md "Formats and cash") end to end through the REST API."""
+
+from decimal import Decimal
+
+import pytest
+from djmoney.money import Money
+
+from tests.conftest import funded_player
+from tests.tournaments.conftest import (
+    LOSER_22,
+    LOSER_50,
+    LOSER_80,
+    WINNER,
+    books_balance_for,
+    res,
+    template,
+)
+from tests.wallets.invariants import ledger_violations
+from tournaments.models import Game
+from wallets.ledger import Leg, transfer_post
+from wallets.models import CHIPS, Account
+from wallets.services import chips_grant, platform_accounts
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def settle(eager, django_capture_on_commit_callbacks):
+    """Run each call's on-commit callbacks (the eager settlement task) before returning."""
+
+    def run(call, *args, **kwargs):
+        with django_capture_on_commit_callbacks(execute=True):
+            response = call(*args, **kwargs)
+        return response
+
+    return run
+
+
+def balances(player: str) -> dict[str, Decimal]:
+    accounts = Account.objects.filter(player__external_id=player)
+    return {a.bucket: a.balance.amount for a in accounts}
+
+
+def finish(game_id: str) -> dict:
+    game = Game.objects.get(game_id=game_id)
+    books_balance_for(game)
+    assert ledger_violations() == []
+    return game
+
+
+def test_points_s0_example_fee_and_refunds(server, settle):
+    # S0: 4 players at 2 a point: 160 each into escrow; losers 20, 40, 50 -> 220 - fee to winner
+    template("points-2", "points", point_value=Decimal("2.00"), fee_percent=Decimal("10"))
+    for p in "abcd":
+        funded_player(p, "500.00")
+    assert server.open("g", "points-2", list("abcd")).json()["collected"] == "640.00"
+    assert balances("a")["deposit"] == Decimal("340.00")
+    r = settle(
+        server.deal,
+        "g",
+        1,
+        [
+            res("a", "declared", WINNER),
+            res("b", "first_drop"),
+            res("c", "middle_drop"),
+            res("d", "lost", LOSER_50, claimed_points=45),
+        ],
+    )
+    assert r.status_code == 202
+    body = server.get("games/g").json()
+    assert body["status"] == "finished" and body["settled"]
+    assert body["fee"] == "22.00" and body["paid_out"] == "198.00"
+    assert body["deals"][0]["discrepancies"] == {"d": {"claimed": 45, "computed": 50}}
+    assert balances("a") == {**balances("a"), "deposit": Decimal("500.00"), "winnings": 198}
+    assert balances("b")["deposit"] == Decimal("460.00")
+    assert balances("c")["deposit"] == Decimal("420.00")
+    assert balances("d")["deposit"] == Decimal("400.00")
+    fee_account = platform_accounts()["fee_revenue"]
+    assert fee_account.entries.get().amount == Money("22.00", "INR")
+    finish("g")
+
+
+def test_loser_with_22_points_and_a_wrong_show(server, settle):
+    template("points-1", "points", point_value=Decimal("1.00"), fee_percent=Decimal("15"))
+    for p in "abc":
+        funded_player(p, "80.00")
+    server.open("g", "points-1", list("abc"))
+    settle(
+        server.deal,
+        "g",
+        1,
+        [res("a", "lost", LOSER_22), res("b", "declared", WINNER), res("c", "wrong_show")],
+    )
+    game = server.get("games/g").json()
+    assert game["deals"][0]["points"] == {"a": 22, "b": 0, "c": 80}
+    # 102 won, fee 15.30, winner 86.70
+    assert game["fee"] == "15.30" and game["paid_out"] == "86.70"
+    assert balances("b")["winnings"] == Decimal("86.70")
+    assert balances("c")["deposit"] == Decimal("0.00")
+    finish("g")
+
+
+def test_entry_taken_bonus_first_and_refund_goes_back(server, settle):
+    template("points-5", "points", point_value=Decimal("5.00"), fee_percent=Decimal("0"))
+    funded_player("a", "500.00")
+    funded_player("b", "350.00")
+    promo = platform_accounts()["promotions"]
+    b_bonus = Account.objects.get(code="player:b:bonus")
+    transfer_post(
+        kind="adjustment",
+        reference="promo-b",
+        idempotency_key="promo-b",
+        legs=[Leg(promo.pk, Money("-100.00", "INR")), Leg(b_bonus.pk, Money("100.00", "INR"))],
+    )
+    server.open("g", "points-5", ["a", "b"])  # stake 400 each
+    assert balances("b")["bonus"] == 0 and balances("b")["deposit"] == Decimal("50.00")
+    # b loses 22 x 5 = 110: the kept 110 counts as the bonus (charged first) plus 10 of deposit,
+    # so the refund of 290 fills deposit (300 charged) first: 290 to deposit, 0 to bonus.
+    settle(server.deal, "g", 1, [res("a", "declared", WINNER), res("b", "lost", LOSER_22)])
+    assert balances("b")["deposit"] == Decimal("340.00") and balances("b")["bonus"] == 0
+    assert balances("a")["winnings"] == Decimal("110.00")
+    finish("g")
+
+
+def test_pool101_eliminations_rejoin_and_winner(server, settle):
+    # S0: 4 players x 100 = 400 - fee; here 3 players and one rejoin: 4 entries.
+    template("pool-101", "pool101", entry_fee=Decimal("100.00"), rejoin_allowed=True)
+    for p in "abc":
+        funded_player(p, "300.00")
+    server.open("g", "pool-101", list("abc"))
+    W = res("a", "declared", WINNER)
+    settle(server.deal, "g", 1, [W, res("b", "lost", LOSER_80), res("c", "first_drop")])
+    settle() if False else None
+    r = settle(server.deal, "g", 2, [W, res("b", "wrong_show"), res("c", "lost", LOSER_22)])
+    assert r.status_code == 202, r.json()
+    game = server.get("games/g").json()
+    scores = {p["player"]: (p["score"], p["eliminated"]) for p in game["players"]}
+    assert scores == {"a": (0, False), "b": (160, True), "c": (42, False)}
+    # b is out; eliminated players cannot be posted
+    r = settle(server.deal, "g", 3, [W, res("b", "first_drop"), res("c", "first_drop")])
+    assert r.status_code == 422 and r.json()["error"]["code"] == "player_eliminated"
+    # rejoin: every remaining score below 79 -> b pays again and starts at 42 + 1
+    r = server.post("games/g/rejoin", {"player": "b"})
+    assert r.status_code == 200, r.json()
+    assert r.json()["collected"] == "400.00"
+    assert {p["player"]: p["score"] for p in r.json()["players"]}["b"] == 43
+    settle(server.deal, "g", 3, [W, res("b", "wrong_show"), res("c", "wrong_show")])
+    # b 123 out, c 122 out: a wins 400 - 10%
+    game = server.get("games/g").json()
+    assert game["status"] == "finished" and game["outcome"] == "won"
+    assert game["fee"] == "40.00" and game["paid_out"] == "360.00"
+    assert balances("a")["winnings"] == Decimal("360.00")
+    assert balances("b")["deposit"] == Decimal("100.00")
+    finish("g")
+
+
+def test_pool101_rejoin_closed_when_a_score_reaches_79(server, settle):
+    template("pool-101", "pool101", rejoin_allowed=True)
+    for p in "abc":
+        funded_player(p, "300.00")
+    server.open("g", "pool-101", list("abc"))
+    W = res("a", "declared", WINNER)
+    settle(server.deal, "g", 1, [W, res("b", "wrong_show"), res("c", "wrong_show")])
+    settle(server.deal, "g", 2, [W, res("b", "wrong_show"), res("c", "first_drop")])
+    # b 160 out, c 100 (>= 79): no rejoin
+    r = server.post("games/g/rejoin", {"player": "b"})
+    assert r.status_code == 409 and r.json()["error"]["code"] == "rejoin_closed"
+    assert balances("b")["deposit"] == Decimal("200.00")
+
+
+def test_pool201_drops_are_25_and_50(server, settle):
+    template("pool-201", "pool201", entry_fee=Decimal("50.00"), fee_percent=Decimal("12.5"))
+    for p in "abc":
+        funded_player(p, "100.00")
+    server.open("g", "pool-201", list("abc"))
+    settle(
+        server.deal,
+        "g",
+        1,
+        [res("a", "declared", WINNER), res("b", "first_drop"), res("c", "middle_drop")],
+    )
+    assert server.get("games/g").json()["deals"][0]["points"] == {"a": 0, "b": 25, "c": 50}
+    for n in (2, 3):
+        settle(
+            server.deal,
+            "g",
+            n,
+            [res("a", "declared", WINNER), res("b", "wrong_show"), res("c", "wrong_show")],
+        )
+    game = server.get("games/g").json()  # b 185, c 210 out
+    assert not game["players"][1]["eliminated"]
+    settle(server.deal, "g", 4, [res("a", "declared", WINNER), res("b", "wrong_show")])
+    game = server.get("games/g").json()
+    # 150 prize, fee 12.5% = 18.75, winner 131.25
+    assert game["status"] == "finished" and game["fee"] == "18.75"
+    assert game["paid_out"] == "131.25"
+    finish("g")
+
+
+@pytest.mark.parametrize(
+    ("policy", "expected"),
+    [("equal", ["120.00", "120.00", "120.00"]), ("drops", ["166.15", "83.08", "110.77"])],
+)
+def test_pool_split(server, settle, policy, expected):
+    template("pool-split", "pool101", split_policy=policy, fee_percent=Decimal("10"))
+    for p in "abcd":
+        funded_player(p, "100.00")
+    server.open("g", "pool-split", list("abcd"))
+    W = res("a", "declared", WINNER)
+    settle(
+        server.deal,
+        "g",
+        1,
+        [W, res("b", "middle_drop"), res("c", "first_drop"), res("d", "lost", LOSER_80)],
+    )
+    settle(
+        server.deal,
+        "g",
+        2,
+        [W, res("b", "first_drop"), res("c", "first_drop"), res("d", "wrong_show")],
+    )
+    # a 0 (5 drops left), b 60 (2), c 40 (3), d 160 out; 400 - 40 fee = 360 to share;
+    # by drops: weights 6:3:4 -> 166.1538 / 83.0769 / 110.7692, largest remainder -> b and c +1p
+    r = server.post("games/g/split")
+    assert r.status_code == 200, r.json()
+    body = r.json()
+    assert body["outcome"] == "split" and body["fee"] == "40.00"
+    assert [p["payout"] for p in body["players"][:3]] == expected
+    finish("g")
+
+
+def test_split_not_allowed_by_policy(server, settle):
+    template("pool-nosplit", "pool101")
+    for p in "ab":
+        funded_player(p, "100.00")
+    server.open("g", "pool-nosplit", ["a", "b"])
+    r = server.post("games/g/split")
+    assert r.status_code == 409 and r.json()["error"]["code"] == "split_not_allowed"
+
+
+def test_deals_best_of_2_tie_plays_another_deal(server, settle):
+    # S0: 2 players x 5 = 10 - fee to the chip leader.
+    template("deals-2", "deals", entry_fee=Decimal("5.00"), deals=2, fee_percent=Decimal("10"))
+    for p in "ab":
+        funded_player(p, "10.00")
+    server.open("g", "deals-2", ["a", "b"])
+    settle(server.deal, "g", 1, [res("a", "declared", WINNER), res("b", "lost", LOSER_22)])
+    settle(server.deal, "g", 2, [res("b", "declared", WINNER), res("a", "lost", LOSER_22)])
+    game = server.get("games/g").json()
+    assert game["status"] == "open" and [p["score"] for p in game["players"]] == [160, 160]
+    # no drop in deals rummy
+    r = settle(server.deal, "g", 3, [res("a", "declared", WINNER), res("b", "first_drop")])
+    assert r.status_code == 422 and r.json()["error"]["code"] == "drop_not_allowed"
+    settle(server.deal, "g", 3, [res("a", "declared", WINNER), res("b", "wrong_show")])
+    game = server.get("games/g").json()
+    assert [p["score"] for p in game["players"]] == [240, 80]
+    assert game["status"] == "finished" and game["fee"] == "1.00" and game["paid_out"] == "9.00"
+    assert balances("a")["winnings"] == Decimal("9.00")
+    finish("g")
+
+
+def test_rummy500_race_past_500(server, settle):
+    template("r500", "rummy500", entry_fee=Decimal("20.00"), fee_percent=Decimal("5"))
+    for p in "ab":
+        funded_player(p, "20.00")
+    server.open("g", "r500", ["a", "b"])
+    hand_a = {
+        "melded": [["AS", "KS", "QS", "JS", "10S"], ["AH", "AD", "AC"], ["KH", "KD", "KC"]],
+        "laid_off": [],
+        "in_hand": [],
+    }
+    hand_b = {"melded": [["2D", "3D", "4D"]], "laid_off": [], "in_hand": ["9C", "PJ"]}
+    for n in range(1, 5):
+        r = settle(
+            server.deal,
+            "g",
+            n,
+            [{"player": "a", **hand_a}, {"player": "b", **hand_b}],
+            wild="",
+        )
+        assert r.status_code == 202, r.json()
+    game = server.get("games/g").json()
+    assert game["deals"][0]["points"] == {"a": 130, "b": 9 - 24}
+    assert game["status"] == "finished"
+    assert [p["score"] for p in game["players"]] == [520, -60]
+    assert game["fee"] == "2.00" and balances("a")["winnings"] == Decimal("38.00")
+    finish("g")
+
+
+def test_practice_chips_same_formula_no_fee(server, settle):
+    template(
+        "points-chips",
+        "points",
+        currency=CHIPS,
+        point_value=Decimal("10.00"),
+        fee_percent=Decimal("10"),
+    )
+    for p in "ab":
+        chips_grant(player_external_id=p, amount=Money("1000.00", CHIPS), reference=f"c-{p}")
+    server.open("g", "points-chips", ["a", "b"])
+    settle(server.deal, "g", 1, [res("a", "declared", WINNER), res("b", "lost", LOSER_22)])
+    game = server.get("games/g").json()
+    assert game["currency"] == "CHP" and game["fee"] == "0.00" and game["paid_out"] == "220.00"
+    assert balances("a")["chips"] == Decimal("1220.00")
+    assert balances("b")["chips"] == Decimal("780.00")
+    finish("g")
+
+
+def test_cancel_refunds_everything_to_its_bucket(server, settle):
+    template("pool-c", "pool101", rejoin_allowed=True)
+    for p in "abc":
+        funded_player(p, "250.00")
+    server.open("g", "pool-c", list("abc"))
+    settle(
+        server.deal,
+        "g",
+        1,
+        [res("a", "declared", WINNER), res("b", "lost", LOSER_22), res("c", "first_drop")],
+    )
+    r = server.post("games/g/cancel")
+    assert r.status_code == 200 and r.json()["status"] == "cancelled"
+    assert all(balances(p)["deposit"] == Decimal("250.00") for p in "abc")
+    finish("g")
+    r = server.post("games/g/cancel")
+    assert r.status_code == 409 and r.json()["error"]["code"] == "game_not_open"
