@@ -8,7 +8,7 @@ ROLES = ("finance viewer", "finance operator", "finance approver")
 
 def staff(username: str, *groups: str, superuser: bool = False) -> User:
     user = User.objects.create_user(
-        username=username, password="pw", is_staff=True, is_superuser=superuser
+        username=username, password=None, is_staff=True, is_superuser=superuser
     )
     user.groups.add(*Group.objects.filter(name__in=groups))
     return User.objects.get(pk=user.pk)  # fresh permission cache
