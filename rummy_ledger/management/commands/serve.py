@@ -22,6 +22,9 @@ class Command(BaseCommand):
         parser.add_argument("--no-demo", action="store_true", help="skip demo data")
 
     def handle(self, *args, port: int, workers: int, no_demo: bool, **options):
+        # SIGTERM (e.g. from `timeout` or a process manager) shuts down like Ctrl-C does.
+        signal.signal(signal.SIGTERM, _interrupt)
+        signal.signal(signal.SIGHUP, _interrupt)
         started_redis = False
         if not os.environ.get("CELERY_BROKER_URL"):
             started_redis = embedded.ensure_redis(settings.DATA_DIR)
@@ -59,3 +62,7 @@ class Command(BaseCommand):
                     child.kill()
             if started_redis:
                 embedded.stop_redis(settings.DATA_DIR)
+
+
+def _interrupt(signum, frame):
+    raise KeyboardInterrupt
