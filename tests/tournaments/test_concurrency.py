@@ -1,0 +1,83 @@
+"""The same deal posted many times at once, on real concurrent connections: settled once."""
+
+import threading
+from decimal import Decimal
+
+import pytest
+from django.db import connection
+
+from tests.conftest import funded_player
+from tests.tournaments.conftest import LOSER_22, LOSER_50, WINNER, Server, books_balance_for, res
+from tests.tournaments.conftest import template as make_template
+from tests.tournaments.worker import private_queue
+from tests.wallets.invariants import ledger_violations
+from tournaments.models import Deal, Game
+from tournaments.services import settlement
+from wallets.models import Transfer
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def run_threads(n: int, target) -> list:
+    results: list = [None] * n
+    barrier = threading.Barrier(n)
+
+    def run(i: int) -> None:
+        try:
+            barrier.wait()
+            results[i] = target(i)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(n)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=60)
+    return results
+
+
+def test_same_deal_posted_concurrently_is_settled_once(eager):
+    server = Server()
+    make_template("points-1", "points", point_value=Decimal("1.00"))
+    for p in "abc":
+        funded_player(p, "100.00")
+    server.open("g", "points-1", list("abc"))
+    results = [res("a", "declared", WINNER), res("b", "lost", LOSER_22), res("c", "lost", LOSER_50)]
+
+    def post(i: int) -> tuple[int, str | None]:
+        # half reuse one idempotency key, half send their own
+        key = "same-key" if i % 2 else f"key-{i}"
+        r = server.deal("g", 1, results, key=key)
+        return r.status_code, r.get("Retry-After")
+
+    statuses = run_threads(8, post)
+    assert all(s in (202, 409) for s, _ in statuses), statuses
+    assert all(retry == "1" for s, retry in statuses if s == 409)
+    assert sum(1 for s, _ in statuses if s == 202) >= 4
+    assert Deal.objects.count() == 1
+    game = Game.objects.get()
+    assert game.status == Game.Status.FINISHED
+    assert Transfer.objects.filter(kind="settlement").count() == 2  # prize and fee
+    books_balance_for(game)
+    assert ledger_violations() == []
+
+
+def test_settle_task_run_concurrently_settles_once():
+    server = Server()
+    make_template("points-1", "points", point_value=Decimal("1.00"))
+    for p in "ab":
+        funded_player(p, "100.00")
+    server.open("g", "points-1", ["a", "b"])
+    with private_queue():  # the queued message goes where no worker listens
+        server.deal("g", 1, [res("a", "declared", WINNER), res("b", "lost", LOSER_22)])
+    deal = Deal.objects.get()
+    assert deal.status == Deal.Status.STORED  # no worker and not eager: only stored
+
+    run_threads(6, lambda i: settlement.deal_settle(deal_id=deal.pk))
+
+    deal.refresh_from_db()
+    assert deal.status == Deal.Status.SETTLED
+    assert Transfer.objects.filter(kind="settlement").count() == 2
+    books_balance_for(Game.objects.get())
+    assert ledger_violations() == []

@@ -1,0 +1,123 @@
+"""Settlement by a REAL Celery worker process over the real broker and database, including a
+worker SIGKILLed in the middle of a settlement."""
+
+from decimal import Decimal
+
+import pytest
+from django.db import connection
+
+from tests.conftest import funded_player
+from tests.tournaments.conftest import (
+    LOSER_22,
+    LOSER_50,
+    WINNER,
+    Server,
+    books_balance_for,
+    res,
+    template,
+)
+from tests.tournaments.worker import Worker, private_queue, wait_until
+from tests.wallets.invariants import ledger_violations
+from tournaments.models import Deal, Game
+from tournaments.tasks import sweep_unsettled
+from wallets.models import Transfer
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def all_settled() -> bool:
+    return not Deal.objects.filter(status=Deal.Status.STORED).exists()
+
+
+def open_points_games(server: Server, n: int) -> list[str]:
+    template("points-1", "points", point_value=Decimal("1.00"), fee_percent=Decimal("12.5"))
+    ids = []
+    for g in range(n):
+        players = [f"g{g}p{i}" for i in range(3)]
+        for p in players:
+            funded_player(p, "100.00")
+        assert server.open(f"game-{g}", "points-1", players).status_code == 201
+        ids.append(f"game-{g}")
+    return ids
+
+
+def post_points_deal(server: Server, game_id: str) -> None:
+    g = game_id.split("-")[1]
+    r = server.deal(
+        game_id,
+        1,
+        [
+            res(f"g{g}p0", "declared", WINNER),
+            res(f"g{g}p1", "lost", LOSER_22),
+            res(f"g{g}p2", "lost", LOSER_50),
+        ],
+    )
+    assert r.status_code == 202, r.json()
+
+
+def test_real_worker_settles_games_posted_over_the_api():
+    server = Server()
+    with private_queue() as queue:
+        worker = Worker(queue)
+        try:
+            games = open_points_games(server, 4)
+            template("pool-101", "pool101", entry_fee=Decimal("10.00"))
+            for p in ("x", "y"):
+                funded_player(p, "50.00")
+            server.open("pool", "pool-101", ["x", "y"])
+            for game_id in games:
+                post_points_deal(server, game_id)
+            for n in (1, 2):
+                server.deal("pool", n, [res("x", "declared", WINNER), res("y", "wrong_show")])
+            assert wait_until(all_settled, timeout=60), "deals not settled by the worker"
+        finally:
+            worker.stop()
+    for game in Game.objects.all():
+        assert game.status == Game.Status.FINISHED
+        books_balance_for(game)
+    assert server.get("games/game-0").json()["paid_out"] == "63.00"  # 72 - 12.5% = 63
+    assert ledger_violations() == []
+
+
+def _worker_in_transaction() -> bool:
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
+            "AND state = 'idle in transaction' AND pid <> pg_backend_pid()"
+        )
+        return cursor.fetchone()[0] > 0
+
+
+def test_worker_killed_mid_settlement_settles_each_deal_exactly_once():
+    server = Server()
+    with private_queue() as queue:
+        # given: a worker that sleeps inside the settlement transaction, after posting the money
+        slow = Worker(queue, extra_env={"RUMMY_TEST_SETTLE_SLEEP": "30"})
+        try:
+            games = open_points_games(server, 4)
+            for game_id in games:
+                post_points_deal(server, game_id)
+            # when: it is killed in the middle of settling
+            assert wait_until(_worker_in_transaction, timeout=30), "worker never started"
+            assert Deal.objects.filter(status=Deal.Status.SETTLED).count() == 0
+        finally:
+            slow.kill()
+        assert wait_until(lambda: not _worker_in_transaction(), timeout=10)
+        assert Transfer.objects.filter(kind="settlement").count() == 0  # rolled back
+        # then: a restarted worker and the sweep settle everything, once
+        worker = Worker(queue)
+        try:
+            sweep_unsettled.delay(older_than_seconds=0)
+            assert wait_until(all_settled, timeout=60), "deals not settled after restart"
+            sweep_unsettled.delay(older_than_seconds=0)  # a second sweep finds nothing to do
+            for game_id in games:
+                post_points_deal(server, game_id)  # a late repeat is the same deal
+        finally:
+            worker.stop()
+    assert Deal.objects.count() == len(games)
+    for game in Game.objects.all():
+        assert game.status == Game.Status.FINISHED
+        payouts = Transfer.objects.filter(idempotency_key__startswith=f"game:{game.pk}:payout:")
+        assert payouts.count() == 1
+        books_balance_for(game)
+    assert ledger_violations() == []
