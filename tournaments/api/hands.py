@@ -1,0 +1,96 @@
+"""POST /api/v1/hands/evaluate: the rules engine over REST; no money moves."""
+
+from drf_spectacular.utils import OpenApiExample, extend_schema
+from rest_framework import serializers
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from tournaments import rummy
+from wallets.api.auth import HasScope
+
+DECLARATION_EXAMPLE = {
+    "wild_joker": "KD",
+    "groups": [
+        ["AS", "2S", "3S"],
+        ["6C", "8C", "KH"],
+        ["4D", "4S", "4C", "4H"],
+        ["JD", "JH", "PJ"],
+    ],
+}
+BEST_EXAMPLE = {
+    "wild_joker": "5D",
+    "best": True,
+    "cards": ["AS", "2S", "3S", "7H", "8H", "9H", "KC", "KD", "KS", "4C", "5C", "PJ", "QD"],
+}
+
+Cards = serializers.ListField(child=serializers.CharField(max_length=4), max_length=60)
+
+
+class HandIn(serializers.Serializer):
+    wild_joker = serializers.CharField(max_length=4)
+    groups = serializers.ListField(child=Cards, required=False, max_length=20)
+    cards = serializers.ListField(
+        child=serializers.CharField(max_length=4), required=False, max_length=60
+    )
+    best = serializers.BooleanField(default=False)
+    rules = serializers.JSONField(required=False)
+
+    def validate(self, data):
+        if data["best"] and "cards" not in data:
+            raise serializers.ValidationError({"cards": "best arrangement needs 'cards'"})
+        if not data["best"] and "groups" not in data:
+            raise serializers.ValidationError({"groups": "give 'groups' (or 'cards' with best)"})
+        try:
+            data["rules"] = rummy.rules_from_spec(data.get("rules"))
+        except rummy.RuleSetError as exc:
+            raise serializers.ValidationError({"rules": str(exc)}) from exc
+        try:
+            rummy.wild_rank(data["wild_joker"], data["rules"])
+        except rummy.CardError as exc:
+            raise serializers.ValidationError({"wild_joker": str(exc)}) from exc
+        return data
+
+
+class GroupOut(serializers.Serializer):
+    cards = serializers.ListField(child=serializers.CharField())
+    kind = serializers.ChoiceField(
+        choices=["pure_sequence", "impure_sequence", "set", "jokers", "invalid"]
+    )
+    reason = serializers.CharField(allow_null=True)
+
+
+class EvaluationOut(serializers.Serializer):
+    valid = serializers.BooleanField()
+    points = serializers.IntegerField()
+    groups = GroupOut(many=True)
+    errors = serializers.ListField(child=serializers.CharField())
+
+
+class HandEvaluateView(APIView):
+    permission_classes = [HasScope]
+    required_scopes = ("games",)
+
+    @extend_schema(
+        request=HandIn,
+        responses=EvaluationOut,
+        summary="Check a declaration, or find the best arrangement of 13 cards",
+        examples=[
+            OpenApiExample("declaration", value=DECLARATION_EXAMPLE, request_only=True),
+            OpenApiExample("best arrangement", value=BEST_EXAMPLE, request_only=True),
+        ],
+    )
+    def post(self, request):
+        data = HandIn(data=request.data)
+        data.is_valid(raise_exception=True)
+        hand = data.validated_data
+        field = "cards" if hand["best"] else "groups"
+        try:
+            if hand["best"]:
+                result = rummy.best_arrangement(hand["cards"], hand["wild_joker"], hand["rules"])
+            else:
+                result = rummy.evaluate_declaration(
+                    hand["groups"], hand["wild_joker"], hand["rules"]
+                )
+        except rummy.CardError as exc:
+            raise serializers.ValidationError({field: str(exc)}) from exc
+        return Response(result.to_dict())
