@@ -6,7 +6,7 @@ from collections import Counter
 from decimal import Decimal
 
 import pytest
-from django.db import connection
+from django.db import connection, transaction
 from djmoney.money import Money
 
 from tests.conftest import funded_player
@@ -129,3 +129,36 @@ def test_opposite_transfers_lock_in_one_order_and_never_deadlock():
     assert results == [None] * THREADS
     assert balance(account=a) + balance(account=b) == Money("2000.00", CASH)
     assert ledger_violations() == []
+
+
+def test_a_held_lock_becomes_a_retryable_error_after_the_bounded_wait(settings):
+    settings.LEDGER_LOCK_TIMEOUT_MS = 200
+    alice, bob = funded_player("alice", "100.00"), funded_player("bob", "0")
+    locked, release = threading.Event(), threading.Event()
+
+    def hold_lock() -> None:
+        with transaction.atomic():
+            Account.objects.select_for_update().get(pk=alice["deposit"].pk)
+            locked.set()
+            release.wait(10)
+        connection.close()
+
+    holder = threading.Thread(target=hold_lock)
+    holder.start()
+    try:
+        locked.wait(10)
+        with pytest.raises(LedgerBusy) as busy:
+            transfer_post(
+                kind="transfer",
+                reference="blocked",
+                idempotency_key="blocked",
+                legs=[
+                    Leg(alice["deposit"].pk, -Money("1", CASH)),
+                    Leg(bob["deposit"].pk, Money("1", CASH)),
+                ],
+            )
+    finally:
+        release.set()
+        holder.join()
+    assert busy.value.status == 409 and busy.value.retry_after >= 1
+    assert not Transfer.objects.filter(reference="blocked").exists()
