@@ -24,6 +24,7 @@ from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils import timezone
 from django.utils.html import format_html, format_html_join
+from django.utils.safestring import mark_safe
 from djmoney.money import Money
 
 from rummy_ledger.errors import DomainError
@@ -574,7 +575,7 @@ class ReversalAdmin(ReadOnlyAdmin):
             return "-"
         transfers = Transfer.objects.filter(pk__in=ids).order_by("pk")
         return format_html_join(
-            format_html("<br>"),
+            mark_safe("<br>"),
             "{}",
             ((_link(t, f"#{t.pk} {t.kind} {t.reference}"),) for t in transfers),
         )
@@ -651,7 +652,7 @@ class ReconciliationReportAdmin(ReadOnlyAdmin):
     def checks(self, obj):
         rows = obj.stats.get("checks", {})
         return format_html_join(
-            format_html("<br>"),
+            mark_safe("<br>"),
             "{}: {} found in {} s",
             ((name, v["found"], v["seconds"]) for name, v in rows.items()),
         )

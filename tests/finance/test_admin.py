@@ -1,0 +1,293 @@
+"""Admin pages for finance staff: every page renders for every role, each role can do exactly
+what it should, nobody edits the ledger."""
+
+from decimal import Decimal
+from unittest import mock
+
+import pytest
+from django.contrib import admin
+from django.test import Client
+from django.urls import reverse
+from django.utils import timezone
+from djmoney.money import Money
+
+from tests.finance.conftest import points_game, staff
+from tournaments.admin import game_transfer_ids
+from wallets.adjustments import adjustment_propose, reversal_propose
+from wallets.models import Account, Adjustment, Entry, Reversal, Transfer
+from wallets.reconciliation import reconcile_run
+from wallets.reconciliation.gateway import gateway_statement_import
+
+pytestmark = pytest.mark.django_db
+
+ROLES = ["viewer", "operator", "approver", "superuser"]
+
+
+@pytest.fixture
+def world(operator, game_server):
+    """A bit of everything: players, a finished game, proposals, a report, a statement."""
+    game = points_game(game_server, "g1")
+    adjustment_propose(
+        proposed_by=operator,
+        player=game.players.first().player,
+        bucket="deposit",
+        direction="credit",
+        amount=Money("10.00", "INR"),
+        reason="goodwill",
+    )
+    reversal_propose(
+        proposed_by=operator,
+        reference=f"game:{game.pk}",
+        transfer_ids=game_transfer_ids(game),
+        reason="collusion",
+    )
+    today = timezone.localdate().isoformat()
+    gateway_statement_import(
+        name="gw.csv",
+        content=f"reference,amount,date,type\ngw-404,10.00,{today},deposit\n".encode(),
+    )
+    reconcile_run(trigger="command")
+    return game
+
+
+def login(user) -> Client:
+    client = Client()
+    client.force_login(user)
+    return client
+
+
+@pytest.fixture
+def users(viewer, operator, approver, superuser):
+    return {"viewer": viewer, "operator": operator, "approver": approver, "superuser": superuser}
+
+
+def finance_models():
+    return [
+        (model, model_admin)
+        for model, model_admin in admin.site._registry.items()
+        if model._meta.app_label in {"wallets", "tournaments"}
+    ]
+
+
+@pytest.mark.parametrize("role", ROLES)
+def test_every_page_renders_for_every_role(role, users, world):
+    client = login(users[role])
+    pages = [reverse("admin:index")]
+    for model, _ in finance_models():
+        meta = model._meta
+        pages.append(reverse(f"admin:{meta.app_label}_{meta.model_name}_changelist"))
+        obj = model.objects.order_by("pk").first()
+        assert obj is not None, f"no {meta.model_name} in the test data"
+        pages.append(reverse(f"admin:{meta.app_label}_{meta.model_name}_change", args=[obj.pk]))
+    player = Account.objects.get(code="player:a:deposit").player
+    pages += [
+        reverse("admin:wallets_player_statement", args=[player.pk]),
+        reverse("admin:tournaments_game_fee_report"),
+    ]
+    for page in pages:
+        response = client.get(page)
+        assert response.status_code == 200, (role, page, response.status_code)
+
+
+def test_nobody_edits_the_ledger_not_even_a_superuser(superuser, world):
+    client = login(superuser)
+    entry = Entry.objects.first()
+    for model, obj in ((Entry, entry), (Transfer, entry.transfer), (Account, entry.account)):
+        name = model._meta.model_name
+        change = reverse(f"admin:wallets_{name}_change", args=[obj.pk])
+        page = client.get(change)
+        assert b'name="_save"' not in page.content
+        assert client.post(change, {"amount_0": "999", "memo": "x"}).status_code == 403
+        delete = reverse(f"admin:wallets_{name}_delete", args=[obj.pk])
+        assert client.post(delete, {"post": "yes"}).status_code == 403
+        assert client.get(reverse(f"admin:wallets_{name}_add")).status_code == 403
+    assert Entry.objects.get(pk=entry.pk).amount == entry.amount
+
+
+ADD_PAGES = ["wallets_adjustment", "wallets_apiclient", "wallets_gatewaystatement"]
+
+
+@pytest.mark.parametrize(
+    ("role", "allowed"),
+    [("viewer", False), ("operator", True), ("approver", False), ("superuser", True)],
+)
+def test_only_operators_propose_import_and_issue_keys(role, allowed, users, world):
+    client = login(users[role])
+    for name in [*ADD_PAGES, "tournaments_gametemplate"]:
+        status = client.get(reverse(f"admin:{name}_add")).status_code
+        assert status == (200 if allowed else 403), (role, name, status)
+
+
+def adjustment_form(player, direction="credit", amount="25.00"):
+    return {
+        "player": player.pk,
+        "bucket": "deposit",
+        "direction": direction,
+        "amount_value": amount,
+        "reason": "refund of a disconnect",
+    }
+
+
+def test_viewer_cannot_propose(viewer, world):
+    player = Account.objects.get(code="player:b:deposit").player
+    count = Adjustment.objects.count()
+
+    response = login(viewer).post(reverse("admin:wallets_adjustment_add"), adjustment_form(player))
+
+    assert response.status_code == 403
+    assert Adjustment.objects.count() == count
+
+
+def approve(client, model: str, pk: int, action: str = "approve"):
+    return client.post(
+        reverse(f"admin:wallets_{model}_changelist"),
+        {"action": action, "_selected_action": [pk]},
+        follow=True,
+    )
+
+
+def test_operator_proposes_approver_approves(operator, approver, world):
+    player = Account.objects.get(code="player:b:deposit").player
+    before = Account.objects.get(code="player:b:deposit").balance.amount
+
+    response = login(operator).post(
+        reverse("admin:wallets_adjustment_add"), adjustment_form(player), follow=True
+    )
+    assert response.status_code == 200
+    adj = Adjustment.objects.get(player=player, reason="refund of a disconnect")
+    assert (adj.proposed_by, adj.status, adj.transfer) == (operator, "proposed", None)
+    assert Account.objects.get(code="player:b:deposit").balance.amount == before
+
+    # the operator has no approve action
+    approve(login(operator), "adjustment", adj.pk)
+    adj.refresh_from_db()
+    assert adj.status == "proposed"
+
+    response = approve(login(approver), "adjustment", adj.pk)
+    assert f"#{adj.pk} approved" in response.content.decode()
+    approve(login(approver), "adjustment", adj.pk)  # twice
+    adj.refresh_from_db()
+    assert adj.status == "approved"
+    assert Account.objects.get(code="player:b:deposit").balance.amount == before + Decimal("25")
+    assert Transfer.objects.filter(reference=f"adjustment:{adj.pk}").count() == 1
+
+
+def test_admin_shows_why_a_debit_or_a_self_approval_is_refused(operator, approver, world):
+    both = staff("both", "finance operator", "finance approver")
+    player = Account.objects.get(code="player:b:deposit").player
+    login(both).post(reverse("admin:wallets_adjustment_add"), adjustment_form(player))
+    own = Adjustment.objects.get(proposed_by=both)
+    response = approve(login(both), "adjustment", own.pk)
+    assert "someone other than its proposer" in response.content.decode()
+
+    login(operator).post(
+        reverse("admin:wallets_adjustment_add"), adjustment_form(player, "debit", "99999.00")
+    )
+    big = Adjustment.objects.get(amount=Money("99999.00", "INR"))
+    response = approve(login(approver), "adjustment", big.pk)
+    assert "below zero" in response.content.decode()
+    assert Adjustment.objects.filter(status="approved").count() == 0
+
+
+def test_game_reversal_through_the_admin(operator, approver, game_server):
+    game = points_game(game_server, "g1")
+    url = reverse("admin:tournaments_game_propose_reversal", args=[game.pk])
+    assert login(staff("v", "finance viewer")).get(url).status_code == 403
+    assert login(approver).post(url, {"reason": "x"}).status_code == 403
+
+    response = login(operator).post(url, {"reason": "collusion ring"})
+    assert response.status_code == 302
+    rev = Reversal.objects.get(reference=f"game:{game.pk}")
+    assert not Transfer.objects.filter(kind="reversal").exists()
+
+    approve(login(operator), "reversal", rev.pk)
+    assert not Transfer.objects.filter(kind="reversal").exists()
+    response = approve(login(approver), "reversal", rev.pk)
+    assert f"#{rev.pk} approved" in response.content.decode()
+    assert Transfer.objects.filter(kind="reversal").count() == len(rev.transfer_ids)
+
+
+def test_statement_with_running_balance_and_csv(viewer, world):
+    player = Account.objects.get(code="player:a:deposit").player
+    url = reverse("admin:wallets_player_statement", args=[player.pk])
+    today = timezone.localdate().isoformat()
+    params = {"bucket": "deposit", "start": today, "end": today}
+
+    page = login(viewer).get(url, params)
+    assert page.status_code == 200
+    lines = page.context["statement"].lines
+    assert [str(line.running_balance.amount) for line in lines] == ["500.00", "340.00", "500.00"]
+
+    csv_response = login(viewer).get(url, {**params, "format": "csv"})
+    assert csv_response["Content-Type"] == "text/csv"
+    rows = csv_response.content.decode().splitlines()
+    assert rows[0].startswith("time,transfer,kind")
+    assert rows[-1].endswith(",500.00,INR") and len(rows) == 6  # header, opening, 3, closing
+
+
+def test_player_changelist_is_one_query_for_balances(viewer, world, django_assert_max_num_queries):
+    client = login(viewer)
+    url = reverse("admin:wallets_player_changelist")
+    client.get(url)
+    with django_assert_max_num_queries(8):
+        page = client.get(url)
+    assert "500.00 INR" in page.content.decode() or "340.00 INR" in page.content.decode()
+
+
+def test_fee_report_table_chart_and_csv(viewer, world):
+    url = reverse("admin:tournaments_game_fee_report")
+    today = timezone.localdate().isoformat()
+
+    page = login(viewer).get(url, {"start": today, "end": today})
+
+    rows = page.context["rows"]
+    assert [(r["format"], r["fee"]) for r in rows] == [("points", world.fee)]
+    html = page.content.decode()
+    assert '<svg id="fee-chart"' in html and "<rect" in html
+    csv_response = login(viewer).get(url, {"start": today, "end": today, "format": "csv"})
+    assert csv_response.content.decode().splitlines()[1] == f"{today},points,INR,{world.fee},1"
+
+
+def test_only_operators_start_a_reconciliation(viewer, operator, world):
+    url = reverse("admin:wallets_reconciliationreport_run")
+    assert login(viewer).post(url).status_code == 403
+    assert (
+        b"Run reconciliation now"
+        not in login(viewer).get(reverse("admin:wallets_reconciliationreport_changelist")).content
+    )
+    with mock.patch("wallets.tasks.reconcile_nightly.delay") as delay:
+        from django.test import TestCase
+
+        with TestCase.captureOnCommitCallbacks(execute=True):
+            response = login(operator).post(url)
+    assert response.status_code == 302
+    delay.assert_called_once_with("admin", operator.pk)
+
+
+def test_api_client_key_is_shown_once(operator, db):
+    client = login(operator)
+    response = client.post(
+        reverse("admin:wallets_apiclient_add"),
+        {"name": "table-server-7", "scopes": ["games"]},
+        follow=True,
+    )
+    html = response.content.decode()
+    assert "rl_" in html and "never be shown again" in html
+    again = client.get(reverse("admin:wallets_apiclient_changelist")).content.decode()
+    assert "never be shown again" not in again
+
+
+def test_gateway_statement_upload(operator, viewer, world):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    url = reverse("admin:wallets_gatewaystatement_add")
+    body = b"reference,amount,date,type\nfund-a-500.00,500.00,2026-01-01,deposit\n"
+    upload = SimpleUploadedFile("gw2.csv", body, content_type="text/csv")
+    response = login(operator).post(url, {"name": "gw2", "file": upload}, follow=True)
+    assert response.status_code == 200
+    from wallets.models import GatewayStatement
+
+    assert GatewayStatement.objects.filter(name="gw2").exists()
+    bad = SimpleUploadedFile("bad.csv", b"nope\n1\n", content_type="text/csv")
+    response = login(operator).post(url, {"name": "bad", "file": bad})
+    assert response.status_code == 200 and "needs the columns" in response.content.decode()
