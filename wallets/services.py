@@ -58,26 +58,39 @@ def platform_accounts() -> dict[str, Account]:
 @transaction.atomic
 def deposit_register(*, player_external_id: str, amount: Money, reference: str) -> Posted:
     """Credit a payment-gateway deposit to the player's deposit bucket, once per reference."""
-    player = player_get_or_create(external_id=player_external_id)
-    deposit_account = player_accounts(player=player)[Bucket.DEPOSIT]
-    clearing = platform_accounts()[PlatformAccount.GATEWAY_CLEARING]
-    return transfer_post(
+    return _credit_from_platform(
+        player_external_id=player_external_id,
+        bucket=Bucket.DEPOSIT,
+        source=PlatformAccount.GATEWAY_CLEARING,
         kind=Transfer.Kind.DEPOSIT,
+        amount=amount,
         reference=reference,
-        idempotency_key=f"deposit:{reference}",
-        legs=[Leg(clearing.pk, -amount), Leg(deposit_account.pk, amount)],
     )
 
 
 @transaction.atomic
 def chips_grant(*, player_external_id: str, amount: Money, reference: str) -> Posted:
     """Give a player practice chips from the chips issuance account (never convertible)."""
-    player = player_get_or_create(external_id=player_external_id)
-    chips_account = player_accounts(player=player)[Bucket.CHIPS]
-    issuance = platform_accounts()[PlatformAccount.CHIPS_ISSUANCE]
-    return transfer_post(
+    return _credit_from_platform(
+        player_external_id=player_external_id,
+        bucket=Bucket.CHIPS,
+        source=PlatformAccount.CHIPS_ISSUANCE,
         kind=Transfer.Kind.CHIPS_GRANT,
+        amount=amount,
         reference=reference,
-        idempotency_key=f"chips:{reference}",
-        legs=[Leg(issuance.pk, -amount), Leg(chips_account.pk, amount)],
+    )
+
+
+def _credit_from_platform(
+    *, player_external_id: str, bucket: str, source: str, kind: str, amount: Money, reference: str
+) -> Posted:
+    """Register the player if new and move `amount` from a platform account into a bucket."""
+    player = player_get_or_create(external_id=player_external_id)
+    target = player_accounts(player=player)[bucket]
+    platform = platform_accounts()[source]
+    return transfer_post(
+        kind=kind,
+        reference=reference,
+        idempotency_key=f"{kind}:{reference}",
+        legs=[Leg(platform.pk, -amount), Leg(target.pk, amount)],
     )
