@@ -110,10 +110,9 @@ CREATE FUNCTION ledger_transfer_balanced() RETURNS trigger LANGUAGE plpgsql AS $
 BEGIN
     IF EXISTS (
         SELECT 1 FROM wallets_entry e JOIN wallets_account a ON a.id = e.account_id
-         WHERE e.transfer_id = NEW.transfer_id AND a.balance_currency <> e.amount_currency
-    ) OR EXISTS (
-        SELECT 1 FROM wallets_entry e WHERE e.transfer_id = NEW.transfer_id
-         GROUP BY e.amount_currency HAVING sum(e.amount) <> 0
+         WHERE e.transfer_id = NEW.transfer_id
+         GROUP BY e.amount_currency
+        HAVING sum(e.amount) <> 0 OR bool_or(a.balance_currency <> e.amount_currency)
     ) THEN
         RAISE EXCEPTION 'transfer % does not balance per currency', NEW.transfer_id
             USING ERRCODE = 'RL005';
