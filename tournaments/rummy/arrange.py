@@ -46,41 +46,55 @@ class _Hand:
 
     def __init__(self, codes: list[int], w: int, rules: RuleSet) -> None:
         self.rules = rules
-        self.values = values = card_values(w, rules.ace_points)
+        values = card_values(w, rules.ace_points)
         naturals = [c for c in codes if c != PJ and c % 13 + 1 != w]
         self.wilds = [c for c in codes if c != PJ and c % 13 + 1 == w]
         self.pjs = codes.count(PJ)
         self.k0 = len(codes) - len(naturals)
+        self.counts: dict[int, int] = {}
+        for c in naturals:
+            self.counts[c] = self.counts.get(c, 0) + 1
+        self.types = sorted(self.counts)
+        self.wtypes = wtypes = sorted(set(self.wilds))
+        self.windex = {c: i for i, c in enumerate(wtypes)}
+        self.raw: list[tuple] = []
+        self._enumerate(w)
+        # Cards in no candidate meld are always left over: keep them out of the search.
+        live = {c for nat, *_ in self.raw for c in nat}
+        self.dead = [c for c in naturals if c not in live]
+        self.dead_cost = sum(values[c] for c in self.dead)
+        naturals = [c for c in naturals if c in live]
         self.types = types = sorted(set(naturals))
         self.index = {c: i for i, c in enumerate(types)}
-        wtypes0 = set(self.wilds)
         # Field width per card type: its count plus a guard bit that catches a borrow.
         most = max(
-            [naturals.count(c) for c in types] + [self.wilds.count(c) for c in wtypes0], default=1
+            [naturals.count(c) for c in types] + [self.wilds.count(c) for c in wtypes], default=1
         )
         self.width = bw = max(3, (most or 1).bit_length() + 1)
         self.vals = [values[c] for c in types]
         self.nat0 = sum(1 << bw * self.index[c] for c in naturals)
         top = 1 << (bw - 1)
         self.guard = sum(top << bw * i for i in range(len(types)))
-        self.wtypes = wtypes = sorted(set(self.wilds))
-        self.windex = {c: i for i, c in enumerate(wtypes)}
         self.wild0 = sum(1 << bw * self.windex[c] for c in self.wilds)
         self.wguard = sum(top << bw * i for i in range(len(wtypes)))
         self.kshift = bw * max(len(types), 1)
         self.wshift = self.kshift + 5 + len(codes).bit_length()
         self.nshift = self.wshift + bw * max(len(wtypes), 1)
         self.melds: list[list[tuple]] = [[] for _ in types]
-        self._enumerate(w)
+        for nat, wild, generic, mtype in self.raw:
+            self._encode(nat, wild, generic, mtype)
 
     def _add(self, nat: list[int], wild: int, generic: int, mtype: int) -> None:
+        self.raw.append((tuple(nat), wild, generic, mtype))
+
+    def _encode(self, nat: tuple[int, ...], wild: int, generic: int, mtype: int) -> None:
         need = 0
         for c in nat:
             need += 1 << self.width * self.index[c]
         wneed = 1 << self.width * self.windex[wild] if wild >= 0 else 0
         used = generic + (wild >= 0)
         first = min(self.index[c] for c in nat)
-        self.melds[first].append((need, wneed, used, mtype, tuple(nat), wild, generic))
+        self.melds[first].append((need, wneed, used, mtype, nat, wild, generic))
 
     def _enumerate(self, w: int) -> None:
         rules = self.rules
@@ -109,7 +123,7 @@ class _Hand:
                     self._runs(sl, a, [sl[a]], maxlen, jmax, four, seen)
         if rules.identical_triple_is_pure:
             for c in self.types:
-                if self.nat0 >> self.width * self.index[c] & (1 << self.width - 1) - 1 >= 3:
+                if self.counts[c] >= 3:
                     self._add([c, c, c], -1, 0, M_PURE3)
         by_rank: dict[int, list[int]] = {}
         for c in self.types:
@@ -200,13 +214,44 @@ def _search(h: _Hand):
         choice[key] = pick
         return best
 
-    return f, choice
+    def z(nat: int, k: int, wild: int, need: int) -> bool:
+        """Can every card left be melded (nothing left over) meeting ``need``? No leave branch."""
+        if nat == 0:
+            return need == 0
+        key = nat | k << ks | wild << ws | need << ns
+        got = zmemo.get(key)
+        if got is not None:
+            return got
+        i = ((nat & -nat).bit_length() - 1) // bw
+        ok = False
+        for j, (nvec, wvec, used, mtype, _, _, _) in enumerate(melds[i]):
+            if used > k:
+                continue
+            x = (nat | guard) - nvec
+            if x & guard != guard:
+                continue
+            wild2 = wild
+            if wvec:
+                y = (wild | wguard) - wvec
+                if y & wguard != wguard:
+                    continue
+                wild2 = y ^ wguard
+            if z(x ^ guard, k - used, wild2, trans[need][mtype]):
+                zchoice[key] = j
+                ok = True
+                break
+        zmemo[key] = ok
+        return ok
+
+    zmemo: dict[int, bool] = {}
+    zchoice: dict[int, int] = {}
+    return f, choice, z, zchoice
 
 
 def _render(h: _Hand, choice: dict[int, int], need: int) -> list[list[int]]:
     nat, k, wild = h.nat0, h.k0, h.wild0
     groups: list[list[int]] = []
-    loose: list[int] = []
+    loose: list[int] = list(h.dead)
     wanted: list[tuple[list[int], int]] = []
     reserved: list[int] = []
     while nat:
@@ -256,11 +301,12 @@ def best_arrangement(
     codes = parse_cards(cards)
     w = wild_rank(wild_joker, rules)
     h = _Hand(codes, w, rules)
-    f, choice = _search(h)
+    f, choice, z, zchoice = _search(h)
     declare, gate = _needs(rules)
     start = (h.nat0, h.k0, h.wild0)
-    if f(*start, declare) == 0:
+    if not h.dead and z(*start, declare):
         need = declare
+        choice = zchoice
     elif f(*start, gate) < INF:
         need = gate
     else:
@@ -279,5 +325,5 @@ def can_declare(
     """
     codes = parse_cards(cards)
     h = _Hand(codes, wild_rank(wild_joker, rules), rules)
-    f, _ = _search(h)
-    return f(h.nat0, h.k0, h.wild0, _needs(rules)[0]) == 0
+    z = _search(h)[2]
+    return not h.dead and z(h.nat0, h.k0, h.wild0, _needs(rules)[0])

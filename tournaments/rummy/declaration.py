@@ -101,13 +101,11 @@ def _evaluate(parsed: Sequence[Sequence[int]], w: int, rules: RuleSet) -> Evalua
         kind, reason = classify_codes(g, w, rules)
         results.append(GroupResult(tuple(g), KIND_NAMES[kind], reason))
         ncards += len(g)
-        pts = 0
-        for c in g:
-            pts += values[c]
+        pts = sum(map(values.__getitem__, g))
         total += pts
         if kind == K_INVALID:
             loose += pts
-            bad_errors.append(f"group {i + 1} ({' '.join(NAMES[c] for c in g)}): {reason}")
+            bad_errors.append(f"group {i + 1} ({' '.join(map(NAMES.__getitem__, g))}): {reason}")
         elif kind <= K_IMPURE:
             seqs += 1
             if kind == K_PURE:

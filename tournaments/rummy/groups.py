@@ -176,14 +176,12 @@ def invalid_reason(cs: Sequence[int], w: int, rules: RuleSet) -> str:
     jokers = n - len(nat)
     suits = [0, 0, 0, 0]
     ranks = [0] * 13
-    seen: set[int] = set()
-    dup = -1
     for c in nat:
         suits[c // 13] += 1
         ranks[c % 13] += 1
-        if c in seen and dup < 0:
-            dup = c
-        seen.add(c)
+    dup = -1
+    if len(set(nat)) != len(nat):
+        dup = next(c for i, c in enumerate(nat) if c in nat[:i])
     nsuits = 4 - suits.count(0)
     nranks = 13 - ranks.count(0)
     if nsuits == 1 and (nranks > 1 or n > 4):
@@ -206,7 +204,7 @@ def invalid_reason(cs: Sequence[int], w: int, rules: RuleSet) -> str:
         odd = [c for c in nat if c // 13 != main]
     if len(odd) == 1:
         return f"{NAMES[odd[0]]} is not a joker here"
-    return f"{', '.join(NAMES[c] for c in odd)} are not jokers here"
+    return f"{', '.join(map(NAMES.__getitem__, odd))} are not jokers here"
 
 
 def _sequence_reason(nat: list[int], n: int, jokers: int, rules: RuleSet) -> str:
