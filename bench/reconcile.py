@@ -1,0 +1,226 @@
+"""Nightly reconciliation over a ledger of ENTRIES entries, against one plain aggregate.
+
+Seeds (with generate_series, in its own database `bench_reconcile`, dropped and recreated) a
+ledger of ENTRIES entries: deposits from the gateway clearing account to players, chips grants,
+fees from players to the fee account, spread over 30 days, cached balances set from the entries,
+and a gateway statement for one day that matches the deposits of that day. Then times, in the
+same run and on the same table:
+- the baseline: `SELECT account_id, sum(amount) FROM wallets_entry GROUP BY account_id`;
+- `wallets.reconciliation.reconcile_run()` (every check, report stored).
+Each is run RUNS times after a warm-up; the figures are the medians. Goal: ratio <= 3.
+The last line is one JSON object with every figure.
+
+Run: `.venv/bin/python bench/reconcile.py [--entries 1000000] [--runs 3]`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+from urllib.parse import urlparse, urlunparse
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+DB_NAME = "bench_reconcile"
+GOAL_RATIO = 3.0
+
+
+def _use_own_database() -> None:
+    """Point Django at a throwaway database on the same server, recreated on every run."""
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "rummy_ledger.settings")
+    os.environ.setdefault("LOG_LEVEL", "WARNING")
+    url = os.environ.get("DATABASE_URL")
+    if url:
+        os.environ["DATABASE_URL"] = urlunparse(urlparse(url)._replace(path=f"/{DB_NAME}"))
+    else:
+        os.environ["EMBEDDED_DATABASE_NAME"] = DB_NAME
+
+
+_use_own_database()
+
+import django  # noqa: E402
+
+django.setup()
+
+import psycopg  # noqa: E402
+from django.conf import settings  # noqa: E402
+from django.core.management import call_command  # noqa: E402
+from django.db import connection  # noqa: E402
+
+from wallets.models import ReconciliationReport  # noqa: E402
+from wallets.reconciliation import reconcile_run  # noqa: E402
+
+
+def recreate_database() -> None:
+    db = settings.DATABASES["default"]
+    params = {
+        "host": db.get("HOST") or None,
+        "port": db.get("PORT") or None,
+        "user": db.get("USER") or None,
+        "password": db.get("PASSWORD") or None,
+    }
+    with psycopg.connect(dbname="postgres", autocommit=True, **params) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{DB_NAME}" WITH (FORCE)')
+        conn.execute(f'CREATE DATABASE "{DB_NAME}"')
+
+
+SEED = """
+SET session_replication_role = replica;  -- bulk load: no append-only or per-row checks
+INSERT INTO wallets_account (kind, code, bucket, balance, balance_currency, created_at)
+SELECT 'platform', 'platform:' || code, '', 0, cur, now()
+  FROM (VALUES ('fee_revenue', 'INR'), ('gst_payable', 'INR'), ('tds_payable', 'INR'),
+               ('gateway_clearing', 'INR'), ('promotions', 'INR'), ('chips_issuance', 'CHP'),
+               ('adjustments', 'INR')) AS v(code, cur);
+INSERT INTO wallets_player (external_id, created_at)
+SELECT 'bench-' || p, now() FROM generate_series(1, %(players)s) AS p;
+INSERT INTO wallets_account (kind, code, player_id, bucket, balance, balance_currency, created_at)
+SELECT 'player', 'player:' || pl.external_id || ':' || b.bucket, pl.id, b.bucket, 0, b.cur, now()
+  FROM wallets_player pl
+ CROSS JOIN (VALUES ('deposit', 'INR'), ('winnings', 'INR'), ('bonus', 'INR'), ('chips', 'CHP'))
+       AS b(bucket, cur);
+
+CREATE TEMP TABLE seed AS
+SELECT i,
+       CASE WHEN i %% 10 < 6 THEN 'deposit' WHEN i %% 10 < 7 THEN 'chips_grant'
+            ELSE 'settlement' END AS kind,
+       1 + ((i / 10) %% %(players)s) AS p,
+       now() - ((i %% 30) || ' days')::interval - ((i %% 86400) || ' seconds')::interval AS at
+  FROM generate_series(1, %(transfers)s) AS i;
+
+INSERT INTO wallets_transfer (id, kind, reference, idempotency_key, content_hash, memo, created_at)
+SELECT i, kind, kind || '-' || i, 'bench:' || i, '', '', at FROM seed;
+SELECT setval(pg_get_serial_sequence('wallets_transfer', 'id'), %(transfers)s);
+
+-- Deposits: clearing -> deposit bucket (100.00 .. 199.00). Chips: issuance -> chips bucket.
+-- Settlements: a small fee (0.50) from the deposit bucket to the fee account; every player
+-- deposits far more than their fees, so no cached balance goes below zero.
+INSERT INTO wallets_entry (transfer_id, account_id, amount, amount_currency, created_at)
+SELECT s.i, leg.account_id, leg.amount, leg.cur, s.at
+  FROM seed s
+  JOIN wallets_player pl ON pl.external_id = 'bench-' || s.p
+  JOIN wallets_account pd ON pd.player_id = pl.id AND pd.bucket = 'deposit'
+  JOIN wallets_account pc ON pc.player_id = pl.id AND pc.bucket = 'chips'
+ CROSS JOIN LATERAL (
+    SELECT * FROM (VALUES
+        ((SELECT id FROM wallets_account WHERE code = 'platform:gateway_clearing'),
+         -(100 + s.i %% 100)::numeric, 'INR', 'deposit'),
+        (pd.id, (100 + s.i %% 100)::numeric, 'INR', 'deposit'),
+        ((SELECT id FROM wallets_account WHERE code = 'platform:chips_issuance'),
+         -1000::numeric, 'CHP', 'chips_grant'),
+        (pc.id, 1000::numeric, 'CHP', 'chips_grant'),
+        (pd.id, -0.50, 'INR', 'settlement'),
+        ((SELECT id FROM wallets_account WHERE code = 'platform:fee_revenue'), 0.50, 'INR',
+         'settlement')
+    ) AS v(account_id, amount, cur, kind)
+    WHERE v.kind = s.kind
+ ) AS leg
+ ORDER BY s.i;
+
+UPDATE wallets_account a SET balance = s.total
+  FROM (SELECT account_id, sum(amount) AS total FROM wallets_entry GROUP BY account_id) s
+ WHERE s.account_id = a.id AND a.kind <> 'platform';
+
+-- A gateway statement for one day, matching that day's deposits exactly.
+INSERT INTO wallets_gatewaystatement
+    (name, sha256, imported_at, period_start, period_end, line_count)
+SELECT 'bench', 'bench', now(), d, d, 0
+  FROM (SELECT ((now() - interval '3 days') AT TIME ZONE %(tz)s)::date AS d) AS day;
+INSERT INTO wallets_gatewaystatementline (statement_id, reference, kind, amount, currency, date)
+SELECT st.id, t.reference, 'deposit', (100 + t.id %% 100)::numeric, 'INR', st.period_start
+  FROM wallets_transfer t, wallets_gatewaystatement st
+ WHERE t.kind = 'deposit'
+   AND (t.created_at AT TIME ZONE %(tz)s)::date = st.period_start;
+UPDATE wallets_gatewaystatement
+   SET line_count = (SELECT count(*) FROM wallets_gatewaystatementline);
+SET session_replication_role = origin;
+"""
+
+BASELINE = "SELECT account_id, sum(amount) FROM wallets_entry GROUP BY account_id"
+
+
+def seed(entries: int) -> dict:
+    transfers = entries // 2
+    players = max(1000, entries // 50)
+    started = time.perf_counter()
+    with connection.cursor() as cursor:
+        cursor.execute(SEED, {"players": players, "transfers": transfers, "tz": settings.TIME_ZONE})
+    with connection.cursor() as cursor:
+        cursor.execute("VACUUM ANALYZE")
+        cursor.execute("SELECT count(*) FROM wallets_entry")
+        (count,) = cursor.fetchone()
+        cursor.execute("SELECT count(*) FROM wallets_gatewaystatementline")
+        (lines,) = cursor.fetchone()
+    return {
+        "entries": count,
+        "transfers": transfers,
+        "players": players,
+        "accounts": players * 4 + 7,
+        "statement_lines": lines,
+        "seed_s": round(time.perf_counter() - started, 2),
+    }
+
+
+def time_baseline() -> float:
+    with connection.cursor() as cursor:
+        t0 = time.perf_counter()
+        cursor.execute(BASELINE)
+        cursor.fetchall()
+        return time.perf_counter() - t0
+
+
+def time_reconcile() -> tuple[float, ReconciliationReport]:
+    t0 = time.perf_counter()
+    report = reconcile_run(trigger=ReconciliationReport.Trigger.COMMAND)
+    return time.perf_counter() - t0, report
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--entries", type=int, default=1_000_000)
+    parser.add_argument("--runs", type=int, default=3)
+    args = parser.parse_args()
+
+    recreate_database()
+    call_command("migrate", verbosity=0)
+    figures = seed(args.entries)
+    print(f"seeded {figures['entries']:,} entries in {figures['seed_s']} s", flush=True)
+
+    time_baseline()  # warm-up: the table in shared buffers / page cache for both
+    time_reconcile()
+    baselines, reconciles, report = [], [], None
+    for _ in range(args.runs):
+        baselines.append(time_baseline())
+        elapsed, report = time_reconcile()
+        reconciles.append(elapsed)
+    baseline = statistics.median(baselines)
+    reconcile = statistics.median(reconciles)
+    ratio = reconcile / baseline
+    print(f"baseline GROUP BY account_id: {baseline:.3f} s (median of {args.runs})")
+    print(f"reconciliation:               {reconcile:.3f} s, status {report.status}")
+    for name, check in report.stats["checks"].items():
+        print(f"  {name}: {check['seconds']} s, {check['found']} found")
+    print(f"ratio {ratio:.2f} (goal <= {GOAL_RATIO})")
+    result = {
+        **figures,
+        "baseline_s": round(baseline, 4),
+        "baseline_runs_s": [round(b, 4) for b in baselines],
+        "reconcile_s": round(reconcile, 4),
+        "reconcile_runs_s": [round(r, 4) for r in reconciles],
+        "ratio": round(ratio, 3),
+        "goal_ratio": GOAL_RATIO,
+        "meets_goal": ratio <= GOAL_RATIO,
+        "report_status": report.status,
+        "discrepancies": report.discrepancy_count,
+        "checks_s": {name: c["seconds"] for name, c in report.stats["checks"].items()},
+        "work_mem": settings.RECONCILE_WORK_MEM,
+    }
+    print(json.dumps(result))
+
+
+if __name__ == "__main__":
+    main()
