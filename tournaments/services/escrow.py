@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from decimal import Decimal
 
+from django.db.models import Q
 from djmoney.money import Money
 
 from rummy_ledger.errors import Conflict
@@ -25,9 +26,11 @@ class PlayersShort(Conflict):
     code = "insufficient_funds"
 
 
+FEE_ACCOUNT_CODE = f"platform:{PlatformAccount.FEE_REVENUE}"
+
+
 def fee_account_id() -> int:
-    code = f"platform:{PlatformAccount.FEE_REVENUE}"
-    pk = Account.objects.filter(code=code).values_list("pk", flat=True).first()
+    pk = Account.objects.filter(code=FEE_ACCOUNT_CODE).values_list("pk", flat=True).first()
     return pk if pk is not None else platform_accounts()[PlatformAccount.FEE_REVENUE].pk
 
 
@@ -37,9 +40,17 @@ def escrow_create(*, code: str, currency: str) -> Account:
     )
 
 
-def wallet_accounts(player_ids: Iterable[int]) -> dict[tuple[int, str], Account]:
-    accounts = Account.objects.filter(player_id__in=list(player_ids), kind=Account.Kind.PLAYER)
-    return {(a.player_id, a.bucket): a for a in accounts}
+def wallet_accounts(
+    player_ids: Iterable[int], *, with_fee: bool = False
+) -> dict[tuple[int | None, str], Account]:
+    """The players' bucket accounts by (player id, bucket); `(None, "fee")` the fee account."""
+    wanted = Q(player_id__in=list(player_ids), kind=Account.Kind.PLAYER)
+    if with_fee:
+        wanted |= Q(code=FEE_ACCOUNT_CODE)
+    accounts = {}
+    for a in Account.objects.filter(wanted):
+        accounts[(a.player_id, a.bucket) if a.player_id else (None, "fee")] = a
+    return accounts
 
 
 def contributions(seat: GamePlayer) -> list[tuple[str, Decimal]]:
@@ -115,7 +126,8 @@ def settlement_post(
     """Empty the escrow by `settlement` (prizes to winnings, refunds back to their buckets, the
     fee to the platform) in one ledger call; record the amounts on the game and its seats."""
     by_ext = {s.player.external_id: s for s in seats}
-    accounts = wallet_accounts(s.player_id for s in seats)
+    with_fee = settlement.fee > 0
+    accounts = wallet_accounts((s.player_id for s in seats), with_fee=with_fee)
     currency = game.currency
     prize_bucket = Bucket.CHIPS if currency == CHIPS else Bucket.WINNINGS
     requests = []
@@ -147,11 +159,13 @@ def settlement_post(
             back = refund_by_bucket(contributions(seat), amount)
             legs = [Leg(accounts[(seat.player_id, b)].pk, Money(a, currency)) for b, a in back]
             add(f"game:{game.pk}:refund:{ext}", Transfer.Kind.REFUND, legs, "escrow returned")
-    if settlement.fee > 0:
+    if with_fee:
+        fee = accounts.get((None, "fee"))
+        fee_id = fee.pk if fee is not None else fee_account_id()
         add(
             f"game:{game.pk}:fee",
             Transfer.Kind.SETTLEMENT,
-            [Leg(fee_account_id(), Money(settlement.fee, currency))],
+            [Leg(fee_id, Money(settlement.fee, currency))],
             f"platform fee on {game.game_id}",
         )
     posted = transfers_post(requests=requests)

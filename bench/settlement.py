@@ -1,0 +1,202 @@
+"""Settlement throughput: 6-player points deals settled per second by the Celery path.
+
+1. Baseline, measured in the same run: the ledger's single-transfer rate, N two-leg transfers
+   posted one at a time by `wallets.ledger.transfer_post` in a loop (one process).
+2. The Celery path: GAMES 6-player points games are opened and their deal stored (not timed);
+   then every `settle_deal` message is sent to a real `celery worker` with 2 processes, and the
+   clock runs until every deal is settled (scored with the engine, standings, 8 transfers posted).
+The figure is deals/s and its ratio to the single-transfer rate. Goals: >= 300/s, ratio >= 0.5.
+The last line is one JSON object with every figure.
+
+Run: `.venv/bin/python bench/settlement.py [--games 3000] [--transfers 3000]` (own database
+`bench_settlement` on the embedded server and its own queue on the embedded broker).
+"""
+
+import argparse
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from decimal import Decimal
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "rummy_ledger.settings")
+os.environ.setdefault("EMBEDDED_DATABASE_NAME", "bench_settlement")
+os.environ.setdefault("LOG_LEVEL", "WARNING")
+QUEUE = f"bench-settlement-{os.getpid()}"
+os.environ["CELERY_TASK_DEFAULT_QUEUE"] = QUEUE
+
+import django  # noqa: E402
+
+django.setup()
+
+from django.conf import settings  # noqa: E402
+from django.core.management import call_command  # noqa: E402
+from django.db import connection  # noqa: E402
+from djmoney.money import Money  # noqa: E402
+
+from rummy_ledger import embedded  # noqa: E402
+from tournaments.models import Deal, Game, GameTemplate  # noqa: E402
+from tournaments.services import games, settlement  # noqa: E402
+from tournaments.tasks import settle_deal  # noqa: E402
+from wallets.api_keys import api_client_create  # noqa: E402
+from wallets.ledger import Leg, transfer_post  # noqa: E402
+from wallets.models import CASH, Account, ApiClient  # noqa: E402
+from wallets.services import deposit_register  # noqa: E402
+
+PLAYERS = 600
+SEATS = 6
+WILD = "KD"
+WINNER = [["AS", "2S", "3S"], ["6C", "8C", "KH"], ["4D", "4S", "4C", "4H"], ["JD", "JH", "PJ"]]
+LOSER_22 = [["5H", "6H", "7H"], ["9D", "9S", "9C"], ["2C", "2H", "8C", "QD"], ["10S", "10D", "10C"]]
+LOSER_50 = [["7S", "8S", "9S"], ["3D", "3H", "3C"], ["QD", "JC", "10H", "8D", "5S", "4S", "3S"]]
+OTHERS = [
+    ("lost", LOSER_22),
+    ("first_drop", None),
+    ("middle_drop", None),
+    ("lost", LOSER_50),
+    ("wrong_show", None),
+]
+
+
+def seed(run: str) -> tuple[ApiClient, list[str]]:
+    call_command("migrate", verbosity=0)
+    players = [f"bench-s-{n}" for n in range(PLAYERS)]
+    for p in players:
+        if not Account.objects.filter(code=f"player:{p}:deposit").exists():
+            deposit_register(
+                player_external_id=p, amount=Money("10000000.00", CASH), reference=f"seed-{p}"
+            )
+    GameTemplate.objects.get_or_create(
+        slug="bench-points-6",
+        defaults={
+            "format": "points",
+            "seats": SEATS,
+            "point_value": Decimal("0.10"),
+            "fee_percent": Decimal("15"),
+        },
+    )
+    client, _ = api_client_create(name=f"bench-{run}", scopes=["games"])
+    return client, players
+
+
+def single_transfer_rate(players: list[str], n: int, run: str) -> float:
+    ids = list(
+        Account.objects.filter(code__in=[f"player:{p}:deposit" for p in players]).values_list(
+            "pk", flat=True
+        )
+    )
+    rng = random.Random(run)
+    one = Money(Decimal("0.01"), CASH)
+    started = time.perf_counter()
+    for i in range(n):
+        a, b = rng.sample(ids, 2)
+        transfer_post(
+            kind="transfer",
+            reference="bench",
+            idempotency_key=f"bench-t-{run}-{i}",
+            legs=[Leg(a, -one), Leg(b, one)],
+        )
+    return n / (time.perf_counter() - started)
+
+
+def open_games(client: ApiClient, players: list[str], n: int, run: str) -> list[int]:
+    rng = random.Random(run)
+    deal_ids = []
+    for g in range(n):
+        seated = rng.sample(players, SEATS)
+        game_id = f"{run}-{g}"
+        games.game_open(
+            client=client, game_id=game_id, template_slug="bench-points-6", players=seated
+        )
+        results = [{"player": seated[0], "outcome": "declared", "groups": WINNER}]
+        results += [
+            {"player": p, "outcome": o, "groups": g}
+            for p, (o, g) in zip(seated[1:], OTHERS, strict=True)
+        ]
+        payload = {"deal_no": 1, "wild_joker": WILD, "results": results}
+        deal, _ = settlement.deal_store(
+            client=client, game_id=game_id, payload=payload, enqueue=False
+        )
+        deal_ids.append(deal.pk)
+    return deal_ids
+
+
+def start_worker() -> subprocess.Popen:
+    env = {**os.environ, "CELERY_TASK_DEFAULT_QUEUE": QUEUE}
+    return subprocess.Popen(
+        [sys.executable, "-m", "celery", "-A", "rummy_ledger", "worker", "-Q", QUEUE,
+         "-n", f"{QUEUE}@%h", "--concurrency", "2", "--loglevel", "WARNING",
+         "--without-gossip", "--without-mingle", "--without-heartbeat"],
+        cwd=ROOT, env=env, start_new_session=True,
+    )  # fmt: skip
+
+
+def unsettled(deal_ids: list[int]) -> int:
+    return Deal.objects.filter(pk__in=deal_ids, status=Deal.Status.STORED).count()
+
+
+def wait_settled(deal_ids: list[int], timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while unsettled(deal_ids):
+        if time.monotonic() > deadline:
+            raise SystemExit(f"{unsettled(deal_ids)} deals still unsettled after {timeout}s")
+        time.sleep(0.02)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--games", type=int, default=3000)
+    parser.add_argument("--transfers", type=int, default=3000)
+    args = parser.parse_args()
+    if not os.environ.get("CELERY_BROKER_URL"):
+        embedded.ensure_redis(settings.DATA_DIR)
+    run = f"r{time.time_ns()}"
+    client, players = seed(run)
+
+    single = single_transfer_rate(players, args.transfers, run)
+    print(f"ledger single transfers (transfer_post in a loop): {single:,.0f}/s (baseline)")
+
+    t0 = time.perf_counter()
+    warm = open_games(client, players, 20, f"{run}-warm")
+    deal_ids = open_games(client, players, args.games, run)
+    print(f"opened {args.games} games and stored their deals in {time.perf_counter() - t0:.1f}s")
+    connection.close()
+
+    worker = start_worker()
+    try:
+        for deal_id in warm:  # the worker is up and warm once these are settled
+            settle_deal.delay(deal_id)
+        wait_settled(warm, 60)
+        started = time.perf_counter()
+        for deal_id in deal_ids:
+            settle_deal.delay(deal_id)
+        wait_settled(deal_ids, 600)
+        elapsed = time.perf_counter() - started
+    finally:
+        os.killpg(worker.pid, signal.SIGTERM)
+        worker.wait(timeout=30)
+    rate = args.games / elapsed
+    ratio = rate / single
+    finished = Game.objects.filter(
+        client=client, status=Game.Status.FINISHED, game_id__startswith=f"{run}-"
+    ).count()
+    print(
+        f"settled {args.games} 6-player points deals in {elapsed:.2f}s with 2 worker processes: "
+        f"{rate:,.0f} deals/s (goal 300) = {ratio:.2f} x single transfers (goal 0.5)"
+    )
+    print(json.dumps({
+        "deals": args.games, "workers": 2, "seconds": round(elapsed, 3),
+        "deals_per_s": round(rate, 1), "single_transfer_per_s": round(single, 1),
+        "ratio": round(ratio, 3), "goal_deals_per_s": 300, "goal_ratio": 0.5,
+        "games_finished": finished, "transfers_measured": args.transfers,
+    }))  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()
