@@ -32,6 +32,7 @@ class Command(BaseCommand):
         call_command("collectstatic", interactive=False, verbosity=0)
         if not no_demo:
             call_command("seed_demo", base_url=f"http://127.0.0.1:{port}")
+            call_command("seed_games")
         children = [
             subprocess.Popen(
                 [sys.executable, "-m", "gunicorn", "rummy_ledger.wsgi", "--bind",
@@ -46,12 +47,21 @@ class Command(BaseCommand):
             f"Serving on http://127.0.0.1:{port}/  (API docs /api/docs/, admin /admin/). "
             "Ctrl-C stops everything."
         )
+        simulator = None
+        if not no_demo:  # a game-server simulator plays real games over HTTP, then stops
+            simulator = subprocess.Popen(
+                [sys.executable, str(settings.BASE_DIR / "manage.py"), "simulate",
+                 "--base-url", f"http://127.0.0.1:{port}",
+                 "--rounds", os.environ.get("SIMULATE_ROUNDS", "3")]
+            )  # fmt: skip
         try:
             while all(child.poll() is None for child in children):
                 time.sleep(0.5)
         except KeyboardInterrupt:
             pass
         finally:
+            if simulator is not None and simulator.poll() is None:
+                simulator.terminate()
             for child in children:
                 if child.poll() is None:
                     child.send_signal(signal.SIGTERM)

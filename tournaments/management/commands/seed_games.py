@@ -1,0 +1,46 @@
+"""Demo game templates: every format, in cash and in practice chips (idempotent)."""
+
+from decimal import Decimal
+
+from django.core.management.base import BaseCommand
+
+from tournaments.models import GameTemplate
+
+D = Decimal
+DEMO_TEMPLATES = [
+    # slug, format, seats, point value, entry fee, fee %, deals, split, rejoin
+    ("points-2", "points", 6, D("2.00"), None, D("15"), None, "none", False),
+    ("pool-101", "pool101", 6, None, D("100.00"), D("12.5"), None, "drops", True),
+    ("pool-201", "pool201", 6, None, D("50.00"), D("12.5"), None, "equal", True),
+    ("deals-2", "deals", 2, None, D("5.00"), D("10"), 2, "none", False),
+    ("deals-3", "deals", 6, None, D("25.00"), D("10"), 3, "none", False),
+    ("rummy500", "rummy500", 4, None, D("20.00"), D("10"), None, "none", False),
+]
+
+
+class Command(BaseCommand):
+    help = "Create (or refresh) demo templates for every format, in cash (INR) and chips (CHP)."
+
+    def handle(self, *args, **options):
+        slugs = []
+        for slug, fmt, seats, pv, fee, pct, deals, split, rejoin in DEMO_TEMPLATES:
+            for currency, suffix in (("INR", "cash"), ("CHP", "chips")):
+                full = f"{slug}-{suffix}"
+                GameTemplate.objects.update_or_create(
+                    slug=full,
+                    defaults={
+                        "name": f"{fmt} {suffix}",
+                        "format": fmt,
+                        "currency": currency,
+                        "seats": seats,
+                        "point_value": pv,
+                        "entry_fee": fee,
+                        "fee_percent": pct if currency == "INR" else D("0"),
+                        "deals": deals,
+                        "split_policy": split,
+                        "rejoin_allowed": rejoin,
+                        "active": True,
+                    },
+                )
+                slugs.append(full)
+        self.stdout.write(f"Demo templates: {', '.join(slugs)}")
