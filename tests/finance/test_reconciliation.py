@@ -48,7 +48,7 @@ def test_clean_ledger_with_a_finished_game_is_clean(game_server):
     assert report.status == ReconciliationReport.Status.CLEAN, list(report.discrepancies.values())
     assert report.discrepancy_count == 0
     assert report.stats["entries"] == Entry.objects.count()
-    assert set(report.stats["checks"]) >= {"cached balances", "gateway statement"}
+    assert set(report.stats["checks"]) >= {"transfers sum to zero", "gateway statement"}
 
 
 def test_tampered_cached_balance():
@@ -198,3 +198,27 @@ def test_beat_schedule_runs_nightly_at_the_configured_time(settings):
     assert entry["task"] == "wallets.tasks.reconcile_nightly"
     assert entry["schedule"].hour == {2} and entry["schedule"].minute == {0}
     assert settings.CELERY_TIMEZONE == "Asia/Kolkata"
+
+
+def test_gateway_line_dated_another_day_is_found_by_reference():
+    yesterday = (timezone.localdate() - timedelta(days=1)).isoformat()
+    funded_player("p1", "100.00")  # recorded today
+    statement(f"fund-p1-100.00,100.00,{yesterday},deposit")  # the gateway's day: yesterday
+
+    assert reconcile_run(trigger="command").status == ReconciliationReport.Status.CLEAN
+
+    statement(f"fund-p1-100.00,90.00,{yesterday},deposit", name="corrected.csv")
+    report = reconcile_run(trigger="command")
+    assert kinds(report) == ["gateway_amount_mismatch"]  # the newest statement wins
+
+
+def test_entry_moved_to_another_currency():
+    accounts = funded_player("p1", "100.00")
+    entry = Entry.objects.get(account=accounts["deposit"])
+    tamper("UPDATE wallets_entry SET amount_currency = 'CHP' WHERE id = %s", [entry.pk])
+
+    report = reconcile_run(trigger="command")
+
+    assert "foreign_currency" in kinds(report)
+    assert "unbalanced_transfer" in kinds(report)
+    assert report.discrepancies.get(kind="foreign_currency").subject == "player:p1:deposit"

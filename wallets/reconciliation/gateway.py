@@ -94,9 +94,12 @@ def gateway_statement_import(*, name: str, content: bytes, imported_by=None) -> 
     return statement
 
 
+# The ledger side reads the clearing account's entries of the statements' span through the
+# (account, created_at) index; only a line with no match there (recorded on another day) is then
+# looked up by reference. A few index range scans, never the whole entry or transfer table.
 _LEDGER_SIDE = """
 CREATE TEMP TABLE recon_gateway ON COMMIT DROP AS
-WITH lines AS (
+WITH lines AS MATERIALIZED (
     SELECT DISTINCT ON (l.kind, l.reference) l.kind, l.reference, l.amount, l.currency, l.date
       FROM wallets_gatewaystatementline l
       JOIN wallets_gatewaystatement st ON st.id = l.statement_id
@@ -105,21 +108,28 @@ WITH lines AS (
     SELECT (min(period_start)::timestamp AT TIME ZONE %(tz)s) AS lo,
            ((max(period_end) + 1)::timestamp AT TIME ZONE %(tz)s) AS hi
       FROM wallets_gatewaystatement
-), candidates AS (
-    SELECT t.id FROM wallets_transfer t, span
-     WHERE t.created_at >= span.lo AND t.created_at < span.hi
-       AND t.kind IN ('deposit', 'withdrawal')
-    UNION
-    SELECT t.id FROM wallets_transfer t JOIN lines l ON l.reference = t.reference
+), in_span AS MATERIALIZED (
+    SELECT t.id, t.kind, t.reference, t.created_at, e.amount, e.amount_currency
+      FROM span
+      JOIN wallets_entry e
+        ON e.account_id = %(clearing)s AND e.created_at >= span.lo AND e.created_at < span.hi
+      JOIN wallets_transfer t ON t.id = e.transfer_id
      WHERE t.kind IN ('deposit', 'withdrawal')
+), elsewhere AS (
+    SELECT t.id, t.kind, t.reference, t.created_at, e.amount, e.amount_currency
+      FROM wallets_transfer t
+      JOIN wallets_entry e ON e.transfer_id = t.id AND e.account_id = %(clearing)s
+     WHERE t.reference = ANY (ARRAY(
+               SELECT l.reference FROM lines l
+                WHERE NOT EXISTS (SELECT 1 FROM in_span s
+                                   WHERE s.kind = l.kind AND s.reference = l.reference)))
+       AND t.kind IN ('deposit', 'withdrawal')
+       AND t.id NOT IN (SELECT id FROM in_span)
 ), ledger AS (
-    SELECT t.kind, t.reference, abs(sum(e.amount)) AS amount, e.amount_currency AS currency,
-           (min(t.created_at) AT TIME ZONE %(tz)s)::date AS date
-      FROM candidates c
-      JOIN wallets_transfer t ON t.id = c.id
-      JOIN wallets_entry e ON e.transfer_id = t.id
-      JOIN wallets_account a ON a.id = e.account_id AND a.code = %(clearing)s
-     GROUP BY t.kind, t.reference, e.amount_currency
+    SELECT kind, reference, abs(sum(amount)) AS amount, amount_currency AS currency,
+           (min(created_at) AT TIME ZONE %(tz)s)::date AS date
+      FROM (SELECT * FROM in_span UNION ALL SELECT * FROM elsewhere) AS c
+     GROUP BY kind, reference, amount_currency
 )
 SELECT coalesce(l.kind, g.kind) AS kind, coalesce(l.reference, g.reference) AS reference,
        l.amount AS statement_amount, g.amount AS ledger_amount,
@@ -159,8 +169,10 @@ def gateway_statement(cursor, ctx: dict) -> int:
         return 0
     cursor.execute("DROP TABLE IF EXISTS recon_gateway")
     cursor.execute(
-        _LEDGER_SIDE,
-        {"tz": settings.TIME_ZONE, "clearing": f"platform:{PlatformAccount.GATEWAY_CLEARING}"},
+        "SELECT id FROM wallets_account WHERE code = %s",
+        [f"platform:{PlatformAccount.GATEWAY_CLEARING}"],
     )
+    row = cursor.fetchone()
+    cursor.execute(_LEDGER_SIDE, {"tz": settings.TIME_ZONE, "clearing": row[0] if row else None})
     cursor.execute(_CHECKS, {"report": ctx["report_id"]})
     return cursor.rowcount

@@ -29,11 +29,8 @@ class Check:
 
 CHECKS: list[Check] = [
     Check("entry sums (one pass over the entries)", ledger.entry_sums),
-    Check("cached balances", ledger.cached_balance),
-    Check("entry currencies", ledger.foreign_currency),
+    Check("balances, entry currencies and currency totals", ledger.accounts),
     Check("transfers sum to zero", ledger.unbalanced_transfer),
-    Check("currency totals", ledger.currency_total),
-    Check("negative balances", ledger.negative_balance),
     Check("finished games' escrow", games.escrow_not_empty),
     Check("games collected vs paid", games.game_unbalanced),
     Check("games open too long", games.game_stuck),
