@@ -312,7 +312,7 @@ def best_arrangement(
     else:
         need = 0
         f(*start, need)
-    return _evaluate(_render(h, choice, need), w, rules)
+    return _evaluate([tuple(g) for g in _render(h, choice, need)], w, rules)
 
 
 def can_declare(

@@ -2,17 +2,18 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from typing import Any, NamedTuple
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any
 
 from .cards import NAMES, PJ, TOKENS, parse_cards
 from .groups import (
+    INVALID,
     K_IMPURE,
     K_INVALID,
     K_PURE,
     KIND_NAMES,
     GroupResult,
-    classify_codes,
+    group_kind,
     wild_rank,
 )
 from .rules import DEFAULT, FLAT, TWO_SEQUENCES, RuleSet
@@ -21,13 +22,34 @@ HAND_SIZE = 13
 Groups = Iterable[Iterable[str | int] | str]
 
 
-class Evaluation(NamedTuple):
-    """A checked hand: valid declaration or not, its points, each group, every reason."""
+class Evaluation:
+    """A checked hand: valid declaration or not, its points, each group, every reason.
 
-    valid: bool
-    points: int
-    groups: list[GroupResult]
-    errors: list[str]
+    ``errors`` is worded on first access (from the groups and the rules), so scoring a hand
+    does not build sentences nobody reads.
+    """
+
+    __slots__ = ("_errors", "_rules", "groups", "points", "valid")
+
+    def __init__(
+        self,
+        valid: bool,
+        points: int,
+        groups: list[GroupResult],
+        errors: list[str] | None = None,
+        rules: RuleSet | None = None,
+    ) -> None:
+        self.valid = valid
+        self.points = points
+        self.groups = groups
+        self._errors = errors
+        self._rules = rules  # with errors None: word them from the groups when asked
+
+    @property
+    def errors(self) -> list[str]:
+        if self._errors is None:
+            self._errors = _errors(self.groups, self._rules or DEFAULT)
+        return self._errors
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -36,6 +58,26 @@ class Evaluation(NamedTuple):
             "groups": [g.to_dict() for g in self.groups],
             "errors": list(self.errors),
         }
+
+    # Still compares, prints and unpacks like the (valid, points, groups, errors) tuple it was.
+    def _astuple(self) -> tuple[bool, int, list[GroupResult], list[str]]:
+        return (self.valid, self.points, self.groups, self.errors)
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self._astuple())
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Evaluation):
+            return self._astuple() == other._astuple()
+        return self._astuple() == other if isinstance(other, tuple) else NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]  # holds lists, like the tuple did
+
+    def __repr__(self) -> str:
+        return (
+            f"Evaluation(valid={self.valid!r}, points={self.points!r}, "
+            f"groups={self.groups!r}, errors={self.errors!r})"
+        )
 
 
 _VALUES: dict[tuple[int, int], tuple[int, ...]] = {}
@@ -68,7 +110,7 @@ def _overflow(codes: list[int], rules: RuleSet) -> list[str]:
         return []
     errors = []
     for code, k in sorted(counts.items()):
-        limit = rules.decks * rules.printed_jokers_per_deck if code == PJ else rules.decks
+        limit = pj_limit if code == PJ else rules.decks
         if k > limit:
             errors.append(
                 f"{NAMES[code]} appears {k} times; {rules.decks} deck"
@@ -89,48 +131,76 @@ def _gate_met(pure: int, seqs: int, long_seq: bool, rules: RuleSet) -> bool:
     return True
 
 
-def _evaluate(parsed: Sequence[Sequence[int]], w: int, rules: RuleSet) -> Evaluation:
-    values = card_values(w, rules.ace_points)
-    results = []
-    errors: list[str] = []
-    bad_errors: list[str] = []
-    pure = seqs = 0
+def _sequence_counts(
+    groups: Sequence[Sequence[int]], kinds: list[int], rules: RuleSet
+) -> tuple[int, int, bool]:
+    """Pure sequences, all sequences, and (only asked under the 4-card-life rule) a long one."""
+    pure = kinds.count(K_PURE)
+    seqs = pure + kinds.count(K_IMPURE)
     long_seq = False
-    total = loose = ncards = 0
-    for i, g in enumerate(parsed):
-        kind, reason = classify_codes(g, w, rules)
-        results.append(GroupResult(tuple(g), KIND_NAMES[kind], reason))
-        ncards += len(g)
-        pts = sum(map(values.__getitem__, g))
-        total += pts
-        if kind == K_INVALID:
-            loose += pts
-            bad_errors.append(f"group {i + 1} ({' '.join(map(NAMES.__getitem__, g))}): {reason}")
-        elif kind <= K_IMPURE:
-            seqs += 1
-            if kind == K_PURE:
-                pure += 1
-            if len(g) >= 4:
-                long_seq = True
+    if rules.four_card_life:
+        long_seq = any(k <= K_IMPURE and len(g) >= 4 for g, k in zip(groups, kinds, strict=True))
+    return pure, seqs, long_seq
+
+
+def _evaluate(parsed: list[tuple[int, ...]], w: int, rules: RuleSet) -> Evaluation:
+    """Validity and points need only each group's kind; the words wait in ``Evaluation``."""
+    kinds = [group_kind(g, w, rules) for g in parsed]
+    results = [
+        GroupResult(g, KIND_NAMES[k], None, w, rules) for g, k in zip(parsed, kinds, strict=True)
+    ]
+    pure, seqs, long_seq = _sequence_counts(parsed, kinds, rules)
+    if (
+        pure
+        and seqs >= 2
+        and K_INVALID not in kinds
+        and (long_seq or not rules.four_card_life)
+        and sum(map(len, parsed)) == HAND_SIZE
+        and not _repeats_overflow(parsed, rules)
+    ):
+        return Evaluation(True, 0, results, [])
+    values = card_values(w, rules.ace_points).__getitem__
+    if _gate_met(pure, seqs, long_seq, rules):
+        loose = 0
+        for g, k in zip(parsed, kinds, strict=True):
+            if k == K_INVALID:
+                loose += sum(map(values, g))
+        points = min(loose, rules.cap)
+    else:
+        points = _full_count(sum(sum(map(values, g)) for g in parsed), rules)
+    return Evaluation(False, points, results, None, rules)
+
+
+def _repeats_overflow(groups: Sequence[Sequence[int]], rules: RuleSet) -> bool:
+    """Does some card appear more often than the decks hold? (Only possible with a repeat.)"""
+    if len(set().union(*groups)) == sum(map(len, groups)):
+        return False
+    return bool(_overflow([c for g in groups for c in g], rules))
+
+
+def _errors(groups: list[GroupResult], rules: RuleSet) -> list[str]:
+    """Every reason a grouping is not a valid declaration, in a fixed order."""
+    errors: list[str] = []
+    cards = [g.cards for g in groups]
+    ncards = sum(map(len, cards))
     if ncards != HAND_SIZE:
         errors.append(f"a declaration needs {HAND_SIZE} cards, got {ncards}")
-    flat = [c for g in parsed for c in g]
+    flat = [c for g in cards for c in g]
     if len(set(flat)) != len(flat):
         errors.extend(_overflow(flat, rules))
-    errors.extend(bad_errors)
+    for i, g in enumerate(groups):
+        if g.kind == INVALID:
+            names = " ".join(map(NAMES.__getitem__, g.cards))
+            errors.append(f"group {i + 1} ({names}): {g.reason}")
+    kinds = [KIND_NAMES.index(g.kind) for g in groups]
+    pure, seqs, long_seq = _sequence_counts(cards, kinds, rules)
     if pure == 0:
         errors.append("no pure sequence")
     if seqs < 2:
         errors.append(f"{'only one sequence' if seqs else 'no sequence'}: at least two are needed")
     if rules.four_card_life and seqs and not long_seq:
         errors.append("no sequence of 4 or more cards (first/second life rule)")
-    if not errors:
-        return Evaluation(True, 0, results, errors)
-    if _gate_met(pure, seqs, long_seq, rules):
-        points = min(loose, rules.cap)
-    else:
-        points = _full_count(total, rules)
-    return Evaluation(False, points, results, errors)
+    return errors
 
 
 def evaluate_declaration(
@@ -140,9 +210,9 @@ def evaluate_declaration(
     get = TOKENS.get
     parsed = []
     for g in groups:
-        codes = [get(t) for t in g] if not isinstance(g, str) else parse_cards(g)
-        if None in codes:
-            codes = parse_cards(g)
+        codes = tuple(map(get, g)) if not isinstance(g, str) else None
+        if codes is None or None in codes:
+            codes = tuple(parse_cards(g))
         parsed.append(codes)
     return _evaluate(parsed, wild_rank(wild_joker, rules), rules)
 

@@ -1,12 +1,12 @@
 """Classifying one group of cards: pure/impure sequence, set, joker group, or invalid (and why).
 
-The fast path works on rank bitmasks per suit; the human reason is only built for invalid groups.
+The fast path works on card and rank bitmasks; the human reason is only worded when asked for.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from typing import Any, NamedTuple
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any
 
 from .cards import NAMES, NO_WILD, PJ, RANK_NAMES, SUITS, CardError, parse_card, parse_cards
 from .rules import ACES_WILD, DEFAULT, RuleSet
@@ -21,20 +21,40 @@ INVALID = "invalid"
 K_PURE, K_IMPURE, K_SET, K_JOKERS, K_INVALID = range(5)
 KIND_NAMES = (PURE_SEQUENCE, IMPURE_SEQUENCE, SET, JOKERS, INVALID)
 
-# Rank bitmask (bit r for rank r, ace high = bit 14) of every run of 3..13 consecutive ranks.
-RUNS: dict[int, int] = {}
-for _lo in range(1, 13):
-    for _hi in range(_lo + 2, min(_lo + 12, 14) + 1):
-        RUNS[((1 << (_hi + 1)) - 1) ^ ((1 << _lo) - 1)] = _hi - _lo + 1
+# Rank bitmasks use bit r for rank r; an ace counts low (bit 1) or high (bit 14).
 ACE_LOW, ACE_HIGH = 1 << 1, 1 << 14
 
 
-class GroupResult(NamedTuple):
-    """One classified group; ``reason`` says why when ``kind`` is invalid."""
+class GroupResult:
+    """One classified group; ``reason`` says why when ``kind`` is invalid.
 
-    cards: tuple[int, ...]
-    kind: str
-    reason: str | None = None
+    The reason is worded on first access: checking a hand only needs the kind, and most callers
+    (points, validity) never read the words.
+    """
+
+    __slots__ = ("_reason", "_rules", "_wild", "cards", "kind")
+
+    def __init__(
+        self,
+        cards: tuple[int, ...],
+        kind: str,
+        reason: str | None = None,
+        wild: int = NO_WILD,
+        rules: RuleSet | None = None,
+    ) -> None:
+        self.cards = cards
+        self.kind = kind
+        self._reason = reason
+        self._wild = wild
+        self._rules = rules  # set: word the reason from (cards, wild, rules) when asked
+
+    @property
+    def reason(self) -> str | None:
+        if self._rules is not None:
+            if self.kind == INVALID:
+                self._reason = invalid_reason(self.cards, self._wild, self._rules)
+            self._rules = None
+        return self._reason
 
     @property
     def is_sequence(self) -> bool:
@@ -42,6 +62,24 @@ class GroupResult(NamedTuple):
 
     def to_dict(self) -> dict[str, Any]:
         return {"cards": [NAMES[c] for c in self.cards], "kind": self.kind, "reason": self.reason}
+
+    # Still compares, hashes, prints and unpacks like the (cards, kind, reason) tuple it was.
+    def _astuple(self) -> tuple[tuple[int, ...], str, str | None]:
+        return (self.cards, self.kind, self.reason)
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self._astuple())
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, GroupResult):
+            return self._astuple() == other._astuple()
+        return self._astuple() == other if isinstance(other, tuple) else NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self._astuple())
+
+    def __repr__(self) -> str:
+        return f"GroupResult(cards={self.cards!r}, kind={self.kind!r}, reason={self.reason!r})"
 
 
 _WILD_CACHE: dict[tuple[object, str], int] = {}
@@ -85,77 +123,63 @@ def _span_fits(mask: int, n: int) -> bool:
     return False
 
 
-def classify_codes(cs: Sequence[int], w: int, rules: RuleSet) -> tuple[int, str | None]:
-    """Kind code and reason for a group of card codes, wild rank ``w``."""
+# Card bits: summing them gives the set of cards in a group while no card repeats (a repeat
+# carries, which the popcount shows); printed jokers sum into a count above bit 52.
+_BIT = (*(1 << c for c in range(52)), 1 << 52)
+_LOW52 = (1 << 52) - 1
+# Per wild rank: the bits of the four wild cards, and the bits of each rank in all four suits.
+_RANK_BITS = tuple(sum(1 << (s * 13 + r) for s in range(4)) for r in range(13))
+_WILD_BITS = (0, *_RANK_BITS)
+
+
+def group_kind(cs: Sequence[int], w: int, rules: RuleSet) -> int:
+    """Kind code of a group of card codes, wild rank ``w``; ``invalid_reason`` says why not."""
     n = len(cs)
     if n == 0:
-        return K_INVALID, "empty group"
-    pj = 0
-    nat_suit = -1
-    nat_mask = 0
-    nnat = 0
-    same_suit = True
-    wild_suits = 0
-    for c in cs:
-        if c == PJ:
-            pj += 1
-        elif c % 13 + 1 == w:
-            wild_suits |= 1 << (c // 13)
-        else:
-            nnat += 1
-            s = c // 13
-            if nat_suit != s:
-                if nat_suit == -1:
-                    nat_suit = s
-                else:
-                    same_suit = False
-            nat_mask |= 1 << (c % 13 + 1)
-    maxlen = rules.max_sequence_length
-    # Pure: every card as itself, one suit, consecutive ranks (wild cards allowed as themselves).
-    if pj == 0 and n >= 3 and same_suit:
-        mask = nat_mask
-        if wild_suits:
-            mask |= 1 << w
-            if nnat == 0 or wild_suits != 1 << nat_suit:
-                mask = -1
-        if mask > 0 and (
-            RUNS.get(mask) == n or (mask & ACE_LOW and RUNS.get(mask ^ ACE_LOW | ACE_HIGH) == n)
-        ):
-            if maxlen is None or n <= maxlen:
-                return K_PURE, None
-            return K_INVALID, f"a sequence of {n} cards is longer than {maxlen}"
-        if n == 3 and rules.identical_triple_is_pure and cs[0] == cs[1] == cs[2]:
-            return K_PURE, None
-    if nnat == 0:
-        return K_JOKERS, None
-    if n < 3:
-        return K_INVALID, _few_cards_reason(cs)
-    # Impure sequence: naturals of one suit with distinct ranks, jokers fill the gaps.
-    if same_suit and nat_mask.bit_count() == nnat and n <= 13 and _span_fits(nat_mask, n):
-        subs = n - nnat
-        if wild_suits & (1 << nat_suit) and _span_fits(nat_mask | 1 << w, n):
-            subs -= 1  # a wild card of this suit sits in its own place
-        limit = rules.max_jokers_per_sequence
-        if (limit is None or subs <= limit) and (maxlen is None or n <= maxlen):
-            return (K_IMPURE if subs else K_PURE), None
-    # Set: naturals of one rank, distinct suits, 3 or 4 cards with the jokers.
-    if n <= 4:
-        r = -1
-        suits = 0
-        ok = True
+        return K_INVALID
+    m = sum(map(_BIT.__getitem__, cs))
+    pj = m >> 52
+    m &= _LOW52
+    if m.bit_count() + pj != n:  # some card repeats
+        if n == 3 and rules.identical_triple_is_pure and cs[0] == cs[1] == cs[2] != PJ:
+            return K_PURE
+        nat = [c for c in cs if c != PJ and c % 13 + 1 != w]
+        if len(set(nat)) != len(nat):
+            return K_INVALID  # a natural card twice is in no sequence or set
+        pj = cs.count(PJ)
+        m = 0
         for c in cs:
-            if c == PJ or c % 13 + 1 == w:
-                continue
-            if r == -1:
-                r = c % 13
-            bit = 1 << (c // 13)
-            if c % 13 != r or suits & bit:
-                ok = False
-                break
-            suits |= bit
-        if ok:
-            return K_SET, None
-    return K_INVALID, invalid_reason(cs, w, rules)
+            m |= _BIT[c]
+        m &= _LOW52
+    wb = m & _WILD_BITS[w]
+    nat = m ^ wb
+    if not nat:
+        return K_JOKERS
+    if n < 3:
+        return K_INVALID
+    low = (nat & -nat).bit_length() - 1
+    s = low // 13
+    ranks = (nat >> 13 * s) << 1  # bit r for rank r: a one-suit group stays below bit 14
+    if ranks < ACE_HIGH:
+        maxlen = rules.max_sequence_length
+        own = wb & 1 << (13 * s + w - 1) if w else 0  # the wild card of this suit
+        # Pure: every card as itself, one suit, consecutive ranks.
+        if not pj and wb == own:
+            full = ranks | 1 << w if own else ranks
+            if full.bit_count() == n and _span_fits(full, n):
+                return K_PURE if maxlen is None or n <= maxlen else K_INVALID
+        # Impure: jokers fill the gaps (a wild card of this suit may sit in its own place).
+        if n <= 13 and _span_fits(ranks, n):
+            subs = n - ranks.bit_count()
+            if own and _span_fits(ranks | 1 << w, n):
+                subs -= 1
+            limit = rules.max_jokers_per_sequence
+            if (limit is None or subs <= limit) and (maxlen is None or n <= maxlen):
+                return K_IMPURE if subs else K_PURE
+    # Set: naturals of one rank (distinct suits, as no natural repeats), 3 or 4 cards.
+    if n <= 4 and nat & _RANK_BITS[low % 13] == nat:
+        return K_SET
+    return K_INVALID
 
 
 def _few_cards_reason(cs: Sequence[int]) -> str:
@@ -170,6 +194,8 @@ def _rank_label(r: int) -> str:
 def invalid_reason(cs: Sequence[int], w: int, rules: RuleSet) -> str:
     """Why a group is not a sequence, set or joker group, in words a player understands."""
     n = len(cs)
+    if n == 0:
+        return "empty group"
     if n < 3:
         return _few_cards_reason(cs)
     nat = [c for c in cs if c != PJ and c % 13 + 1 != w]
@@ -245,8 +271,8 @@ def classify_group(
 ) -> GroupResult:
     """Classify one group as a player laid it down."""
     cs = tuple(parse_cards(cards))
-    kind, reason = classify_codes(cs, wild_rank(wild_joker, rules), rules)
-    return GroupResult(cs, KIND_NAMES[kind], reason)
+    w = wild_rank(wild_joker, rules)
+    return GroupResult(cs, KIND_NAMES[group_kind(cs, w, rules)], None, w, rules)
 
 
 SUIT_NAMES = SUITS
