@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
+from itertools import chain
 from typing import Any
 
 from .cards import NAMES, PJ, TOKENS, parse_cards
@@ -20,35 +21,47 @@ from .rules import DEFAULT, FLAT, TWO_SEQUENCES, RuleSet
 
 HAND_SIZE = 13
 Groups = Iterable[Iterable[str | int] | str]
+_Source = tuple[list[tuple[int, ...]], list[int], int, RuleSet]
 
 
 class Evaluation:
     """A checked hand: valid declaration or not, its points, each group, every reason.
 
-    ``errors`` is worded on first access (from the groups and the rules), so scoring a hand
-    does not build sentences nobody reads.
+    Validity and points are decided up front; ``groups`` and ``errors`` are built on first access
+    from the parsed cards and each group's kind, so scoring a hand builds no objects and no
+    sentences that nobody reads.
     """
 
-    __slots__ = ("_errors", "_rules", "groups", "points", "valid")
+    __slots__ = ("_errors", "_groups", "_source", "points", "valid")
 
     def __init__(
         self,
         valid: bool,
         points: int,
-        groups: list[GroupResult],
+        groups: list[GroupResult] | None = None,
         errors: list[str] | None = None,
-        rules: RuleSet | None = None,
+        source: _Source | None = None,
     ) -> None:
         self.valid = valid
         self.points = points
-        self.groups = groups
+        self._groups = groups
         self._errors = errors
-        self._rules = rules  # with errors None: word them from the groups when asked
+        self._source = source  # (cards per group, kind codes, wild rank, rules) when lazy
+
+    @property
+    def groups(self) -> list[GroupResult]:
+        if self._groups is None:
+            cards, kinds, w, rules = self._source
+            self._groups = [
+                GroupResult(g, KIND_NAMES[k], None, w, rules)
+                for g, k in zip(cards, kinds, strict=True)
+            ]
+        return self._groups
 
     @property
     def errors(self) -> list[str]:
         if self._errors is None:
-            self._errors = _errors(self.groups, self._rules or DEFAULT)
+            self._errors = _errors(self.groups, self._source[3])
         return self._errors
 
     def to_dict(self) -> dict[str, Any]:
@@ -144,11 +157,9 @@ def _sequence_counts(
 
 
 def _evaluate(parsed: list[tuple[int, ...]], w: int, rules: RuleSet) -> Evaluation:
-    """Validity and points need only each group's kind; the words wait in ``Evaluation``."""
+    """Validity and points need only each group's kind; the rest waits in ``Evaluation``."""
     kinds = [group_kind(g, w, rules) for g in parsed]
-    results = [
-        GroupResult(g, KIND_NAMES[k], None, w, rules) for g, k in zip(parsed, kinds, strict=True)
-    ]
+    source = (parsed, kinds, w, rules)
     pure, seqs, long_seq = _sequence_counts(parsed, kinds, rules)
     if (
         pure
@@ -158,7 +169,7 @@ def _evaluate(parsed: list[tuple[int, ...]], w: int, rules: RuleSet) -> Evaluati
         and sum(map(len, parsed)) == HAND_SIZE
         and not _repeats_overflow(parsed, rules)
     ):
-        return Evaluation(True, 0, results, [])
+        return Evaluation(True, 0, None, [], source)
     values = card_values(w, rules.ace_points).__getitem__
     if _gate_met(pure, seqs, long_seq, rules):
         loose = 0
@@ -167,8 +178,8 @@ def _evaluate(parsed: list[tuple[int, ...]], w: int, rules: RuleSet) -> Evaluati
                 loose += sum(map(values, g))
         points = min(loose, rules.cap)
     else:
-        points = _full_count(sum(sum(map(values, g)) for g in parsed), rules)
-    return Evaluation(False, points, results, None, rules)
+        points = _full_count(sum(map(values, chain.from_iterable(parsed))), rules)
+    return Evaluation(False, points, None, None, source)
 
 
 def _repeats_overflow(groups: Sequence[Sequence[int]], rules: RuleSet) -> bool:
