@@ -104,17 +104,13 @@ WITH lines AS MATERIALIZED (
       FROM wallets_gatewaystatementline l
       JOIN wallets_gatewaystatement st ON st.id = l.statement_id
      ORDER BY l.kind, l.reference, st.imported_at DESC, st.id DESC
-), span AS (
-    SELECT (min(period_start)::timestamp AT TIME ZONE %(tz)s) AS lo,
-           ((max(period_end) + 1)::timestamp AT TIME ZONE %(tz)s) AS hi
-      FROM wallets_gatewaystatement
 ), in_span AS MATERIALIZED (
     SELECT t.id, t.kind, t.reference, t.created_at, e.amount, e.amount_currency
-      FROM span
-      JOIN wallets_entry e
-        ON e.account_id = %(clearing)s AND e.created_at >= span.lo AND e.created_at < span.hi
-      JOIN wallets_transfer t ON t.id = e.transfer_id
-     WHERE t.kind IN ('deposit', 'withdrawal')
+      FROM wallets_entry e
+      JOIN wallets_transfer t
+        ON t.id = e.transfer_id AND t.created_at >= %(lo)s AND t.created_at < %(hi)s
+     WHERE e.account_id = %(clearing)s AND e.created_at >= %(lo)s AND e.created_at < %(hi)s
+       AND t.kind IN ('deposit', 'withdrawal')
 ), elsewhere AS (
     SELECT t.id, t.kind, t.reference, t.created_at, e.amount, e.amount_currency
       FROM wallets_transfer t
@@ -139,6 +135,13 @@ SELECT coalesce(l.kind, g.kind) AS kind, coalesce(l.reference, g.reference) AS r
                 WHERE g.date BETWEEN st.period_start AND st.period_end) AS in_period
   FROM lines l FULL JOIN ledger g ON g.kind = l.kind AND g.reference = l.reference
  WHERE l.reference IS NULL OR g.reference IS NULL OR l.amount <> g.amount
+"""
+
+# The statements' span as constants, so the planner can use the created_at indexes.
+_SPAN = """
+SELECT (min(period_start)::timestamp AT TIME ZONE %(tz)s),
+       ((max(period_end) + 1)::timestamp AT TIME ZONE %(tz)s)
+  FROM wallets_gatewaystatement
 """
 
 _INSERT = (
@@ -173,6 +176,9 @@ def gateway_statement(cursor, ctx: dict) -> int:
         [f"platform:{PlatformAccount.GATEWAY_CLEARING}"],
     )
     row = cursor.fetchone()
-    cursor.execute(_LEDGER_SIDE, {"tz": settings.TIME_ZONE, "clearing": row[0] if row else None})
+    cursor.execute(_SPAN, {"tz": settings.TIME_ZONE})
+    lo, hi = cursor.fetchone()
+    params = {"tz": settings.TIME_ZONE, "clearing": row[0] if row else None, "lo": lo, "hi": hi}
+    cursor.execute(_LEDGER_SIDE, params)
     cursor.execute(_CHECKS, {"report": ctx["report_id"]})
     return cursor.rowcount

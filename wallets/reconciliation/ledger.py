@@ -1,33 +1,78 @@
-"""Ledger checks. One parallel pass over `wallets_entry` feeds all of them.
+"""Ledger checks: one parallel pass over `wallets_entry`, then small set-based statements.
 
-The pass sums entries per (account, currency) into a small temporary table; each check is then
-one `INSERT INTO wallets_discrepancy ... SELECT` (no Python loop per row).
+The pass (one statement) sums the entries per (account, currency), joins that to the accounts
+and derives every account-level discrepancy plus per-currency totals into a small temporary
+table; the discrepancies are then copied into the report with one `INSERT ... SELECT`.
+No Python loop per row anywhere.
+
+Every transfer sums to zero per currency: proven without grouping the entries by transfer (which
+costs about four times the account pass on a million entries). The same pass adds a seeded,
+random weighting per transfer: sum(paise * w(transfer)), w an odd 20-bit weight drawn from a
+fresh seed on every run (stored in the report). When every transfer sums to zero per currency,
+the weighted total of each currency is exactly zero whatever the weights; a single transfer that
+does not makes it non-zero for sure (w is odd, never zero), and several only cancel out by a
+roughly one-in-half-a-million accident of the weights, which nobody can aim for without the seed
+and which the next night's fresh seed undoes. Only when a currency's weighted total is not zero
+does the exact per-transfer query run, to list the culprits. Integer arithmetic keeps the pass
+cheap: a single entry above 10^11 (in rupees or chips) would overflow it and fail the run loudly,
+never pass it silently.
 """
 
 from __future__ import annotations
 
 import secrets
 
-SUMS_TABLE = "recon_entry_sums"
+LEDGER_TABLE = "recon_ledger"
 
-# One parallel pass: per (account, currency) the sum, the count and a random-weighted sum
-# sum(amount * w(transfer)). If every transfer sums to zero per currency, the weighted sums of a
-# currency add up to zero whatever the weights; if one does not, they add up to zero only by a
-# 1-in-2^64 accident, and the weights are drawn afresh (the seed) on every run, so nobody can
-# plant a tampering that cancels out. Only then is the exact per-transfer query run, to list
-# the culprits: grouping 1M entries by transfer costs ~4x the account pass, proving they are
-# fine costs nothing extra.
-ENTRY_SUMS = f"""
-DROP TABLE IF EXISTS {SUMS_TABLE};
-CREATE TEMP TABLE {SUMS_TABLE} ON COMMIT DROP AS
-SELECT account_id, amount_currency AS currency, sum(amount) AS total, count(*) AS n,
-       sum(amount * hashint8extended(transfer_id, %(seed)s)) AS weighted
-  FROM wallets_entry
- GROUP BY account_id, amount_currency;
-"""
-
-UNBALANCED_CURRENCIES = f"""
-SELECT currency FROM {SUMS_TABLE} GROUP BY currency HAVING sum(weighted) <> 0
+ONE_PASS = f"""
+DROP TABLE IF EXISTS {LEDGER_TABLE};
+CREATE TEMP TABLE {LEDGER_TABLE} ON COMMIT DROP AS
+WITH sums AS MATERIALIZED (
+    SELECT account_id, amount_currency AS currency, sum(amount) AS total, count(*) AS n,
+           sum((amount * 100)::bigint * ((hashint8extended(transfer_id, %(seed)s) >> 44) | 1))
+               AS weighted
+      FROM wallets_entry
+     GROUP BY account_id, amount_currency
+), acc AS MATERIALIZED (
+    -- one row per account (with its entries in its own currency), plus one row per
+    -- (account, currency) of entries in a currency that is not their account's (id IS NULL)
+    SELECT a.id, a.code, a.kind, a.balance, s.account_id,
+           coalesce(a.balance_currency, s.currency) AS currency,
+           coalesce(s.total, 0) AS total, coalesce(s.n, 0) AS n,
+           coalesce(s.weighted, 0) AS weighted
+      FROM wallets_account a
+      FULL JOIN sums s ON s.account_id = a.id AND s.currency = a.balance_currency
+), per_currency AS (
+    -- all balances of a currency: cached ones for player and escrow accounts, the sum of
+    -- entries for platform accounts (they cache nothing)
+    SELECT currency,
+           sum(CASE WHEN id IS NULL THEN 0 WHEN kind = 'platform' THEN total ELSE balance END)
+               AS balances,
+           sum(total) AS entries_total, sum(weighted) AS weighted, sum(n) AS entries,
+           count(account_id) AS accounts
+      FROM acc GROUP BY currency
+)
+SELECT 'cached_balance' AS kind, code AS subject, total AS expected, balance AS actual,
+       currency, jsonb_build_object('account_id', id, 'entries', n) AS details
+  FROM acc WHERE id IS NOT NULL AND kind <> 'platform' AND balance <> total
+UNION ALL
+SELECT 'negative_balance', code, 0, balance, currency, jsonb_build_object('account_id', id)
+  FROM acc WHERE id IS NOT NULL AND kind <> 'platform' AND balance < 0
+UNION ALL
+SELECT 'foreign_currency', 'account ' || account_id, NULL, total, currency,
+       jsonb_build_object('account_id', account_id, 'entries', n)
+  FROM acc WHERE id IS NULL
+UNION ALL
+-- the entries alone must net to zero too (a deleted platform entry shows up only here)
+SELECT 'currency_total', 'all ' || currency || ' balances', 0,
+       CASE WHEN balances <> 0 THEN balances ELSE entries_total END, currency,
+       jsonb_build_object('sum_of_balances', balances::text, 'sum_of_entries',
+                          entries_total::text)
+  FROM per_currency WHERE balances <> 0 OR entries_total <> 0
+UNION ALL
+SELECT '_per_currency', currency, 0, weighted, currency,
+       jsonb_build_object('entries', entries, 'accounts', accounts)
+  FROM per_currency
 """
 
 _INSERT = (
@@ -35,49 +80,23 @@ _INSERT = (
     "(report_id, kind, subject, expected, actual, currency, details) "
 )
 
-# Every account check in one statement over one join of the accounts with their sums:
-# - cached_balance: a player or escrow account's cached balance differs from its entries;
-# - negative_balance: a player or escrow balance below zero (the CHECK constraint's backstop);
-# - foreign_currency: entries in a currency other than their account's;
-# - currency_total: the sum of every balance per currency is not zero (cached balances for
-#   player and escrow accounts, the sum of entries for platform accounts, which cache nothing),
-#   or the entries alone do not net to zero (a deleted platform entry shows up only here).
-ACCOUNTS = f"""
-WITH acc AS MATERIALIZED (
-    SELECT a.id, a.code, a.kind, a.balance, a.balance_currency AS currency,
-           coalesce(s.total, 0) AS total, coalesce(s.n, 0) AS n
-      FROM wallets_account a
-      LEFT JOIN {SUMS_TABLE} s ON s.account_id = a.id AND s.currency = a.balance_currency
-), balances AS (
-    SELECT currency, sum(CASE WHEN kind = 'platform' THEN total ELSE balance END) AS b
-      FROM acc GROUP BY currency
-), entries AS (
-    SELECT currency, sum(total) AS e FROM {SUMS_TABLE} GROUP BY currency
-), foreign_entries AS (
-    SELECT s.* FROM {SUMS_TABLE} s
-     WHERE NOT EXISTS (SELECT 1 FROM acc WHERE acc.id = s.account_id
-                                           AND acc.currency = s.currency)
+ACCOUNTS = (
+    _INSERT
+    + f"""
+SELECT %(report)s, r.kind, coalesce(a.code, r.subject), r.expected, r.actual, r.currency,
+       r.details || CASE WHEN r.kind = 'foreign_currency'
+                         THEN jsonb_build_object('account_currency', a.balance_currency)
+                         ELSE '{{}}'::jsonb END
+  FROM {LEDGER_TABLE} r
+  LEFT JOIN wallets_account a
+    ON r.kind = 'foreign_currency' AND a.id = (r.details ->> 'account_id')::bigint
+ WHERE r.kind NOT LIKE '\\_%%'
+"""
 )
-{_INSERT}
-SELECT %(report)s, 'cached_balance', code, total, balance, currency,
-       jsonb_build_object('account_id', id, 'entries', n)
-  FROM acc WHERE kind <> 'platform' AND balance <> total
-UNION ALL
-SELECT %(report)s, 'negative_balance', code, 0, balance, currency,
-       jsonb_build_object('account_id', id)
-  FROM acc WHERE kind <> 'platform' AND balance < 0
-UNION ALL
-SELECT %(report)s, 'foreign_currency', coalesce(a.code, 'account ' || f.account_id), NULL,
-       f.total, f.currency,
-       jsonb_build_object('account_id', f.account_id, 'account_currency', a.balance_currency,
-                          'entries', f.n)
-  FROM foreign_entries f LEFT JOIN wallets_account a ON a.id = f.account_id
-UNION ALL
-SELECT %(report)s, 'currency_total', 'all ' || currency || ' balances', 0, coalesce(b, e),
-       currency, jsonb_build_object('sum_of_balances', coalesce(b, 0)::text,
-                                    'sum_of_entries', coalesce(e, 0)::text)
-  FROM balances FULL JOIN entries USING (currency)
- WHERE coalesce(b, 0) <> 0 OR coalesce(e, 0) <> 0
+
+PER_CURRENCY = f"""
+SELECT currency, actual <> 0, (details ->> 'entries')::bigint, (details ->> 'accounts')::bigint
+  FROM {LEDGER_TABLE} WHERE kind = '_per_currency'
 """
 
 UNBALANCED_TRANSFER = (
@@ -95,37 +114,27 @@ SELECT %(report)s, 'unbalanced_transfer', 'transfer ' || s.transfer_id, 0, s.tot
 """
 )
 
-STATS = f"SELECT coalesce(sum(n), 0), count(DISTINCT account_id) FROM {SUMS_TABLE}"
 
-
-def entry_sums(cursor, ctx: dict) -> int:
+def entry_pass(cursor, ctx: dict) -> int:
+    """The one pass over the entries; stores its findings in the report."""
     seed = secrets.randbits(63)
-    cursor.execute(ENTRY_SUMS, {"seed": seed})
-    cursor.execute(STATS)
-    ctx["stats"]["entries"], ctx["stats"]["accounts_with_entries"] = (
-        int(v) for v in cursor.fetchone()
-    )
-    ctx["stats"]["transfer_checksum_seed"] = seed
-    return 0
-
-
-def _insert(sql: str):
-    def check(cursor, ctx: dict) -> int:
-        cursor.execute(sql, {"report": ctx["report_id"]})
-        return cursor.rowcount
-
-    return check
+    cursor.execute(ONE_PASS, {"seed": seed})
+    cursor.execute(PER_CURRENCY)
+    rows = cursor.fetchall()
+    stats = ctx["stats"]
+    stats["transfer_checksum_seed"] = seed
+    stats["entries"] = sum(row[2] for row in rows)
+    stats["accounts_with_entries"] = sum(row[3] for row in rows)
+    ctx["checksum_failed"] = [row[0] for row in rows if row[1]]
+    stats["transfer_checksum_failed_for"] = ctx["checksum_failed"]
+    cursor.execute(ACCOUNTS, {"report": ctx["report_id"]})
+    return cursor.rowcount
 
 
 def unbalanced_transfer(cursor, ctx: dict) -> int:
     """Exact per-transfer sums, only for a currency whose weighted checksum is not zero."""
-    cursor.execute(UNBALANCED_CURRENCIES)
-    currencies = [row[0] for row in cursor.fetchall()]
-    ctx["stats"]["transfer_checksum_failed_for"] = currencies
+    currencies = ctx.get("checksum_failed") or []
     if not currencies:
         return 0
     cursor.execute(UNBALANCED_TRANSFER, {"report": ctx["report_id"], "currencies": currencies})
     return cursor.rowcount
-
-
-accounts = _insert(ACCOUNTS)

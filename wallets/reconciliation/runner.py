@@ -28,8 +28,7 @@ class Check:
 
 
 CHECKS: list[Check] = [
-    Check("entry sums (one pass over the entries)", ledger.entry_sums),
-    Check("balances, entry currencies and currency totals", ledger.accounts),
+    Check("balances, currencies and totals (one pass over the entries)", ledger.entry_pass),
     Check("transfers sum to zero", ledger.unbalanced_transfer),
     Check("finished games' escrow", games.escrow_not_empty),
     Check("games collected vs paid", games.game_unbalanced),
