@@ -179,6 +179,28 @@ def time_reconcile() -> tuple[float, ReconciliationReport]:
     return time.perf_counter() - t0, report
 
 
+PLANTED_KINDS = {"cached_balance", "unbalanced_transfer", "currency_total", "foreign_currency"}
+
+PLANT = """
+SET session_replication_role = replica;
+UPDATE wallets_account SET balance = balance + 1
+ WHERE id = (SELECT min(id) FROM wallets_account WHERE kind = 'player');
+DELETE FROM wallets_entry WHERE id = (SELECT max(id) FROM wallets_entry);
+UPDATE wallets_entry SET amount_currency = 'CHP'
+ WHERE id = (SELECT min(id) FROM wallets_entry WHERE amount_currency = 'INR');
+SET session_replication_role = origin;
+"""
+
+
+def time_planted() -> tuple[float, list[str]]:
+    """Tamper behind the app's back, reconcile once (the exact per-transfer path runs too)."""
+    with connection.cursor() as cursor:
+        cursor.execute(PLANT)
+    elapsed, report = time_reconcile()
+    kinds = sorted(set(report.discrepancies.values_list("kind", flat=True)))
+    return elapsed, kinds
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--entries", type=int, default=1_000_000)
@@ -200,11 +222,13 @@ def main() -> None:
     baseline = statistics.median(baselines)
     reconcile = statistics.median(reconciles)
     ratio = reconcile / baseline
+    planted_s, planted = time_planted()
     print(f"baseline GROUP BY account_id: {baseline:.3f} s (median of {args.runs})")
     print(f"reconciliation:               {reconcile:.3f} s, status {report.status}")
     for name, check in report.stats["checks"].items():
         print(f"  {name}: {check['seconds']} s, {check['found']} found")
     print(f"ratio {ratio:.2f} (goal <= {GOAL_RATIO})")
+    print(f"with planted discrepancies: {planted_s:.3f} s, found {planted}")
     result = {
         **figures,
         "baseline_s": round(baseline, 4),
@@ -218,6 +242,9 @@ def main() -> None:
         "discrepancies": report.discrepancy_count,
         "checks_s": {name: c["seconds"] for name, c in report.stats["checks"].items()},
         "work_mem": settings.RECONCILE_WORK_MEM,
+        "planted_reconcile_s": round(planted_s, 4),
+        "planted_found": planted,
+        "planted_found_all": set(planted) >= PLANTED_KINDS,
     }
     print(json.dumps(result))
 
