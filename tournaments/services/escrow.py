@@ -8,17 +8,18 @@ that somehow ran twice could not pay twice: the ledger would return the first tr
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Sequence
 from decimal import Decimal
 
-from django.db.models import Q
+from django.db import connection
 from djmoney.money import Money
 
 from rummy_ledger.errors import Conflict
 from tournaments.models import Game, GamePlayer
 from tournaments.payouts import ZERO, Settlement, charge_by_bucket, refund_by_bucket
 from wallets.ledger import InsufficientFunds, Leg, TransferRequest, transfers_post
-from wallets.models import CHIPS, Account, Bucket, PlatformAccount, Transfer
+from wallets.models import CHIPS, Account, Bucket, PlatformAccount, Player, Transfer
 from wallets.services import platform_accounts
 
 
@@ -40,17 +41,9 @@ def escrow_create(*, code: str, currency: str) -> Account:
     )
 
 
-def wallet_accounts(
-    player_ids: Iterable[int], *, with_fee: bool = False
-) -> dict[tuple[int | None, str], Account]:
-    """The players' bucket accounts by (player id, bucket); `(None, "fee")` the fee account."""
-    wanted = Q(player_id__in=list(player_ids), kind=Account.Kind.PLAYER)
-    if with_fee:
-        wanted |= Q(code=FEE_ACCOUNT_CODE)
-    accounts = {}
-    for a in Account.objects.filter(wanted):
-        accounts[(a.player_id, a.bucket) if a.player_id else (None, "fee")] = a
-    return accounts
+def wallet_accounts(player_ids: Iterable[int]) -> dict[tuple[int, str], Account]:
+    accounts = Account.objects.filter(player_id__in=list(player_ids), kind=Account.Kind.PLAYER)
+    return {(a.player_id, a.bucket): a for a in accounts}
 
 
 def contributions(seat: GamePlayer) -> list[tuple[str, Decimal]]:
@@ -120,16 +113,52 @@ def _short(players: list[str], amount: Decimal, game: Game) -> PlayersShort:
     )
 
 
-def settlement_post(
-    *, game: Game, seats: Sequence[GamePlayer], settlement: Settlement, reference: str
-) -> list[int]:
-    """Empty the escrow by `settlement` (prizes to winnings, refunds back to their buckets, the
-    fee to the platform) in one ledger call; record the amounts on the game and its seats."""
+def seats_with_accounts(game_ids: Sequence[int]) -> dict[int, list[GamePlayer]]:
+    """Every seat of these games with its player and its wallet account ids (`seat.accounts`,
+    bucket -> id), in one query: the settlement hot path reads nothing else about players."""
+    sql = f"""
+        SELECT gp.id, gp.game_id, gp.player_id, p.external_id, gp.seat, gp.score, gp.eliminated,
+               gp.rejoins, gp.entries, gp.contributed, gp.payout, gp.refund,
+               (SELECT array_agg(a.bucket || ':' || a.id) FROM {Account._meta.db_table} a
+                 WHERE a.player_id = gp.player_id AND a.kind = 'player')
+          FROM {GamePlayer._meta.db_table} gp JOIN {Player._meta.db_table} p ON p.id = gp.player_id
+         WHERE gp.game_id = ANY(%s) ORDER BY gp.game_id, gp.seat"""
+    out: dict[int, list[GamePlayer]] = {pk: [] for pk in game_ids}
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [list(game_ids)])
+        for row in cursor.fetchall():
+            pk, game_id, player_id, ext, seat_no, score, elim, rejoins, entries, contrib = row[:10]
+            seat = GamePlayer(
+                id=pk,
+                game_id=game_id,
+                player=Player(id=player_id, external_id=ext),
+                seat=seat_no,
+                score=score,
+                eliminated=elim,
+                rejoins=rejoins,
+                entries=entries,
+                contributed=json.loads(contrib) if isinstance(contrib, str) else contrib,
+                payout=row[10],
+                refund=row[11],
+            )
+            seat.accounts = {
+                bucket: int(account_id)
+                for bucket, account_id in (item.split(":") for item in row[12] or [])
+            }
+            out[game_id].append(seat)
+    return out
+
+
+def settlement_requests(
+    *, game: Game, seats: Sequence[GamePlayer], settlement: Settlement, fee_id: int | None
+) -> list[TransferRequest]:
+    """The transfers that empty the escrow by `settlement`: prizes to winnings (chips to chips),
+    refunds back to the buckets they came from, the fee to the platform. Records the amounts on
+    the game and its seats (seats need `accounts`, see `seats_with_accounts`)."""
     by_ext = {s.player.external_id: s for s in seats}
-    with_fee = settlement.fee > 0
-    accounts = wallet_accounts((s.player_id for s in seats), with_fee=with_fee)
     currency = game.currency
     prize_bucket = Bucket.CHIPS if currency == CHIPS else Bucket.WINNINGS
+    reference = f"game:{game.pk}"
     requests = []
 
     def add(key: str, kind: str, legs: list[Leg], memo: str) -> None:
@@ -145,11 +174,10 @@ def settlement_post(
         seat = by_ext[ext]
         seat.payout += amount
         if amount > 0:
-            account = accounts[(seat.player_id, prize_bucket)]
             add(
                 f"game:{game.pk}:payout:{ext}",
                 Transfer.Kind.SETTLEMENT,
-                [Leg(account.pk, Money(amount, currency))],
+                [Leg(seat.accounts[prize_bucket], Money(amount, currency))],
                 f"prize of {game.game_id}",
             )
     for ext, amount in settlement.refunds.items():
@@ -157,19 +185,16 @@ def settlement_post(
         seat.refund += amount
         if amount > 0:
             back = refund_by_bucket(contributions(seat), amount)
-            legs = [Leg(accounts[(seat.player_id, b)].pk, Money(a, currency)) for b, a in back]
+            legs = [Leg(seat.accounts[b], Money(a, currency)) for b, a in back]
             add(f"game:{game.pk}:refund:{ext}", Transfer.Kind.REFUND, legs, "escrow returned")
-    if with_fee:
-        fee = accounts.get((None, "fee"))
-        fee_id = fee.pk if fee is not None else fee_account_id()
+    if settlement.fee > 0:
         add(
             f"game:{game.pk}:fee",
             Transfer.Kind.SETTLEMENT,
-            [Leg(fee_id, Money(settlement.fee, currency))],
+            [Leg(fee_id or fee_account_id(), Money(settlement.fee, currency))],
             f"platform fee on {game.game_id}",
         )
-    posted = transfers_post(requests=requests)
     game.paid_out += sum(settlement.payouts.values(), ZERO)
     game.refunded += sum(settlement.refunds.values(), ZERO)
     game.fee += settlement.fee
-    return [p.transfer_id for p in posted]
+    return requests

@@ -161,7 +161,7 @@ def game_split(*, client: ApiClient, game_id: str) -> Game:
     result = split_settlement(
         prize=game.collected, weights=weights, fee_percent=money(game.terms, "fee_percent")
     )
-    settlement.game_finish(game=game, seats=seats, result=result, outcome="split")
+    settlement.game_finish(game=game, result=result, outcome="split")
     return game
 
 
@@ -173,7 +173,6 @@ def game_cancel(*, client: ApiClient, game_id: str) -> Game:
     paid = {s.player.external_id: sum(a for _, a in contributions(s)) for s in seats}
     settlement.game_finish(
         game=game,
-        seats=seats,
         result=cancel_settlement(contributed=paid),
         outcome="cancelled",
         status=Game.Status.CANCELLED,

@@ -26,13 +26,20 @@ from tournaments.models import Deal, Format, Game, GamePlayer
 from tournaments.payouts import Settlement, points_settlement, prize_settlement
 from tournaments.rummy import rummy500
 from tournaments.services.deal_validation import deal_check, deal_points
-from tournaments.services.escrow import settlement_post
+from tournaments.services.escrow import (
+    fee_account_id,
+    seats_with_accounts,
+    settlement_requests,
+)
 from tournaments.services.terms import POOL, game_ruleset, money
+from wallets.ledger import TransferRequest, transfers_post
 from wallets.models import ApiClient
 
 # Test-only: seconds to sleep inside the settlement transaction, after the money is posted and
 # before the commit, so a test can SIGKILL a worker in the middle of a settlement.
 SLEEP_ENV = "RUMMY_TEST_SETTLE_SLEEP"
+# How many games one settlement transaction may take (its own plus others whose lock is free).
+SETTLEMENT_BATCH = int(os.environ.get("SETTLEMENT_BATCH", "32"))
 
 
 class DealExists(Conflict):
@@ -88,24 +95,59 @@ def deal_store(
     return deal, True
 
 
-def deal_settle(*, deal_id: int) -> None:
-    """Settle a stored deal (and any stored before it). Safe to run any number of times."""
+def deal_settle(*, deal_id: int) -> int:
+    """Settle a stored deal (and any stored before it). Safe to run any number of times.
+
+    While it holds the lock of this deal's game it also takes up to SETTLEMENT_BATCH other games
+    with stored deals whose lock is free (`SKIP LOCKED`: never waits, so never deadlocks) and
+    settles them all in the same transaction with ONE ledger call: the commit, the round trips
+    and the ledger's per-call work are shared, which is what makes the Celery path fast. Their
+    own tasks then find their deals settled and return. Returns the number of deals settled.
+    """
     with transaction.atomic():
         game = Game.objects.select_for_update(of=("self",)).filter(deals__pk=deal_id).first()
-        if game is not None:
-            pending_settle(game=game)
+        if game is None:
+            return 0
+        games = [game]
+        if SETTLEMENT_BATCH > 1:
+            stored = Deal.objects.filter(status=Deal.Status.STORED).exclude(game_id=game.pk)
+            games += Game.objects.select_for_update(of=("self",), skip_locked=True).filter(
+                pk__in=stored.values("game_id")[: SETTLEMENT_BATCH - 1]
+            )
+        return games_settle(games=games)
 
 
 def pending_settle(*, game: Game) -> int:
     """Settle the game's stored deals in order; the caller holds the game row lock."""
-    deals = list(game.deals.filter(status=Deal.Status.STORED).order_by("deal_no"))
+    return games_settle(games=[game])
+
+
+def games_settle(*, games: list[Game]) -> int:
+    """Settle, in deal order, every stored deal of these games (the caller holds their locks):
+    score, standings, the money in one `transfers_post`, everything written back at once."""
+    by_pk = {g.pk: g for g in games}
+    deals = list(Deal.objects.filter(game_id__in=by_pk, status=Deal.Status.STORED).order_by("pk"))
     if not deals:
         return 0
-    from tournaments.services.games import seats_of
-
-    seats = seats_of(game)
+    deals.sort(key=lambda d: (d.game_id, d.deal_no))
+    seats = seats_with_accounts(sorted({d.game_id for d in deals}))
+    fee_id = fee_account_id()
+    requests: list[TransferRequest] = []
+    spans: list[tuple[Deal, int, int]] = []
     for deal in deals:
-        _settle_one(game, seats, deal)
+        game = by_pk[deal.game_id]
+        first = len(requests)
+        if game.status == Game.Status.OPEN:
+            requests += _score(game, seats[game.pk], deal, fee_id)
+        spans.append((deal, first, len(requests)))
+    posted = transfers_post(requests=requests)
+    if os.environ.get(SLEEP_ENV):
+        time.sleep(float(os.environ[SLEEP_ENV]))
+    for deal, first, last in spans:
+        deal.transfers = [p.transfer_id for p in posted[first:last]]
+    _write_back(
+        [by_pk[pk] for pk in seats], [s for game_seats in seats.values() for s in game_seats], deals
+    )
     return len(deals)
 
 
@@ -116,64 +158,66 @@ def unsettled_deal_ids(*, older_than: timedelta) -> list[int]:
     return list(deals.order_by("created_at").values_list("pk", flat=True)[:1000])
 
 
-def _settle_one(game: Game, seats: list[GamePlayer], deal: Deal) -> None:
+def _score(game: Game, seats: list[GamePlayer], deal: Deal, fee_id: int) -> list[TransferRequest]:
+    """Score one deal, update the standings; the transfers if it ends the game."""
     terms = game.terms
     points = deal_points(terms=terms, wild_joker=deal.wild_joker, results=deal.results)
     by_ext = {s.player.external_id: s for s in seats}
     game.deals_played += 1
-    result = _apply(game, seats, by_ext, deal, points)
-    transfers: list[int] = []
-    if result is not None:
-        transfers = game_finish(game=game, seats=seats, result=result, outcome="won", save=False)
-    if os.environ.get(SLEEP_ENV):
-        time.sleep(float(os.environ[SLEEP_ENV]))
     deal.points = points
     deal.discrepancies = {
         r["player"]: {"claimed": r["claimed_points"], "computed": points[r["player"]]}
         for r in deal.results
         if r.get("claimed_points") is not None and r["claimed_points"] != points[r["player"]]
     }
-    deal.status = Deal.Status.SETTLED
-    deal.settled_at = timezone.now()
-    deal.transfers = transfers
-    _write_back(game, seats, deal)
+    result = _apply(game, seats, by_ext, deal, points)
+    if result is None:
+        return []
+    _check_adds_up(game, result)
+    requests = settlement_requests(game=game, seats=seats, settlement=result, fee_id=fee_id)
+    game.status = Game.Status.FINISHED
+    game.outcome = "won"
+    game.finished_at = timezone.now()
+    return requests
 
 
-def _write_back(game: Game, seats: list[GamePlayer], deal: Deal) -> None:
-    """The deal, the seats and the game in ONE statement (a round trip saved is a lock held
-    shorter: settlement throughput is bounded by round trips under the game lock)."""
+def _write_back(games: list[Game], seats: list[GamePlayer], deals: list[Deal]) -> None:
+    """Deals, seats and games in ONE statement: settlement throughput is bounded by the round
+    trips made while the locks are held."""
     with connection.cursor() as cursor:
         cursor.execute(
-            f"WITH d AS (UPDATE {Deal._meta.db_table} SET points = %s::jsonb, "
-            "discrepancies = %s::jsonb, status = %s, settled_at = %s, transfers = %s::jsonb "
-            "WHERE id = %s RETURNING 1), "
+            f"WITH d AS (UPDATE {Deal._meta.db_table} AS x SET points = u.points::jsonb, "
+            "discrepancies = u.disc::jsonb, transfers = u.transfers::jsonb, status = 'settled', "
+            "settled_at = now() FROM unnest(%s::bigint[], %s::text[], %s::text[], %s::text[]) "
+            "AS u(id, points, disc, transfers) WHERE x.id = u.id RETURNING 1), "
             f"s AS (UPDATE {GamePlayer._meta.db_table} AS gp SET score = u.score, "
             "eliminated = u.eliminated, payout = u.payout, refund = u.refund "
             "FROM unnest(%s::bigint[], %s::int[], %s::bool[], %s::numeric[], %s::numeric[]) "
             "AS u(id, score, eliminated, payout, refund) WHERE gp.id = u.id RETURNING 1) "
-            f"UPDATE {Game._meta.db_table} SET status = %s, outcome = %s, finished_at = %s, "
-            "deals_played = %s, paid_out = %s, refunded = %s, fee = %s "
-            "WHERE id = %s AND (SELECT count(*) FROM d) + (SELECT count(*) FROM s) >= 0",
+            f"UPDATE {Game._meta.db_table} AS g SET status = u.status, outcome = u.outcome, "
+            "finished_at = u.finished_at, deals_played = u.deals_played, paid_out = u.paid_out, "
+            "refunded = u.refunded, fee = u.fee FROM unnest(%s::bigint[], %s::text[], "
+            "%s::text[], %s::timestamptz[], %s::int[], %s::numeric[], %s::numeric[], "
+            "%s::numeric[]) AS u(id, status, outcome, finished_at, deals_played, paid_out, "
+            "refunded, fee) WHERE g.id = u.id",
             [
-                json.dumps(deal.points),
-                json.dumps(deal.discrepancies),
-                deal.status,
-                deal.settled_at,
-                json.dumps(deal.transfers),
-                deal.pk,
+                [d.pk for d in deals],
+                [json.dumps(d.points) for d in deals],
+                [json.dumps(d.discrepancies) for d in deals],
+                [json.dumps(d.transfers) for d in deals],
                 [s.pk for s in seats],
                 [s.score for s in seats],
                 [s.eliminated for s in seats],
                 [s.payout for s in seats],
                 [s.refund for s in seats],
-                game.status,
-                game.outcome,
-                game.finished_at,
-                game.deals_played,
-                game.paid_out,
-                game.refunded,
-                game.fee,
-                game.pk,
+                [g.pk for g in games],
+                [g.status for g in games],
+                [g.outcome for g in games],
+                [g.finished_at for g in games],
+                [g.deals_played for g in games],
+                [g.paid_out for g in games],
+                [g.refunded for g in games],
+                [g.fee for g in games],
             ],
         )
 
@@ -251,56 +295,25 @@ def _leader_wins(game: Game, seats: list[GamePlayer], fee_percent: Decimal) -> S
     return None
 
 
+def _check_adds_up(game: Game, result: Settlement) -> None:
+    if result.total != game.collected - game.paid_out - game.refunded - game.fee:
+        raise AssertionError(f"settlement of game {game.pk} does not add up to its escrow")
+
+
 def game_finish(
     *,
     game: Game,
-    seats: list[GamePlayer],
     result: Settlement,
     outcome: str,
     status: str = Game.Status.FINISHED,
-    save: bool = True,
 ) -> list[int]:
-    """Empty the escrow by `result` and close the game."""
-    if result.total != game.collected - game.paid_out - game.refunded - game.fee:
-        raise AssertionError(f"settlement of {game.pk} does not add up to its escrow")
-    transfers = settlement_post(
-        game=game, seats=seats, settlement=result, reference=f"game:{game.pk}"
-    )
+    """Empty the escrow by `result` and close the game (split, cancel); caller holds the lock."""
+    _check_adds_up(game, result)
+    seats = seats_with_accounts([game.pk])[game.pk]
+    requests = settlement_requests(game=game, seats=seats, settlement=result, fee_id=None)
+    posted = transfers_post(requests=requests)
     game.status = status
     game.outcome = outcome
     game.finished_at = timezone.now()
-    if save:
-        seats_save(seats)
-        game.save(update_fields=GAME_FIELDS)
-    return transfers
-
-
-GAME_FIELDS = [
-    "status",
-    "outcome",
-    "finished_at",
-    "deals_played",
-    "collected",
-    "paid_out",
-    "refunded",
-    "fee",
-]
-
-
-def seats_save(seats: list[GamePlayer]) -> None:
-    """Write every seat's standing and money in one statement (bulk_update is slow here)."""
-    table = GamePlayer._meta.db_table
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"UPDATE {table} AS gp SET score = u.score, eliminated = u.eliminated, "
-            "payout = u.payout, refund = u.refund "
-            "FROM unnest(%s::bigint[], %s::int[], %s::bool[], %s::numeric[], %s::numeric[]) "
-            "AS u(id, score, eliminated, payout, refund) WHERE gp.id = u.id",
-            [
-                [s.pk for s in seats],
-                [s.score for s in seats],
-                [s.eliminated for s in seats],
-                [s.payout for s in seats],
-                [s.refund for s in seats],
-            ],
-        )
+    _write_back([game], seats, [])
+    return [p.transfer_id for p in posted]
