@@ -291,3 +291,40 @@ def test_gateway_statement_upload(operator, viewer, world):
     bad = SimpleUploadedFile("bad.csv", b"nope\n1\n", content_type="text/csv")
     response = login(operator).post(url, {"name": "bad", "file": bad})
     assert response.status_code == 200 and "needs the columns" in response.content.decode()
+
+
+def test_game_page_shows_the_settlement_breakdown(viewer, world):
+    page = login(viewer).get(reverse("admin:tournaments_game_change", args=[world.pk]))
+    html = page.content.decode()
+    assert "balanced" in html and "DOES NOT BALANCE" not in html
+    deal = world.deals.get()
+    assert deal.discrepancies, "the builder claims 45 points where the engine computes 50"
+    assert "points (computed)" in html and "claimed differs" in html
+    assert f"?q=game:{world.pk}" in html  # the game's transfers
+
+
+def test_finance_edits_game_templates_viewer_cannot(operator, viewer, world):
+    from tournaments.models import GameTemplate
+
+    tpl = GameTemplate.objects.get(slug="points-2")
+    url = reverse("admin:tournaments_gametemplate_change", args=[tpl.pk])
+    data = {
+        "slug": tpl.slug,
+        "name": "Points ₹2",
+        "format": tpl.format,
+        "currency": tpl.currency,
+        "seats": 6,
+        "point_value": "2.00",
+        "entry_fee": "",
+        "fee_percent": "12.50",
+        "deals": "",
+        "rules": "{}",
+        "split_policy": tpl.split_policy,
+        "entry_buckets": '["bonus", "deposit", "winnings"]',
+        "active": "on",
+    }
+    assert login(viewer).post(url, data).status_code == 403
+    response = login(operator).post(url, data)
+    assert response.status_code == 302, response.context["adminform"].form.errors
+    tpl.refresh_from_db()
+    assert tpl.fee_percent == Decimal("12.50") and tpl.name == "Points ₹2"
