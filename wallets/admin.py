@@ -448,8 +448,46 @@ def _decide(modeladmin, request, queryset, service, id_arg: str, user_arg: str, 
             modeladmin.message_user(request, f"#{obj.pk} {verb}.", messages.SUCCESS)
 
 
+class DecisionButtons:
+    """Approve / reject buttons on a proposal's page, for approvers, posting to the services."""
+
+    approve_perm = ""
+    approve_service = None
+    reject_service = None
+    id_arg = ""
+    change_form_template = "admin/wallets/proposal_change_form.html"
+
+    def has_approve_permission(self, request) -> bool:
+        return request.user.has_perm(self.approve_perm)
+
+    def change_view(self, request, object_id, form_url="", extra_context=None):
+        can_decide = self.has_approve_permission(request)
+        extra_context = {**(extra_context or {}), "can_decide": can_decide}
+        return super().change_view(request, object_id, form_url, extra_context)
+
+    def get_urls(self):
+        meta = self.model._meta
+        view = self.admin_site.admin_view(self.decide_view)
+        name = f"{meta.app_label}_{meta.model_name}_decide"
+        return [path("<int:pk>/decide/", view, name=name), *super().get_urls()]
+
+    def decide_view(self, request: HttpRequest, pk: int):
+        if request.method != "POST" or not self.has_approve_permission(request):
+            raise PermissionDenied
+        approving = request.POST.get("decision") == "approve"
+        service = type(self).approve_service if approving else type(self).reject_service
+        user_arg = "approved_by" if approving else "rejected_by"
+        verb = "approved" if approving else "rejected"
+        queryset = self.model.objects.filter(pk=pk)
+        _decide(self, request, queryset, service, self.id_arg, user_arg, verb)
+        meta = self.model._meta
+        return HttpResponseRedirect(
+            reverse(f"admin:{meta.app_label}_{meta.model_name}_change", args=[pk])
+        )
+
+
 @admin.register(Adjustment)
-class AdjustmentAdmin(NoDeleteAdmin):
+class AdjustmentAdmin(DecisionButtons, NoDeleteAdmin):
     list_display = [
         "id",
         "player",
@@ -467,6 +505,10 @@ class AdjustmentAdmin(NoDeleteAdmin):
     autocomplete_fields = ["player"]
     search_fields = ["player__external_id", "reason"]
     actions = ["approve", "reject"]
+    approve_perm = "wallets.approve_adjustment"
+    approve_service = staticmethod(adjustments.adjustment_approve)
+    reject_service = staticmethod(adjustments.adjustment_reject)
+    id_arg = "adjustment_id"
     readonly_fields = [
         "player",
         "bucket",
@@ -484,9 +526,6 @@ class AdjustmentAdmin(NoDeleteAdmin):
 
     def has_change_permission(self, request, obj=None) -> bool:
         return False  # decisions are the approve/reject actions, through the services
-
-    def has_approve_permission(self, request) -> bool:
-        return request.user.has_perm("wallets.approve_adjustment")
 
     def get_form(self, request, obj=None, change=False, **kwargs):
         if obj is None:
@@ -545,7 +584,7 @@ class AdjustmentAdmin(NoDeleteAdmin):
 
 
 @admin.register(Reversal)
-class ReversalAdmin(ReadOnlyAdmin):
+class ReversalAdmin(DecisionButtons, ReadOnlyAdmin):
     """Proposed from the page of what is reversed (a game); approved or rejected here."""
 
     list_display = ["id", "reference", "status", "proposed_by", "proposed_at", "decided_by"]
@@ -553,6 +592,10 @@ class ReversalAdmin(ReadOnlyAdmin):
     list_select_related = ["proposed_by", "decided_by"]
     search_fields = ["reference"]
     actions = ["approve", "reject"]
+    approve_perm = "wallets.approve_reversal"
+    approve_service = staticmethod(adjustments.reversal_approve)
+    reject_service = staticmethod(adjustments.reversal_reject)
+    id_arg = "reversal_id"
     readonly_fields = [
         "reference",
         "reason",
@@ -566,9 +609,6 @@ class ReversalAdmin(ReadOnlyAdmin):
         "posted",
     ]
     fields = readonly_fields
-
-    def has_approve_permission(self, request) -> bool:
-        return request.user.has_perm("wallets.approve_reversal")
 
     def _transfers(self, ids):
         if not ids:

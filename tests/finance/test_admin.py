@@ -328,3 +328,27 @@ def test_finance_edits_game_templates_viewer_cannot(operator, viewer, world):
     assert response.status_code == 302, response.context["adminform"].form.errors
     tpl.refresh_from_db()
     assert tpl.fee_percent == Decimal("12.50") and tpl.name == "Points ₹2"
+
+
+def test_approve_and_reject_buttons_on_the_proposal_page(operator, approver, viewer, alice):
+    player = alice["deposit"].player
+    adj = Adjustment.objects.create(
+        player=player,
+        bucket="deposit",
+        direction="credit",
+        amount=Money("5.00", "INR"),
+        reason="x",
+        proposed_by=operator,
+    )
+    page = reverse("admin:wallets_adjustment_change", args=[adj.pk])
+    decide = reverse("admin:wallets_adjustment_decide", args=[adj.pk])
+    assert "decide-form" not in login(viewer).get(page).content.decode()
+    assert "decide-form" in login(approver).get(page).content.decode()
+    assert login(viewer).post(decide, {"decision": "approve"}).status_code == 403
+    assert login(operator).post(decide, {"decision": "approve"}).status_code == 403
+
+    response = login(approver).post(decide, {"decision": "reject"}, follow=True)
+
+    assert f"#{adj.pk} rejected" in response.content.decode()
+    adj.refresh_from_db()
+    assert adj.status == "rejected" and adj.transfer is None
