@@ -162,8 +162,8 @@ def _evaluate(parsed: list[tuple[int, ...]], w: int, rules: RuleSet) -> Evaluati
     source = (parsed, kinds, w, rules)
     pure, seqs, long_seq = _sequence_counts(parsed, kinds, rules)
     if (
-        pure
-        and seqs >= 2
+        seqs >= 2
+        and pure
         and K_INVALID not in kinds
         and (long_seq or not rules.four_card_life)
         and sum(map(len, parsed)) == HAND_SIZE
@@ -171,7 +171,7 @@ def _evaluate(parsed: list[tuple[int, ...]], w: int, rules: RuleSet) -> Evaluati
     ):
         return Evaluation(True, 0, None, [], source)
     values = card_values(w, rules.ace_points).__getitem__
-    if _gate_met(pure, seqs, long_seq, rules):
+    if pure and _gate_met(pure, seqs, long_seq, rules):
         loose = 0
         for g, k in zip(parsed, kinds, strict=True):
             if k == K_INVALID:

@@ -126,6 +126,7 @@ def _span_fits(mask: int, n: int) -> bool:
 # Card bits: summing them gives the set of cards in a group while no card repeats (a repeat
 # carries, which the popcount shows); printed jokers sum into a count above bit 52.
 _BIT = (*(1 << c for c in range(52)), 1 << 52)
+_bit = _BIT.__getitem__
 _LOW52 = (1 << 52) - 1
 # Per wild rank: the bits of the four wild cards, and the bits of each rank in all four suits.
 _RANK_BITS = tuple(sum(1 << (s * 13 + r) for s in range(4)) for r in range(13))
@@ -137,7 +138,7 @@ def group_kind(cs: Sequence[int], w: int, rules: RuleSet) -> int:
     n = len(cs)
     if n == 0:
         return K_INVALID
-    m = sum(map(_BIT.__getitem__, cs))
+    m = sum(map(_bit, cs))
     pj = m >> 52
     m &= _LOW52
     if m.bit_count() + pj != n:  # some card repeats
