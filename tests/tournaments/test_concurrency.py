@@ -81,3 +81,26 @@ def test_settle_task_run_concurrently_settles_once():
     assert Transfer.objects.filter(kind="settlement").count() == 2
     books_balance_for(Game.objects.get())
     assert ledger_violations() == []
+
+
+def test_a_bad_deal_in_another_game_does_not_block_settlement():
+    server = Server()
+    make_template("points-1", "points", point_value=Decimal("1.00"))
+    for p in "abcd":
+        funded_player(p, "100.00")
+    server.open("good", "points-1", ["a", "b"])
+    server.open("bad", "points-1", ["c", "d"])
+    with private_queue():
+        server.deal("bad", 1, [res("c", "declared", WINNER), res("d", "lost", LOSER_22)])
+        server.deal("good", 1, [res("a", "declared", WINNER), res("b", "lost", LOSER_22)])
+    bad = Deal.objects.get(game__game_id="bad")
+    Deal.objects.filter(pk=bad.pk).update(results=[{"player": "c", "outcome": "nonsense"}])
+    good = Deal.objects.get(game__game_id="good")
+
+    settlement.deal_settle(deal_id=good.pk)
+
+    good.refresh_from_db()
+    bad.refresh_from_db()
+    assert good.status == Deal.Status.SETTLED and bad.status == Deal.Status.STORED
+    books_balance_for(Game.objects.get(game_id="good"))
+    assert ledger_violations() == []

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import os
 import time
 from datetime import timedelta
@@ -20,7 +21,7 @@ from typing import Any
 from django.db import connection, transaction
 from django.utils import timezone
 
-from rummy_ledger.errors import Conflict
+from rummy_ledger.errors import Conflict, Retryable
 from tournaments import rummy
 from tournaments.models import Deal, Format, Game, GamePlayer
 from tournaments.payouts import Settlement, points_settlement, prize_settlement
@@ -34,6 +35,8 @@ from tournaments.services.escrow import (
 from tournaments.services.terms import POOL, game_ruleset, money
 from wallets.ledger import TransferRequest, transfers_post
 from wallets.models import ApiClient
+
+logger = logging.getLogger(__name__)
 
 # Test-only: seconds to sleep inside the settlement transaction, after the money is posted and
 # before the commit, so a test can SIGKILL a worker in the middle of a settlement.
@@ -108,13 +111,20 @@ def deal_settle(*, deal_id: int) -> int:
         game = Game.objects.select_for_update(of=("self",)).filter(deals__pk=deal_id).first()
         if game is None:
             return 0
-        games = [game]
         if SETTLEMENT_BATCH > 1:
-            stored = Deal.objects.filter(status=Deal.Status.STORED).exclude(game_id=game.pk)
-            games += Game.objects.select_for_update(of=("self",), skip_locked=True).filter(
-                pk__in=stored.values("game_id")[: SETTLEMENT_BATCH - 1]
-            )
-        return games_settle(games=games)
+            try:
+                with transaction.atomic():  # a savepoint: its rollback also frees those locks
+                    stored = Deal.objects.filter(status=Deal.Status.STORED).exclude(game_id=game.pk)
+                    others = Game.objects.select_for_update(of=("self",), skip_locked=True)
+                    others = others.filter(pk__in=stored.values("game_id")[: SETTLEMENT_BATCH - 1])
+                    return games_settle(games=[game, *others])
+            except Retryable:
+                raise
+            except Exception:
+                # One bad deal must not hold up everyone else's: settle this game on its own.
+                logger.exception("batch settlement failed; settling game %s alone", game.pk)
+                game.refresh_from_db()  # the failed attempt scored it in memory
+        return games_settle(games=[game])
 
 
 def pending_settle(*, game: Game) -> int:
