@@ -36,30 +36,26 @@ SELECT %(report)s, 'escrow_not_empty', 'game ' || g.game_id, 0, a.balance, a.bal
 """
 
 # What the game recorded must balance (payouts + fee + refunds == collected), and must be what
-# its escrow really received and paid (reversal transfers left aside: they undo a whole game).
+# its escrow really received and paid out: those flows come from the ledger's one pass over the
+# entries (`recon_ledger`, rows '_escrow': expected = in, actual = out), so this check reads no
+# entry. A game reversed as a whole (an approved reversal) has mirrored flows: only its
+# recorded figures are checked.
 GAME_UNBALANCED = """
-WITH flows AS (
-    SELECT g.id,
-           coalesce(sum(e.amount) FILTER (WHERE e.amount > 0), 0) AS ledger_in,
-           coalesce(-sum(e.amount) FILTER (WHERE e.amount < 0), 0) AS ledger_out
-      FROM {game} g
-      JOIN wallets_entry e ON e.account_id = g.escrow_id
-      JOIN wallets_transfer t ON t.id = e.transfer_id AND t.kind <> 'reversal'
-     WHERE g.status IN ('finished', 'cancelled')
-     GROUP BY g.id
-)
 SELECT %(report)s, 'game_unbalanced', 'game ' || g.game_id, g.collected,
        g.paid_out + g.fee + g.refunded, g.currency,
        jsonb_build_object('game_pk', g.id, 'status', g.status,
                           'collected', g.collected::text, 'paid_out', g.paid_out::text,
                           'fee', g.fee::text, 'refunded', g.refunded::text,
-                          'escrow_in', coalesce(f.ledger_in, 0)::text,
-                          'escrow_out', coalesce(f.ledger_out, 0)::text)
-  FROM {game} g LEFT JOIN flows f ON f.id = g.id
+                          'escrow_in', coalesce(r.expected, 0)::text,
+                          'escrow_out', coalesce(r.actual, 0)::text)
+  FROM {game} g
+  LEFT JOIN recon_ledger r ON r.kind = '_escrow' AND r.account_id = g.escrow_id
  WHERE g.status IN ('finished', 'cancelled')
    AND (g.paid_out + g.fee + g.refunded <> g.collected
-        OR coalesce(f.ledger_in, 0) <> g.collected
-        OR coalesce(f.ledger_out, 0) <> g.paid_out + g.fee + g.refunded)
+        OR ((coalesce(r.expected, 0) <> g.collected
+             OR coalesce(r.actual, 0) <> g.paid_out + g.fee + g.refunded)
+            AND NOT EXISTS (SELECT 1 FROM wallets_reversal v
+                             WHERE v.reference = 'game:' || g.id AND v.status = 'approved')))
 """
 
 GAME_STUCK = """

@@ -30,7 +30,8 @@ CREATE TEMP TABLE {LEDGER_TABLE} ON COMMIT DROP AS
 WITH sums AS MATERIALIZED (
     SELECT account_id, amount_currency AS currency, sum(amount) AS total, count(*) AS n,
            sum((amount * 100)::bigint * ((hashint8extended(transfer_id, %(seed)s) >> 44) | 1))
-               AS weighted
+               AS weighted,
+           sum(amount) FILTER (WHERE amount > 0) AS inflow
       FROM wallets_entry
      GROUP BY account_id, amount_currency
 ), acc AS MATERIALIZED (
@@ -39,7 +40,7 @@ WITH sums AS MATERIALIZED (
     SELECT a.id, a.code, a.kind, a.balance, s.account_id,
            coalesce(a.balance_currency, s.currency) AS currency,
            coalesce(s.total, 0) AS total, coalesce(s.n, 0) AS n,
-           coalesce(s.weighted, 0) AS weighted
+           coalesce(s.weighted, 0) AS weighted, coalesce(s.inflow, 0) AS inflow
       FROM wallets_account a
       FULL JOIN sums s ON s.account_id = a.id AND s.currency = a.balance_currency
 ), per_currency AS (
@@ -53,26 +54,32 @@ WITH sums AS MATERIALIZED (
       FROM acc GROUP BY currency
 )
 SELECT 'cached_balance' AS kind, code AS subject, total AS expected, balance AS actual,
-       currency, jsonb_build_object('account_id', id, 'entries', n) AS details
+       currency, jsonb_build_object('account_id', id, 'entries', n) AS details,
+       NULL::bigint AS account_id
   FROM acc WHERE id IS NOT NULL AND kind <> 'platform' AND balance <> total
 UNION ALL
-SELECT 'negative_balance', code, 0, balance, currency, jsonb_build_object('account_id', id)
+SELECT 'negative_balance', code, 0, balance, currency, jsonb_build_object('account_id', id),
+       NULL
   FROM acc WHERE id IS NOT NULL AND kind <> 'platform' AND balance < 0
 UNION ALL
 SELECT 'foreign_currency', 'account ' || account_id, NULL, total, currency,
-       jsonb_build_object('account_id', account_id, 'entries', n)
+       jsonb_build_object('account_id', account_id, 'entries', n), account_id
   FROM acc WHERE id IS NULL
 UNION ALL
 -- the entries alone must net to zero too (a deleted platform entry shows up only here)
 SELECT 'currency_total', 'all ' || currency || ' balances', 0,
        CASE WHEN balances <> 0 THEN balances ELSE entries_total END, currency,
        jsonb_build_object('sum_of_balances', balances::text, 'sum_of_entries',
-                          entries_total::text)
+                          entries_total::text), NULL
   FROM per_currency WHERE balances <> 0 OR entries_total <> 0
 UNION ALL
 SELECT '_per_currency', currency, 0, weighted, currency,
-       jsonb_build_object('entries', entries, 'accounts', accounts)
+       jsonb_build_object('entries', entries, 'accounts', accounts), NULL
   FROM per_currency
+UNION ALL
+-- what every escrow received and paid out, for the game checks (games.py)
+SELECT '_escrow', code, inflow, inflow - total, currency, '{{}}'::jsonb, id
+  FROM acc WHERE kind = 'escrow'
 """
 
 _INSERT = (
@@ -88,8 +95,7 @@ SELECT %(report)s, r.kind, coalesce(a.code, r.subject), r.expected, r.actual, r.
                          THEN jsonb_build_object('account_currency', a.balance_currency)
                          ELSE '{{}}'::jsonb END
   FROM {LEDGER_TABLE} r
-  LEFT JOIN wallets_account a
-    ON r.kind = 'foreign_currency' AND a.id = (r.details ->> 'account_id')::bigint
+  LEFT JOIN wallets_account a ON a.id = r.account_id
  WHERE r.kind NOT LIKE '\\_%%'
 """
 )
