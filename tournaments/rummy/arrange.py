@@ -102,7 +102,7 @@ class _Hand:
         maxlen = min(13, rules.max_sequence_length or 13)
         limit = rules.max_jokers_per_sequence
         jmax = k0 if limit is None else min(k0, limit)
-        four = rules.four_card_life
+        limits = (maxlen, jmax, rules.four_card_life)
         seen: set[tuple] = set()
         for s in range(4):
             slots = []  # (position, natural code or -1, wild code or -1)
@@ -119,8 +119,8 @@ class _Hand:
                     slots.append((14, -1, wc))
             for lo_ok, hi_ok in ((1, 13), (2, 14)):
                 sl = sorted(x for x in slots if lo_ok <= x[0] <= hi_ok)
-                for a in range(len(sl)):
-                    self._runs(sl, a, [sl[a]], maxlen, jmax, four, seen)
+                for a, (pos, c, wcode) in enumerate(sl):
+                    self._runs(sl, a + 1, pos, pos, [c] if c >= 0 else [], wcode, limits, seen)
         if rules.identical_triple_is_pure:
             for c in self.types:
                 if self.counts[c] >= 3:
@@ -139,39 +139,38 @@ class _Hand:
                     continue
                 self._add(sub, -1, generic, M_SET)
 
-    def _runs(self, sl, a, chosen, maxlen, jmax, four, seen) -> None:
-        size = len(chosen)
-        span = chosen[-1][0] - chosen[0][0] + 1
-        nat = [x[1] for x in chosen if x[1] >= 0]
-        wild = next((x[2] for x in chosen if x[2] >= 0), -1)
+    def _runs(self, sl, b, first, last, nat, wild, limits, seen) -> None:
+        """Add the run from ``first`` to ``last`` (jokers fill its gaps), then extend it by each
+        later slot in turn; ``nat`` holds its natural cards, ``wild`` its own-place wild card."""
+        maxlen, jmax, four = limits
+        size = len(nat) + (wild >= 0)
         if nat:
-            length = max(3, span)
+            span = last - first + 1
+            length = span if span > 3 else 3
             for ln in (length, 4) if four and length < 4 else (length,):
                 generic = ln - size
                 if ln <= maxlen and generic <= jmax and generic + (wild >= 0) <= self.k0:
                     key = (tuple(sorted(nat)), wild, ln)
                     if key not in seen:
                         seen.add(key)
-                        mt = (
-                            (M_PURE4 if ln >= 4 else M_PURE3)
-                            if generic == 0
-                            else (M_IMP4 if ln >= 4 else M_IMP3)
-                        )
+                        if generic:
+                            mt = M_IMP4 if ln >= 4 else M_IMP3
+                        else:
+                            mt = M_PURE4 if ln >= 4 else M_PURE3
                         self._add(nat, wild, generic, mt)
-        for b in range(a + 1, len(sl)):
-            x = sl[b]
-            if x[0] == chosen[-1][0] or (x[2] >= 0 and wild >= 0):
+        for j in range(b, len(sl)):
+            pos, c, wc = sl[j]
+            if pos == last or (wc >= 0 and wild >= 0):
                 continue
-            nspan = x[0] - chosen[0][0] + 1
-            if nspan > maxlen:
+            nspan = pos - first + 1
+            if nspan > maxlen or (nspan >= 3 and nspan - (size + 1) > jmax):
                 break
-            if nspan >= 3 and nspan - (size + 1) > jmax:
-                break
-            if x[1] >= 0 and x[1] in nat:
-                continue
-            chosen.append(x)
-            self._runs(sl, b, chosen, maxlen, jmax, four, seen)
-            chosen.pop()
+            if c < 0:
+                self._runs(sl, j + 1, first, pos, nat, wc, limits, seen)
+            elif c not in nat:
+                nat.append(c)
+                self._runs(sl, j + 1, first, pos, nat, wild, limits, seen)
+                nat.pop()
 
 
 def _search(h: _Hand):
