@@ -13,6 +13,7 @@ from tests.tournaments.worker import private_queue
 from tests.wallets.invariants import ledger_violations
 from tournaments.models import Deal, Game
 from tournaments.services import settlement
+from tournaments.tasks import sweep_unsettled
 from wallets.models import Transfer
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -104,3 +105,19 @@ def test_a_bad_deal_in_another_game_does_not_block_settlement():
     assert good.status == Deal.Status.SETTLED and bad.status == Deal.Status.STORED
     books_balance_for(Game.objects.get(game_id="good"))
     assert ledger_violations() == []
+
+
+def test_sweep_re_enqueues_stored_deals_whose_message_was_lost(request):
+    server = Server()
+    make_template("points-1", "points", point_value=Decimal("1.00"))
+    for p in "ab":
+        funded_player(p, "100.00")
+    server.open("g", "points-1", ["a", "b"])
+    with private_queue():  # the message is lost: no worker listens on that queue
+        server.deal("g", 1, [res("a", "declared", WINNER), res("b", "lost", LOSER_22)])
+    assert sweep_unsettled(older_than_seconds=3600) == 0  # too recent to call lost
+    request.getfixturevalue("eager")  # from here on, queued tasks run at once
+    assert sweep_unsettled(older_than_seconds=0) == 1  # eager: settled right here
+    assert Deal.objects.get().status == Deal.Status.SETTLED
+    assert sweep_unsettled(older_than_seconds=0) == 0
+    books_balance_for(Game.objects.get())
