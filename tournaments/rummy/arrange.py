@@ -39,6 +39,8 @@ def _after(need: int, mtype: int) -> int:
 
 
 _TRANS = [[_after(n, m) for m in range(5)] for n in range(16)]
+# Per meld type, what is still needed after it, indexed by what was needed.
+_AFTER = tuple(tuple(_after(n, m) for n in range(16)) for m in range(5))
 
 
 class _Hand:
@@ -81,8 +83,11 @@ class _Hand:
         self.wshift = self.kshift + 5 + len(codes).bit_length()
         self.nshift = self.wshift + bw * max(len(wtypes), 1)
         self.melds: list[list[tuple]] = [[] for _ in types]
+        # What the search reads of each meld: (natural counts, wild counts, jokers, need after).
+        self.moves: list[list[tuple]] = [[] for _ in types]
         for nat, wild, generic, mtype in self.raw:
             self._encode(nat, wild, generic, mtype)
+        self.units = [1 << bw * i for i in range(len(types))]
 
     def _add(self, nat: list[int], wild: int, generic: int, mtype: int) -> None:
         self.raw.append((tuple(nat), wild, generic, mtype))
@@ -95,6 +100,7 @@ class _Hand:
         used = generic + (wild >= 0)
         first = min(self.index[c] for c in nat)
         self.melds[first].append((need, wneed, used, mtype, nat, wild, generic))
+        self.moves[first].append((need, wneed, used, _AFTER[mtype]))
 
     def _enumerate(self, w: int) -> None:
         rules = self.rules
@@ -177,21 +183,24 @@ def _search(h: _Hand):
     """Memoised minimum leftover value for (cards left, jokers left, wilds left, need)."""
     memo: dict[int, int] = {}
     choice: dict[int, int] = {}
-    vals, melds, guard, wguard, trans = h.vals, h.melds, h.guard, h.wguard, _TRANS
+    zmemo: dict[int, bool] = {}
+    zchoice: dict[int, int] = {}
+    memo_get, zmemo_get = memo.get, zmemo.get
+    vals, moves, units, guard, wguard = h.vals, h.moves, h.units, h.guard, h.wguard
     bw, ks, ws, ns = h.width, h.kshift, h.wshift, h.nshift
 
     def f(nat: int, k: int, wild: int, need: int) -> int:
         if nat == 0:
             return 0 if need == 0 else INF
         key = nat | k << ks | wild << ws | need << ns
-        got = memo.get(key)
+        got = memo_get(key)
         if got is not None:
             return got
         i = ((nat & -nat).bit_length() - 1) // bw
-        best = vals[i] + f(nat - (1 << bw * i), k, wild, need)
+        best = vals[i] + f(nat - units[i], k, wild, need)
         pick = -1
         if best:
-            for j, (nvec, wvec, used, mtype, _, _, _) in enumerate(melds[i]):
+            for j, (nvec, wvec, used, after) in enumerate(moves[i]):
                 if used > k:
                     continue
                 x = (nat | guard) - nvec
@@ -203,7 +212,7 @@ def _search(h: _Hand):
                     if y & wguard != wguard:
                         continue
                     wild2 = y ^ wguard
-                cost = f(x ^ guard, k - used, wild2, trans[need][mtype])
+                cost = f(x ^ guard, k - used, wild2, after[need])
                 if cost < best:
                     best = cost
                     pick = j
@@ -218,12 +227,12 @@ def _search(h: _Hand):
         if nat == 0:
             return need == 0
         key = nat | k << ks | wild << ws | need << ns
-        got = zmemo.get(key)
+        got = zmemo_get(key)
         if got is not None:
             return got
         i = ((nat & -nat).bit_length() - 1) // bw
         ok = False
-        for j, (nvec, wvec, used, mtype, _, _, _) in enumerate(melds[i]):
+        for j, (nvec, wvec, used, after) in enumerate(moves[i]):
             if used > k:
                 continue
             x = (nat | guard) - nvec
@@ -235,15 +244,13 @@ def _search(h: _Hand):
                 if y & wguard != wguard:
                     continue
                 wild2 = y ^ wguard
-            if z(x ^ guard, k - used, wild2, trans[need][mtype]):
+            if z(x ^ guard, k - used, wild2, after[need]):
                 zchoice[key] = j
                 ok = True
                 break
         zmemo[key] = ok
         return ok
 
-    zmemo: dict[int, bool] = {}
-    zchoice: dict[int, int] = {}
     return f, choice, z, zchoice
 
 
