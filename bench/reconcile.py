@@ -1,9 +1,12 @@
 """Nightly reconciliation over a ledger of ENTRIES entries, against one plain aggregate.
 
 Seeds (with generate_series, in its own database `bench_reconcile`, dropped and recreated) a
-ledger of ENTRIES entries: deposits from the gateway clearing account to players, chips grants,
-fees from players to the fee account, spread over 30 days, cached balances set from the entries,
-and a gateway statement for one day that matches the deposits of that day. Then times, in the
+ledger of ENTRIES entries, spread over 30 days: half deposits from the gateway clearing account,
+chips grants and small fees; half finished four-seat games (entries into each game's escrow,
+prize and fee out of it). Cached balances are set from the entries, and a gateway statement for
+one day matches the deposits of that day. A last run plants discrepancies first (a tampered
+cached balance, a deleted entry, an entry moved to another currency, a game whose fee was
+changed) and records what it found. Then times, in the
 same run and on the same table:
 - the baseline: `SELECT account_id, sum(amount) FROM wallets_entry GROUP BY account_id`;
 - `wallets.reconciliation.reconcile_run()` (every check, report stored).
@@ -21,6 +24,7 @@ import os
 import statistics
 import sys
 import time
+from decimal import Decimal
 from pathlib import Path
 from urllib.parse import urlparse, urlunparse
 
@@ -52,7 +56,8 @@ from django.conf import settings  # noqa: E402
 from django.core.management import call_command  # noqa: E402
 from django.db import connection  # noqa: E402
 
-from wallets.models import ReconciliationReport  # noqa: E402
+from tournaments.models import GameTemplate  # noqa: E402
+from wallets.models import ApiClient, ReconciliationReport  # noqa: E402
 from wallets.reconciliation import reconcile_run  # noqa: E402
 
 
@@ -121,6 +126,46 @@ SELECT s.i, leg.account_id, leg.amount, leg.cur, s.at
  ) AS leg
  ORDER BY s.i;
 
+-- Games: finished pool games of four seats, stake 50 each into the game's escrow, 180 to the
+-- winner's winnings, 20 fee; 6 transfers and 12 entries per game, like the real settlement.
+INSERT INTO wallets_account (kind, code, bucket, balance, balance_currency, created_at)
+SELECT 'escrow', 'escrow:bench:' || g, '', 0, 'INR', now() FROM generate_series(1, %(games)s) g;
+CREATE TEMP TABLE gseed AS
+SELECT g, a.id AS escrow_id,
+       now() - ((g %% 30) || ' days')::interval - ((g %% 86400) || ' seconds')::interval AS at
+  FROM generate_series(1, %(games)s) AS g
+  JOIN wallets_account a ON a.code = 'escrow:bench:' || g;
+INSERT INTO tournaments_game
+    (client_id, game_id, template_id, escrow_id, format, currency, terms, status, deals_played,
+     collected, paid_out, refunded, fee, outcome, created_at, finished_at)
+SELECT %(client)s, 'bench-' || g, %(template)s, escrow_id, 'pool101', 'INR', '{}'::jsonb,
+       'finished', 3, 200, 180, 0, 20, 'won', at, at
+  FROM gseed;
+INSERT INTO wallets_transfer (id, kind, reference, idempotency_key, content_hash, memo, created_at)
+SELECT %(transfers)s + (s.g - 1) * 6 + k, CASE WHEN k <= 4 THEN 'entry' ELSE 'settlement' END,
+       'game:' || gm.id, 'bench:game:' || s.g || ':' || k, '', '', s.at
+  FROM gseed s JOIN tournaments_game gm ON gm.escrow_id = s.escrow_id
+ CROSS JOIN generate_series(1, 6) AS k;
+SELECT setval(pg_get_serial_sequence('wallets_transfer', 'id'), %(transfers)s + %(games)s * 6);
+INSERT INTO wallets_entry (transfer_id, account_id, amount, amount_currency, created_at)
+SELECT %(transfers)s + (s.g - 1) * 6 + k, v.account_id, v.amount, 'INR', s.at
+  FROM gseed s
+ CROSS JOIN generate_series(1, 6) AS k
+  JOIN wallets_player pl
+    ON pl.external_id = 'bench-' || (((s.g * 4 + least(k, 4)) %% %(players)s) + 1)
+  JOIN wallets_account pd ON pd.player_id = pl.id AND pd.bucket = 'deposit'
+  JOIN wallets_account pw ON pw.player_id = pl.id AND pw.bucket = 'winnings'
+ CROSS JOIN LATERAL (
+    SELECT * FROM (VALUES
+        (1, pd.id, -50::numeric), (1, s.escrow_id, 50::numeric),
+        (5, s.escrow_id, -180::numeric), (5, pw.id, 180::numeric),
+        (6, s.escrow_id, -20::numeric),
+        (6, (SELECT id FROM wallets_account WHERE code = 'platform:fee_revenue'), 20::numeric)
+    ) AS v(kk, account_id, amount)
+    WHERE v.kk = CASE WHEN k <= 4 THEN 1 ELSE k END
+ ) AS v
+ ORDER BY 1;
+
 UPDATE wallets_account a SET balance = s.total
   FROM (SELECT account_id, sum(amount) AS total FROM wallets_entry GROUP BY account_id) s
  WHERE s.account_id = a.id AND a.kind <> 'platform';
@@ -144,11 +189,25 @@ BASELINE = "SELECT account_id, sum(amount) FROM wallets_entry GROUP BY account_i
 
 
 def seed(entries: int) -> dict:
-    transfers = entries // 2
-    players = max(1000, entries // 50)
+    """Half the entries from deposits, chips and fees, half from settled games."""
+    transfers = entries // 4
+    games = entries // 24
+    players = max(100, min(entries // 50, transfers // 10))  # every player gets deposits
     started = time.perf_counter()
+    client = ApiClient.objects.create(name="bench", key_prefix="bench", key_hash="-", scopes=[])
+    template = GameTemplate.objects.create(
+        slug="bench-pool101", format="pool101", entry_fee=Decimal("50.00"), fee_percent=10
+    )
+    params = {
+        "players": players,
+        "transfers": transfers,
+        "games": games,
+        "client": client.pk,
+        "template": template.pk,
+        "tz": settings.TIME_ZONE,
+    }
     with connection.cursor() as cursor:
-        cursor.execute(SEED, {"players": players, "transfers": transfers, "tz": settings.TIME_ZONE})
+        cursor.execute(SEED, params)
     with connection.cursor() as cursor:
         cursor.execute("VACUUM ANALYZE")
         cursor.execute("SELECT count(*) FROM wallets_entry")
@@ -157,9 +216,10 @@ def seed(entries: int) -> dict:
         (lines,) = cursor.fetchone()
     return {
         "entries": count,
-        "transfers": transfers,
+        "transfers": transfers + games * 6,
+        "games": games,
         "players": players,
-        "accounts": players * 4 + 7,
+        "accounts": players * 4 + 7 + games,
         "statement_lines": lines,
         "seed_s": round(time.perf_counter() - started, 2),
     }
@@ -179,7 +239,13 @@ def time_reconcile() -> tuple[float, ReconciliationReport]:
     return time.perf_counter() - t0, report
 
 
-PLANTED_KINDS = {"cached_balance", "unbalanced_transfer", "currency_total", "foreign_currency"}
+PLANTED_KINDS = {
+    "cached_balance",
+    "unbalanced_transfer",
+    "currency_total",
+    "foreign_currency",
+    "game_unbalanced",
+}
 
 PLANT = """
 SET session_replication_role = replica;
@@ -188,6 +254,7 @@ UPDATE wallets_account SET balance = balance + 1
 DELETE FROM wallets_entry WHERE id = (SELECT max(id) FROM wallets_entry);
 UPDATE wallets_entry SET amount_currency = 'CHP'
  WHERE id = (SELECT min(id) FROM wallets_entry WHERE amount_currency = 'INR');
+UPDATE tournaments_game SET fee = fee + 1 WHERE id = (SELECT min(id) FROM tournaments_game);
 SET session_replication_role = origin;
 """
 
