@@ -15,7 +15,6 @@ from django.conf import settings
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
 from django.db import connection
-from django.db.models import Q
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
@@ -26,7 +25,7 @@ from django.utils.html import format_html, format_html_join
 from rummy_ledger.errors import DomainError
 from tournaments.models import Deal, Format, Game, GamePlayer, GameTemplate
 from wallets.adjustments import reversal_propose
-from wallets.models import Entry, PlatformAccount, ProposalStatus, Reversal, Transfer
+from wallets.models import Entry, PlatformAccount, Player, ProposalStatus, Reversal, Transfer
 from wallets.services import platform_accounts
 
 
@@ -199,9 +198,8 @@ class GameAdmin(ReadOnly):
         "created_at",
         "finished_at",
     ]
-    list_filter = ["status", "format", "currency"]
+    list_filter = ["status", "format", "currency", ("created_at", admin.DateFieldListFilter)]
     list_select_related = ["client"]
-    date_hierarchy = "created_at"
     search_fields = ["game_id"]
     search_help_text = "game id, or a player's external id"
     show_full_result_count = False
@@ -233,7 +231,10 @@ class GameAdmin(ReadOnly):
         term = search_term.strip()
         if not term:
             return queryset, False
-        return queryset.filter(Q(game_id=term) | Q(players__player__external_id=term)), True
+        player = Player.objects.filter(external_id=term).first()
+        if player is not None:  # one indexable condition, not an OR across a join
+            return queryset.filter(pk__in=player.game_seats.values("game_id")), False
+        return queryset.filter(game_id=term), False
 
     @admin.display(description="escrow balance")
     def escrow_balance(self, obj):

@@ -275,32 +275,30 @@ class EntryInline(admin.TabularInline):
         return False
 
 
-class TransferSearch:
-    """Search transfers by exact reference or reference prefix (`game:12` finds `game:12:...`),
-    idempotency key, or a player's external id."""
+def _ledger_search(term: str) -> tuple[str, object]:
+    """What a search term names, resolved with index look-ups first, so that the filter on the
+    big table is one indexable condition (an OR across joined tables would scan it whole)."""
+    player = Player.objects.filter(external_id=term).first()
+    if player is not None:
+        return "accounts", list(player.accounts.values_list("pk", flat=True))
+    account = Account.objects.filter(code=term).values_list("pk", flat=True).first()
+    if account is not None:
+        return "accounts", [account]
+    return "reference", term
 
-    @staticmethod
-    def transfer_filter(term: str) -> Q:
-        player_transfers = Entry.objects.filter(account__player__external_id=term).values(
-            "transfer_id"
-        )
-        q = (
-            Q(reference=term)
-            | Q(reference__startswith=f"{term}:")
-            | Q(idempotency_key=term)
-            | Q(pk__in=player_transfers)
-        )
-        if term.isdigit():
-            q |= Q(pk=int(term))
-        return q
+
+def _reference_q(term: str, prefix: str = "") -> Q:
+    """A reference, or its prefix up to a colon (`game:12` finds `game:12` and `game:12:...`)."""
+    q = Q(**{f"{prefix}reference": term}) | Q(**{f"{prefix}reference__startswith": f"{term}:"})
+    return q
 
 
 @admin.register(Transfer)
 class TransferAdmin(ReadOnlyAdmin):
     list_display = ["id", "kind", "reference", "memo", "created_at", "reverses_link"]
-    list_filter = ["kind"]
+    # a date filter, not date_hierarchy: that one reads the distinct dates of the whole table
+    list_filter = ["kind", ("created_at", admin.DateFieldListFilter)]
     list_select_related = ["reverses"]
-    date_hierarchy = "created_at"
     search_fields = ["reference"]
     search_help_text = "reference or its prefix (game:12), idempotency key, player id, transfer id"
     show_full_result_count = False
@@ -320,7 +318,14 @@ class TransferAdmin(ReadOnlyAdmin):
         term = search_term.strip()
         if not term:
             return queryset, False
-        return queryset.filter(TransferSearch.transfer_filter(term)), False
+        what, value = _ledger_search(term)
+        if what == "accounts":
+            entries = Entry.objects.filter(account_id__in=value).values("transfer_id")
+            return queryset.filter(pk__in=entries), False
+        q = _reference_q(term) | Q(idempotency_key=term)
+        if term.isdigit():
+            q |= Q(pk=int(term))
+        return queryset.filter(q), False
 
     @admin.display(description="reverses")
     def reverses_link(self, obj):
@@ -334,9 +339,13 @@ class TransferAdmin(ReadOnlyAdmin):
 @admin.register(Entry)
 class EntryAdmin(ReadOnlyAdmin):
     list_display = ["id", "created_at", "account", "player", "amount", "kind", "reference"]
-    list_filter = ["transfer__kind", "amount_currency", "account__kind"]
+    list_filter = [
+        ("created_at", admin.DateFieldListFilter),
+        "transfer__kind",
+        "amount_currency",
+        "account__kind",
+    ]
     list_select_related = ["account__player", "transfer"]
-    date_hierarchy = "created_at"
     search_fields = ["account__code"]
     search_help_text = "player id, account code, or transfer reference (or its prefix: game:12)"
     show_full_result_count = False
@@ -347,15 +356,11 @@ class EntryAdmin(ReadOnlyAdmin):
         term = search_term.strip()
         if not term:
             return queryset, False
-        transfers = Transfer.objects.filter(
-            Q(reference=term) | Q(reference__startswith=f"{term}:")
-        ).values("pk")
-        q = (
-            Q(account__player__external_id=term)
-            | Q(account__code=term)
-            | Q(transfer_id__in=transfers)
-        )
-        return queryset.filter(q), False
+        what, value = _ledger_search(term)
+        if what == "accounts":
+            return queryset.filter(account_id__in=value), False
+        transfers = Transfer.objects.filter(_reference_q(term)).values("pk")
+        return queryset.filter(transfer_id__in=transfers), False
 
     @admin.display(description="player")
     def player(self, obj):

@@ -352,3 +352,36 @@ def test_approve_and_reject_buttons_on_the_proposal_page(operator, approver, vie
     assert f"#{adj.pk} rejected" in response.content.decode()
     adj.refresh_from_db()
     assert adj.status == "rejected" and adj.transfer is None
+
+
+def changelist_ids(client, name: str, q: str) -> set[int]:
+    response = client.get(reverse(f"admin:{name}_changelist"), {"q": q})
+    assert response.status_code == 200
+    return {obj.pk for obj in response.context["cl"].result_list}
+
+
+def test_searches_by_player_game_reference_and_key(viewer, world):
+    client = login(viewer)
+    game_transfers = set(game_transfer_ids(world))
+    assert changelist_ids(client, "wallets_transfer", f"game:{world.pk}") == game_transfers
+    alice_transfers = changelist_ids(client, "wallets_transfer", "a")
+    assert alice_transfers >= {Transfer.objects.get(idempotency_key="deposit:fund-a-500.00").pk}
+    assert changelist_ids(client, "wallets_transfer", "deposit:fund-a-500.00") == {
+        Transfer.objects.get(idempotency_key="deposit:fund-a-500.00").pk
+    }
+    entries = changelist_ids(client, "wallets_entry", "player:a:deposit")
+    assert entries == set(
+        Entry.objects.filter(account__code="player:a:deposit").values_list("pk", flat=True)
+    )
+    assert changelist_ids(client, "wallets_entry", "a") >= entries
+    game_entries = changelist_ids(client, "wallets_entry", f"game:{world.pk}")
+    assert {e.transfer_id for e in Entry.objects.filter(pk__in=game_entries)} == game_transfers
+    assert changelist_ids(client, "tournaments_game", "b") == {world.pk}
+    assert changelist_ids(client, "tournaments_game", "g1") == {world.pk}
+    assert changelist_ids(client, "wallets_player", "a") == {
+        Account.objects.get(code="player:a:deposit").player_id
+    }
+    response = client.get(
+        reverse("admin:wallets_entry_changelist"), {"created_at__gte": "2000-01-01 00:00:00+05:30"}
+    )
+    assert response.status_code == 200
