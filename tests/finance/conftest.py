@@ -1,4 +1,7 @@
+import importlib
+
 import pytest
+from django.apps import apps as django_apps
 from django.contrib.auth.models import Group, User
 
 from tests.conftest import funded_player
@@ -6,7 +9,17 @@ from tests.conftest import funded_player
 ROLES = ("finance viewer", "finance operator", "finance approver")
 
 
+def ensure_roles() -> None:
+    """The finance groups come from a data migration; a transactional test elsewhere in the run
+    (or in an earlier run with --reuse-db) flushes them away, so put them back the same way."""
+    if Group.objects.filter(name__in=ROLES).count() == len(ROLES):
+        return
+    migration = importlib.import_module("wallets.migrations.0004_finance_roles_indexes")
+    migration.roles_create(django_apps, None)
+
+
 def staff(username: str, *groups: str, superuser: bool = False) -> User:
+    ensure_roles()
     user = User.objects.create_user(
         username=username, password=None, is_staff=True, is_superuser=superuser
     )

@@ -75,12 +75,10 @@ def test_approving_twice_posts_once(operator, approver, approver2, alice):
     assert balance("player:alice:deposit") == Decimal("550.00")
 
 
-def test_self_approval_is_refused(alice, django_user_model):
-    from django.contrib.auth.models import Group
+def test_self_approval_is_refused(alice):
+    from tests.finance.conftest import staff
 
-    both = django_user_model.objects.create_user("both", is_staff=True)
-    both.groups.add(*Group.objects.filter(name__in=["finance operator", "finance approver"]))
-    both = django_user_model.objects.get(pk=both.pk)
+    both = staff("both", "finance operator", "finance approver")
     adj = propose(both, alice["deposit"].player)
 
     with pytest.raises(SelfApproval):
@@ -207,3 +205,40 @@ def test_a_game_is_proposed_for_reversal_once(operator, game_server):
             proposed_by=operator, reference=f"game:{game.pk}", transfer_ids=ids, reason="x"
         )
     assert Reversal.objects.count() == 1
+
+
+@pytest.mark.django_db(transaction=True, serialized_rollback=True)
+def test_two_approvers_at_the_same_moment_post_once():
+    import threading
+
+    from django.db import connection
+
+    from tests.conftest import funded_player
+    from tests.finance.conftest import staff
+
+    accounts = funded_player("zed", "100.00")
+    operator = staff("op", "finance operator")
+    approvers = [staff(f"ap{n}", "finance approver") for n in range(2)]
+    adj = propose(operator, accounts["deposit"].player)
+    barrier = threading.Barrier(2)
+    errors: list[BaseException] = []
+
+    def approve(user):
+        try:
+            barrier.wait()
+            adjustment_approve(adjustment_id=adj.pk, approved_by=user)
+        except BaseException as exc:
+            errors.append(exc)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=approve, args=(u,)) for u in approvers]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+
+    assert errors == []
+    assert Transfer.objects.filter(reference=f"adjustment:{adj.pk}").count() == 1
+    assert balance("player:zed:deposit") == Decimal("150.00")
+    assert ledger_violations() == []
