@@ -123,7 +123,10 @@ class _Hand:
                 slots.append((w, -1, wc))
                 if w == 1:
                     slots.append((14, -1, wc))
-            for lo_ok, hi_ok in ((1, 13), (2, 14)):
+            # Ace low (ranks 1..13), then ace high (2..14): without an ace at 14 the second
+            # window only repeats runs of the first.
+            windows = ((1, 13), (2, 14)) if any(x[0] == 14 for x in slots) else ((1, 13),)
+            for lo_ok, hi_ok in windows:
                 sl = sorted(x for x in slots if lo_ok <= x[0] <= hi_ok)
                 for a, (pos, c, wcode) in enumerate(sl):
                     self._runs(sl, a + 1, pos, pos, [c] if c >= 0 else [], wcode, limits, seen)

@@ -136,8 +136,6 @@ _WILD_BITS = (0, *_RANK_BITS)
 def group_kind(cs: Sequence[int], w: int, rules: RuleSet) -> int:
     """Kind code of a group of card codes, wild rank ``w``; ``invalid_reason`` says why not."""
     n = len(cs)
-    if n == 0:
-        return K_INVALID
     m = sum(map(_bit, cs))
     pj = m >> 52
     m &= _LOW52
@@ -155,7 +153,7 @@ def group_kind(cs: Sequence[int], w: int, rules: RuleSet) -> int:
     wb = m & _WILD_BITS[w]
     nat = m ^ wb
     if not nat:
-        return K_JOKERS
+        return K_JOKERS if n else K_INVALID
     if n < 3:
         return K_INVALID
     low = (nat & -nat).bit_length() - 1
