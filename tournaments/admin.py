@@ -25,6 +25,7 @@ from django.utils.html import format_html, format_html_join
 from rummy_ledger.errors import DomainError
 from tournaments.models import Deal, Format, Game, GamePlayer, GameTemplate
 from wallets.adjustments import reversal_propose
+from wallets.admin_base import ReadOnlyAdmin
 from wallets.models import Entry, PlatformAccount, Player, ProposalStatus, Reversal, Transfer
 from wallets.services import platform_accounts
 
@@ -68,17 +69,6 @@ class GamePlayerInline(admin.TabularInline):
         return False
 
     def has_change_permission(self, request, obj=None) -> bool:
-        return False
-
-
-class ReadOnly(admin.ModelAdmin):
-    def has_add_permission(self, request, obj=None) -> bool:
-        return False
-
-    def has_change_permission(self, request, obj=None) -> bool:
-        return False
-
-    def has_delete_permission(self, request, obj=None) -> bool:
         return False
 
 
@@ -183,7 +173,7 @@ def fee_chart(rows: list[dict], days: list) -> dict:
 
 
 @admin.register(Game)
-class GameAdmin(ReadOnly):
+class GameAdmin(ReadOnlyAdmin):
     list_display = [
         "game_id",
         "client",
@@ -404,7 +394,7 @@ def _fee_csv(rows: list[dict], first, last) -> HttpResponse:
 
 
 @admin.register(Deal)
-class DealAdmin(ReadOnly):
+class DealAdmin(ReadOnlyAdmin):
     list_display = [
         "id",
         "game",
