@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
-from itertools import chain
 from typing import Any
 
 from .cards import NAMES, PJ, TOKENS, parse_cards
@@ -170,15 +169,12 @@ def _evaluate(parsed: list[tuple[int, ...]], w: int, rules: RuleSet) -> Evaluati
         and not _repeats_overflow(parsed, rules)
     ):
         return Evaluation(True, 0, None, [], source)
-    values = card_values(w, rules.ace_points).__getitem__
+    values = card_values(w, rules.ace_points)
     if pure and _gate_met(pure, seqs, long_seq, rules):
-        loose = 0
-        for g, k in zip(parsed, kinds, strict=True):
-            if k == K_INVALID:
-                loose += sum(map(values, g))
-        points = min(loose, rules.cap)
+        bad = [g for g, k in zip(parsed, kinds, strict=True) if k == K_INVALID]
+        points = min(sum([values[c] for g in bad for c in g]), rules.cap)
     else:
-        points = _full_count(sum(map(values, chain.from_iterable(parsed))), rules)
+        points = _full_count(sum([values[c] for g in parsed for c in g]), rules)
     return Evaluation(False, points, None, None, source)
 
 
