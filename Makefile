@@ -25,7 +25,10 @@ lint: $(VENV)/.installed
 
 ## bench: every benchmark (figures are ratios to a baseline measured in the same run)
 bench: $(VENV)/.installed
+	$(PY) bench/rules.py
 	$(PY) bench/ledger.py
+	$(PY) bench/settlement.py
+	$(PY) bench/reconcile.py
 
 ## stop: stop the embedded services even if a killed process left them running
 stop: $(VENV)/.installed
