@@ -49,7 +49,7 @@ class Evaluation:
 
     @property
     def groups(self) -> list[GroupResult]:
-        if self._groups is None:
+        if self._groups is None and self._source is not None:
             cards, kinds, w, rules = self._source
             self._groups = [
                 GroupResult(g, KIND_NAMES[k], None, w, rules)
@@ -59,7 +59,7 @@ class Evaluation:
 
     @property
     def errors(self) -> list[str]:
-        if self._errors is None:
+        if self._errors is None and self._source is not None:
             self._errors = _errors(self.groups, self._source[3])
         return self._errors
 
