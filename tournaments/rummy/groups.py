@@ -124,33 +124,28 @@ def _span_fits(mask: int, n: int) -> bool:
 
 
 # Card bits: summing them gives the set of cards in a group while no card repeats (a repeat
-# carries, which the popcount shows); printed jokers sum into a count above bit 52.
+# carries, which the popcount shows; so do two printed jokers, which share bit 52).
 _BIT = (*(1 << c for c in range(52)), 1 << 52)
 _bit = _BIT.__getitem__
-_LOW52 = (1 << 52) - 1
-# Per wild rank: the bits of the four wild cards, and the bits of each rank in all four suits.
+# Per rank: its bit in all four suits; per wild rank: the bits of every joker (printed or wild).
 _RANK_BITS = tuple(sum(1 << (s * 13 + r) for s in range(4)) for r in range(13))
-_WILD_BITS = (0, *_RANK_BITS)
+_JOKER_BITS = tuple(-1 << 52 | b for b in (0, *_RANK_BITS))
 
 
 def group_kind(cs: Sequence[int], w: int, rules: RuleSet) -> int:
     """Kind code of a group of card codes, wild rank ``w``; ``invalid_reason`` says why not."""
     n = len(cs)
     m = sum(map(_bit, cs))
-    pj = m >> 52
-    m &= _LOW52
-    if m.bit_count() + pj != n:  # some card repeats
+    if m.bit_count() != n:  # some card repeats
         if n == 3 and rules.identical_triple_is_pure and cs[0] == cs[1] == cs[2] != PJ:
             return K_PURE
         nat = [c for c in cs if c != PJ and c % 13 + 1 != w]
         if len(set(nat)) != len(nat):
             return K_INVALID  # a natural card twice is in no sequence or set
-        pj = cs.count(PJ)
         m = 0
         for c in cs:
-            m |= _BIT[c]
-        m &= _LOW52
-    wb = m & _WILD_BITS[w]
+            m |= _bit(c)
+    wb = m & _JOKER_BITS[w]
     nat = m ^ wb
     if not nat:
         return K_JOKERS if n else K_INVALID
@@ -162,8 +157,8 @@ def group_kind(cs: Sequence[int], w: int, rules: RuleSet) -> int:
     if ranks < ACE_HIGH:
         maxlen = rules.max_sequence_length
         own = wb & 1 << (13 * s + w - 1) if w else 0  # the wild card of this suit
-        # Pure: every card as itself, one suit, consecutive ranks.
-        if not pj and wb == own:
+        # Pure: every card as itself (no printed joker, no other wild), one suit, consecutive.
+        if wb == own:
             full = ranks | 1 << w if own else ranks
             if full.bit_count() == n and _span_fits(full, n):
                 return K_PURE if maxlen is None or n <= maxlen else K_INVALID
