@@ -98,7 +98,7 @@ class _Hand:
             need += 1 << self.width * self.index[c]
         wneed = 1 << self.width * self.windex[wild] if wild >= 0 else 0
         used = generic + (wild >= 0)
-        first = min(self.index[c] for c in nat)
+        first = self.index[min(nat)]  # types are sorted, so the lowest code has the lowest index
         self.melds[first].append((need, wneed, used, mtype, nat, wild, generic))
         self.moves[first].append((need, wneed, used, _AFTER[mtype]))
 
@@ -110,14 +110,13 @@ class _Hand:
         jmax = k0 if limit is None else min(k0, limit)
         limits = (maxlen, jmax, rules.four_card_life)
         seen: set[tuple] = set()
-        for s in range(4):
-            slots = []  # (position, natural code or -1, wild code or -1)
-            for c in self.types:
-                if c // 13 == s:
-                    r = c % 13 + 1
-                    slots.append((r, c, -1))
-                    if r == 1:
-                        slots.append((14, c, -1))
+        by_suit: list[list[tuple[int, int, int]]] = [[], [], [], []]
+        for c in self.types:
+            r = c % 13 + 1
+            by_suit[c // 13].append((r, c, -1))
+            if r == 1:
+                by_suit[c // 13].append((14, c, -1))
+        for s, slots in enumerate(by_suit):  # (position, natural code or -1, wild code or -1)
             wc = s * 13 + w - 1 if w else -1
             if wc in self.windex:
                 slots.append((w, -1, wc))
@@ -140,6 +139,8 @@ class _Hand:
         single_as_seq = (limit is None or limit >= 2) and maxlen >= 3
         for cs in by_rank.values():
             n = len(cs)
+            if n == 1 and (single_as_seq or k0 < 2):
+                continue  # a lone card makes no set here
             for bits in range(1, 1 << n):
                 sub = [cs[i] for i in range(n) if bits >> i & 1]
                 size = len(sub)
