@@ -119,3 +119,10 @@ def test_pool_helpers():
     assert can_rejoin([79], inclusive) and not can_rejoin([80], inclusive)
     assert not can_rejoin([10], PRESETS["S0"])
     assert rejoin_score([50, 78, 12]) == 79
+
+
+def test_a_bad_token_in_a_one_shot_iterator_is_still_named():
+    from tournaments.rummy import CardError, evaluate_declaration
+
+    with pytest.raises(CardError, match="1X"):
+        evaluate_declaration([iter(["AS", "1X", "3S"])], "5D")

@@ -217,6 +217,8 @@ def evaluate_declaration(
     get = TOKENS.get
     parsed = []
     for g in groups:
+        if not isinstance(g, str | list | tuple):
+            g = tuple(g)  # a one-shot iterator could not be read again to name a bad token
         codes = tuple(map(get, g)) if not isinstance(g, str) else None
         if codes is None or None in codes:
             codes = tuple(parse_cards(g))
