@@ -98,33 +98,59 @@ def deal_store(
     return deal, True
 
 
+class GameBusy(Retryable):
+    code = "game_busy"
+
+
 def deal_settle(*, deal_id: int) -> int:
     """Settle a stored deal (and any stored before it). Safe to run any number of times.
 
-    While it holds the lock of this deal's game it also takes up to SETTLEMENT_BATCH other games
-    with stored deals whose lock is free (`SKIP LOCKED`: never waits, so never deadlocks) and
-    settles them all in the same transaction with ONE ledger call: the commit, the round trips
-    and the ledger's per-call work are shared, which is what makes the Celery path fast. Their
-    own tasks then find their deals settled and return. Returns the number of deals settled.
+    It never waits for a game: its own game and up to SETTLEMENT_BATCH - 1 others with stored
+    deals are locked with `SKIP LOCKED` and settled in ONE transaction with ONE ledger call (the
+    commit, the round trips and the ledger's per-call work are shared: this is what makes the
+    Celery path fast). If its own game is locked by someone else (another worker settling it in
+    a batch, or a request on that game), it raises `GameBusy` after doing the other work, and
+    the task is retried a moment later; by then the deal is usually settled and it returns.
+    Returns the number of deals settled.
     """
+    if not Deal.objects.filter(pk=deal_id, status=Deal.Status.STORED).exists():
+        return 0  # settled already (by an earlier run or another task's batch): never undone
     with transaction.atomic():
-        game = Game.objects.select_for_update(of=("self",)).filter(deals__pk=deal_id).first()
-        if game is None:
-            return 0
+        locking = Game.objects.select_for_update(of=("self",), skip_locked=True)
+        mine = locking.filter(deals__pk=deal_id).first()
+        games = [mine] if mine is not None else []
+        settled = 0
         if SETTLEMENT_BATCH > 1:
             try:
                 with transaction.atomic():  # a savepoint: its rollback also frees those locks
-                    stored = Deal.objects.filter(status=Deal.Status.STORED).exclude(game_id=game.pk)
-                    others = Game.objects.select_for_update(of=("self",), skip_locked=True)
-                    others = others.filter(pk__in=stored.values("game_id")[: SETTLEMENT_BATCH - 1])
-                    return games_settle(games=[game, *others])
+                    settled = games_settle(games=games + _lock_others(mine, SETTLEMENT_BATCH - 1))
             except Retryable:
                 raise
             except Exception:
                 # One bad deal must not hold up everyone else's: settle this game on its own.
-                logger.exception("batch settlement failed; settling game %s alone", game.pk)
-                game.refresh_from_db()  # the failed attempt scored it in memory
-        return games_settle(games=[game])
+                logger.exception("batch settlement failed; settling deal %s alone", deal_id)
+                if mine is None:
+                    raise
+                mine.refresh_from_db()  # the failed attempt scored it in memory
+                settled = games_settle(games=games)
+        elif mine is not None:
+            settled = games_settle(games=games)
+    if mine is None and Deal.objects.filter(pk=deal_id, status=Deal.Status.STORED).exists():
+        raise GameBusy(f"the game of deal {deal_id} is locked by another transaction")
+    return settled
+
+
+def _lock_others(mine: Game | None, limit: int) -> list[Game]:
+    """Up to `limit` other games with stored deals, oldest first, whose lock is free right now.
+
+    LIMIT and SKIP LOCKED sit on the same query, so two workers take two disjoint batches.
+    """
+    stored = Deal.objects.filter(status=Deal.Status.STORED).order_by("created_at")
+    if mine is not None:
+        stored = stored.exclude(game_id=mine.pk)
+    candidates = stored.values("game_id")[: limit * 8]  # by the partial index of stored deals
+    others = Game.objects.select_for_update(of=("self",), skip_locked=True)
+    return list(others.filter(pk__in=candidates, status=Game.Status.OPEN).order_by("pk")[:limit])
 
 
 def pending_settle(*, game: Game) -> int:
