@@ -59,7 +59,7 @@ def test_same_deal_posted_concurrently_is_settled_once(eager):
     assert Deal.objects.count() == 1
     game = Game.objects.get()
     assert game.status == Game.Status.FINISHED
-    assert Transfer.objects.filter(kind="settlement").count() == 2  # prize and fee
+    assert Transfer.objects.filter(kind="settlement").count() == 1  # prize and fee
     books_balance_for(game)
     assert ledger_violations() == []
 
@@ -79,7 +79,7 @@ def test_settle_task_run_concurrently_settles_once():
 
     deal.refresh_from_db()
     assert deal.status == Deal.Status.SETTLED
-    assert Transfer.objects.filter(kind="settlement").count() == 2
+    assert Transfer.objects.filter(kind="settlement").count() == 1
     books_balance_for(Game.objects.get())
     assert ledger_violations() == []
 

@@ -2,8 +2,8 @@
 
 Every settlement posts all of its transfers in ONE `transfers_post` call, so the ledger locks the
 accounts it touches in one fixed (id) order: no deadlock between games sharing players. The
-idempotency keys are per game and player (`game:<pk>:payout:<player>`), so even a settlement
-that somehow ran twice could not pay twice: the ledger would return the first transfers.
+idempotency keys are per game (`game:<pk>:settlement`, `game:<pk>:refunds`), so even a
+settlement that somehow ran twice could not pay twice: the ledger would return the first ones.
 """
 
 from __future__ import annotations
@@ -152,48 +152,51 @@ def seats_with_accounts(game_ids: Sequence[int]) -> dict[int, list[GamePlayer]]:
 def settlement_requests(
     *, game: Game, seats: Sequence[GamePlayer], settlement: Settlement, fee_id: int | None
 ) -> list[TransferRequest]:
-    """The transfers that empty the escrow by `settlement`: prizes to winnings (chips to chips),
-    refunds back to the buckets they came from, the fee to the platform. Records the amounts on
-    the game and its seats (seats need `accounts`, see `seats_with_accounts`)."""
+    """The transfers that empty the escrow by `settlement`, at most two per game:
+
+    - `game:<pk>:settlement` (kind settlement): prizes to winnings (chips to chips), the fee to
+      the platform;
+    - `game:<pk>:refunds` (kind refund): every refund, back to the buckets it came from.
+
+    Records the amounts on the game and its seats (seats need `accounts`: `seats_with_accounts`).
+    The keys are per game, so a game can never be paid twice whatever runs twice.
+    """
     by_ext = {s.player.external_id: s for s in seats}
     currency = game.currency
     prize_bucket = Bucket.CHIPS if currency == CHIPS else Bucket.WINNINGS
-    reference = f"game:{game.pk}"
     requests = []
 
     def add(key: str, kind: str, legs: list[Leg], memo: str) -> None:
+        if not legs:
+            return
         out = -sum((leg.amount.amount for leg in legs), ZERO)
-        legs = [*legs, Leg(game.escrow_id, Money(out, currency))]
         requests.append(
             TransferRequest(
-                kind=kind, reference=reference, idempotency_key=key, legs=legs, memo=memo
+                kind=kind,
+                reference=f"game:{game.pk}",
+                idempotency_key=f"game:{game.pk}:{key}",
+                legs=[Leg(game.escrow_id, Money(out, currency)), *legs],
+                memo=memo,
             )
         )
 
+    prizes: list[Leg] = []
     for ext, amount in settlement.payouts.items():
         seat = by_ext[ext]
         seat.payout += amount
         if amount > 0:
-            add(
-                f"game:{game.pk}:payout:{ext}",
-                Transfer.Kind.SETTLEMENT,
-                [Leg(seat.accounts[prize_bucket], Money(amount, currency))],
-                f"prize of {game.game_id}",
-            )
+            prizes.append(Leg(seat.accounts[prize_bucket], Money(amount, currency)))
+    if settlement.fee > 0:
+        prizes.append(Leg(fee_id or fee_account_id(), Money(settlement.fee, currency)))
+    add("settlement", Transfer.Kind.SETTLEMENT, prizes, f"prizes and fee of {game.game_id}")
+    refunds: list[Leg] = []
     for ext, amount in settlement.refunds.items():
         seat = by_ext[ext]
         seat.refund += amount
         if amount > 0:
             back = refund_by_bucket(contributions(seat), amount)
-            legs = [Leg(seat.accounts[b], Money(a, currency)) for b, a in back]
-            add(f"game:{game.pk}:refund:{ext}", Transfer.Kind.REFUND, legs, "escrow returned")
-    if settlement.fee > 0:
-        add(
-            f"game:{game.pk}:fee",
-            Transfer.Kind.SETTLEMENT,
-            [Leg(fee_id or fee_account_id(), Money(settlement.fee, currency))],
-            f"platform fee on {game.game_id}",
-        )
+            refunds += [Leg(seat.accounts[b], Money(a, currency)) for b, a in back]
+    add("refunds", Transfer.Kind.REFUND, refunds, f"escrow of {game.game_id} returned")
     game.paid_out += sum(settlement.payouts.values(), ZERO)
     game.refunded += sum(settlement.refunds.values(), ZERO)
     game.fee += settlement.fee

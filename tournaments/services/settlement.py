@@ -4,7 +4,8 @@
 order, every stored deal of the game (so a deal is never scored before the one before it), updates
 the standings, posts the money and marks the deals settled. A deal already settled is skipped
 under the lock, so the task may run twice, concurrently or after a crash: it settles once. The
-ledger's idempotency keys (`game:<pk>:payout:<player>`) are the second line of defence.
+ledger's idempotency keys (`game:<pk>:settlement`, `game:<pk>:refunds`) are the second line of
+defence.
 """
 
 from __future__ import annotations
