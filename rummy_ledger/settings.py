@@ -149,6 +149,10 @@ CELERY_BEAT_SCHEDULE["sweep-unsettled-deals"] = {
     "task": "tournaments.tasks.sweep_unsettled",
     "schedule": float(os.environ.get("SETTLEMENT_SWEEP_SECONDS", "30")),
 }
+# Celery's Django fixup closes the database connection around EVERY task unless this is set (a
+# new PostgreSQL connection per task costs more than settling a deal). Connections then live by
+# CONN_MAX_AGE; tournaments.tasks drops expired or broken ones before each task.
+CELERY_DB_REUSE_MAX = int(os.environ.get("CELERY_DB_REUSE_MAX", "1000"))
 if os.environ.get("CELERY_TASK_DEFAULT_QUEUE"):
     # Tests and benchmarks give their worker a private queue on the shared embedded broker.
     CELERY_TASK_DEFAULT_QUEUE = os.environ["CELERY_TASK_DEFAULT_QUEUE"]

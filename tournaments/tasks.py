@@ -3,9 +3,19 @@
 from datetime import timedelta
 
 from celery import shared_task
+from celery.signals import task_prerun
+from django.db import close_old_connections
 
 from rummy_ledger.errors import Retryable
 from tournaments.services import settlement
+
+
+@task_prerun.connect
+def _fresh_enough_connections(**kwargs) -> None:
+    """Like Django between requests: drop connections past CONN_MAX_AGE or broken, keep the rest
+    (settings.CELERY_DB_REUSE_MAX stops Celery from closing them around every task)."""
+    if not getattr(kwargs.get("task").request, "is_eager", False):
+        close_old_connections()
 
 
 @shared_task(
