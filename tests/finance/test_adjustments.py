@@ -209,10 +209,7 @@ def test_a_game_is_proposed_for_reversal_once(operator, game_server):
 
 @pytest.mark.django_db(transaction=True, serialized_rollback=True)
 def test_two_approvers_at_the_same_moment_post_once():
-    import threading
-
-    from django.db import connection
-
+    from tests.concurrency import run_in_threads
     from tests.conftest import funded_player
     from tests.finance.conftest import staff
 
@@ -220,25 +217,12 @@ def test_two_approvers_at_the_same_moment_post_once():
     operator = staff("op", "finance operator")
     approvers = [staff(f"ap{n}", "finance approver") for n in range(2)]
     adj = propose(operator, accounts["deposit"].player)
-    barrier = threading.Barrier(2)
-    errors: list[BaseException] = []
 
-    def approve(user):
-        try:
-            barrier.wait()
-            adjustment_approve(adjustment_id=adj.pk, approved_by=user)
-        except BaseException as exc:
-            errors.append(exc)
-        finally:
-            connection.close()
+    results = run_in_threads(
+        lambda n: adjustment_approve(adjustment_id=adj.pk, approved_by=approvers[n]), 2
+    )
 
-    threads = [threading.Thread(target=approve, args=(u,)) for u in approvers]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-
-    assert errors == []
+    assert [r for r in results if isinstance(r, Exception)] == []
     assert Transfer.objects.filter(reference=f"adjustment:{adj.pk}").count() == 1
     assert balance("player:zed:deposit") == Decimal("150.00")
     assert ledger_violations() == []

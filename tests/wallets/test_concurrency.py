@@ -9,6 +9,7 @@ import pytest
 from django.db import connection, transaction
 from djmoney.money import Money
 
+from tests.concurrency import run_in_threads
 from tests.conftest import funded_player
 from tests.wallets.invariants import ledger_violations
 from wallets.ledger import InsufficientFunds, LedgerBusy, Leg, balance, transfer_post
@@ -19,28 +20,6 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 THREADS = 8
 TRANSFERS_PER_THREAD = 60
-
-
-def run_in_threads(work, count: int) -> list:
-    """Run work(n) in `count` threads, each with its own database connection, started together."""
-    barrier = threading.Barrier(count)
-    results: list = [None] * count
-
-    def target(n: int) -> None:
-        try:
-            barrier.wait()
-            results[n] = work(n)
-        except Exception as exc:  # surfaced by the caller's assertions
-            results[n] = exc
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=target, args=(n,)) for n in range(count)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=120)
-    return results
 
 
 def test_many_connections_moving_money_between_few_wallets():
