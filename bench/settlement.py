@@ -6,6 +6,7 @@
    then every `settle_deal` message is sent to a real `celery worker` with 2 processes, and the
    clock runs until every deal is settled (scored with the engine, standings, 8 transfers posted).
 The figure is deals/s and its ratio to the single-transfer rate. Goals: >= 300/s, ratio >= 0.5.
+Settlement batching (SETTLEMENT_BATCH, default 32 games per transaction) is read by the worker.
 The last line is one JSON object with every figure.
 
 Run: `.venv/bin/python bench/settlement.py [--games 3000] [--transfers 3000]` (own database
@@ -199,6 +200,7 @@ def main() -> None:
         "deals_per_s": round(rate, 1), "single_transfer_per_s": round(single, 1),
         "ratio": round(ratio, 3), "goal_deals_per_s": 300, "goal_ratio": 0.5,
         "games_finished": finished, "transfers_measured": args.transfers,
+        "players": PLAYERS, "settlement_batch": settlement.SETTLEMENT_BATCH,
     }))  # fmt: skip
 
 
