@@ -3,8 +3,10 @@
 1. Baseline, measured in the same run: the ledger's single-transfer rate, N two-leg transfers
    posted one at a time by `wallets.ledger.transfer_post` in a loop (one process).
 2. The Celery path: GAMES 6-player points games are opened and their deal stored (not timed);
-   then every `settle_deal` message is sent to a real `celery worker` with 2 processes, and the
-   clock runs until every deal is settled (scored with the engine, standings, 8 transfers posted).
+   then every `settle_deal` message is sent to 2 real Celery worker processes (two `--pool solo`
+   workers by default; `--pool prefork` runs one worker with 2 children instead, whose parent
+   relays every message and costs a third of the throughput), and the clock runs until every
+   deal is settled (scored with the engine, standings, the prize, fee and refunds posted).
 The figure is deals/s and its ratio to the single-transfer rate. Goals: >= 300/s, ratio >= 0.5.
 Settlement batching (SETTLEMENT_BATCH, default 32 games per transaction) is read by the worker.
 The last line is one JSON object with every figure.
@@ -128,14 +130,20 @@ def open_games(client: ApiClient, players: list[str], n: int, run: str) -> list[
     return deal_ids
 
 
-def start_worker() -> subprocess.Popen:
+def start_workers(pool: str) -> list[subprocess.Popen]:
+    """Two worker processes: two `--pool solo` workers (each settles in its own main process), or
+    one prefork worker with two children (plus its parent, which relays every message by pipe)."""
     env = {**os.environ, "CELERY_TASK_DEFAULT_QUEUE": QUEUE}
-    return subprocess.Popen(
-        [sys.executable, "-m", "celery", "-A", "rummy_ledger", "worker", "-Q", QUEUE,
-         "-n", f"{QUEUE}@%h", "--concurrency", "2", "--loglevel", "WARNING",
-         "--without-gossip", "--without-mingle", "--without-heartbeat"],
-        cwd=ROOT, env=env, start_new_session=True,
-    )  # fmt: skip
+    common = [sys.executable, "-m", "celery", "-A", "rummy_ledger", "worker", "-Q", QUEUE,
+              "--loglevel", "WARNING", "--without-gossip", "--without-mingle",
+              "--without-heartbeat"]  # fmt: skip
+    if pool == "solo":
+        commands = [[*common, "-n", f"{QUEUE}-{n}@%h", "--pool", "solo"] for n in range(2)]
+    else:
+        commands = [[*common, "-n", f"{QUEUE}@%h", "--concurrency", "2"]]
+    return [
+        subprocess.Popen(command, cwd=ROOT, env=env, start_new_session=True) for command in commands
+    ]
 
 
 def unsettled(client: ApiClient) -> int:
@@ -156,6 +164,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--games", type=int, default=3000)
     parser.add_argument("--transfers", type=int, default=3000)
+    parser.add_argument("--pool", choices=["solo", "prefork"], default="solo")
     args = parser.parse_args()
     if not os.environ.get("CELERY_BROKER_URL"):
         embedded.ensure_redis(settings.DATA_DIR)
@@ -167,7 +176,7 @@ def main() -> None:
 
     warm = open_games(client, players, 40, f"{run}-warm")
     connection.close()
-    worker = start_worker()
+    workers = start_workers(args.pool)
     try:
         # Warm the worker up first, then store the measured deals: a settlement batch takes any
         # stored deal, so none of the measured ones may exist while the warm-up runs.
@@ -184,19 +193,22 @@ def main() -> None:
         wait_settled(client, 600)
         elapsed = time.perf_counter() - started
     finally:
-        os.killpg(worker.pid, signal.SIGTERM)
-        worker.wait(timeout=30)
+        for worker in workers:
+            os.killpg(worker.pid, signal.SIGTERM)
+        for worker in workers:
+            worker.wait(timeout=30)
     rate = args.games / elapsed
     ratio = rate / single
     finished = Game.objects.filter(
         client=client, status=Game.Status.FINISHED, game_id__startswith=f"{run}-"
     ).count()
     print(
-        f"settled {args.games} 6-player points deals in {elapsed:.2f}s with 2 worker processes: "
+        f"settled {args.games} 6-player points deals in {elapsed:.2f}s with 2 worker processes "
+        f"({args.pool}): "
         f"{rate:,.0f} deals/s (goal 300) = {ratio:.2f} x single transfers (goal 0.5)"
     )
     print(json.dumps({
-        "deals": args.games, "workers": 2, "seconds": round(elapsed, 3),
+        "deals": args.games, "workers": 2, "pool": args.pool, "seconds": round(elapsed, 3),
         "deals_per_s": round(rate, 1), "single_transfer_per_s": round(single, 1),
         "ratio": round(ratio, 3), "goal_deals_per_s": 300, "goal_ratio": 0.5,
         "games_finished": finished, "transfers_measured": args.transfers,

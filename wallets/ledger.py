@@ -53,6 +53,9 @@ class LedgerBusy(Retryable):
     code = "ledger_busy"
 
 
+_TRANSFER_KINDS = frozenset(Transfer.Kind.values)
+
+
 @dataclass(frozen=True)
 class Leg:
     account_id: int
@@ -83,7 +86,7 @@ class Posted:
 
 
 def _validate(request: TransferRequest) -> None:
-    if request.kind not in Transfer.Kind.values:
+    if request.kind not in _TRANSFER_KINDS:
         raise LedgerError(f"unknown transfer kind {request.kind!r}")
     if not request.idempotency_key or len(request.idempotency_key) > 160:
         raise LedgerError("an idempotency key of 1 to 160 characters is required")

@@ -114,7 +114,7 @@ def deal_settle(*, deal_id: int) -> int:
     the task is retried a moment later; by then the deal is usually settled and it returns.
     Returns the number of deals settled.
     """
-    if not Deal.objects.filter(pk=deal_id, status=Deal.Status.STORED).exists():
+    if not _is_stored(deal_id):
         return 0  # settled already (by an earlier run or another task's batch): never undone
     with transaction.atomic():
         locking = Game.objects.select_for_update(of=("self",), skip_locked=True)
@@ -136,9 +136,20 @@ def deal_settle(*, deal_id: int) -> int:
                 settled = games_settle(games=games)
         elif mine is not None:
             settled = games_settle(games=games)
-    if mine is None and Deal.objects.filter(pk=deal_id, status=Deal.Status.STORED).exists():
+    if mine is None and _is_stored(deal_id):
         raise GameBusy(f"the game of deal {deal_id} is locked by another transaction")
     return settled
+
+
+def _is_stored(deal_id: int) -> bool:
+    """Whether the deal still waits for settlement. Most tasks end here (another task's batch
+    settled their deal), so this is plain SQL: the ORM's query building costs 4x the query."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT 1 FROM {Deal._meta.db_table} WHERE id = %s AND status = %s",
+            [deal_id, Deal.Status.STORED],
+        )
+        return cursor.fetchone() is not None
 
 
 def _lock_others(mine: Game | None, limit: int) -> list[Game]:
