@@ -33,16 +33,16 @@ class Command(BaseCommand):
         if not no_demo:
             call_command("seed_demo", base_url=f"http://127.0.0.1:{port}")
             call_command("seed_games")
-        children = [
-            subprocess.Popen(
-                [sys.executable, "-m", "gunicorn", "rummy_ledger.wsgi", "--bind",
-                 f"127.0.0.1:{port}", "--workers", "2", "--access-logfile", "-"]
-            ),
-            subprocess.Popen(
-                [sys.executable, "-m", "celery", "-A", "rummy_ledger", "worker", "--beat",
-                 "--concurrency", str(workers), "--loglevel", "INFO"]
-            ),
+        celery = [sys.executable, "-m", "celery", "-A", "rummy_ledger"]
+        commands = [
+            [sys.executable, "-m", "gunicorn", "rummy_ledger.wsgi", "--bind",
+             f"127.0.0.1:{port}", "--workers", "2", "--access-logfile", "-"],
+            [*celery, "beat", "--loglevel", "INFO"],
+            # One solo worker per process: no prefork parent relaying every message by pipe.
+            *([*celery, "worker", "--pool", "solo", "-n", f"worker{n}@%h", "--loglevel", "INFO"]
+              for n in range(1, workers + 1)),
         ]  # fmt: skip
+        children = [subprocess.Popen(command) for command in commands]
         self.stdout.write(
             f"Serving on http://127.0.0.1:{port}/  (API docs /api/docs/, admin /admin/). "
             "Ctrl-C stops everything."
