@@ -217,11 +217,14 @@ def evaluate_declaration(
     get = TOKENS.get
     parsed = []
     for g in groups:
-        if not isinstance(g, str | list | tuple):
-            g = tuple(g)  # a one-shot iterator could not be read again to name a bad token
-        codes = tuple(map(get, g)) if not isinstance(g, str) else None
-        if codes is None or None in codes:
+        if isinstance(g, str):
             codes = tuple(parse_cards(g))
+        else:
+            if not isinstance(g, (list, tuple)):
+                g = tuple(g)  # a one-shot iterator could not be read again to name a bad token
+            codes = tuple(map(get, g))
+            if None in codes:
+                codes = tuple(parse_cards(g))  # raises, naming the bad token
         parsed.append(codes)
     return _evaluate(parsed, wild_rank(wild_joker, rules), rules)
 
