@@ -3,10 +3,13 @@ from django.contrib.auth import authenticate
 from django.core.management import call_command
 from rest_framework.test import APIClient
 
+from tests.finance.conftest import ensure_roles
+
 pytestmark = pytest.mark.django_db
 
 
 def test_seed_demo_prints_a_working_key_and_staff_who_can_log_in(capsys):
+    ensure_roles()  # made by a data migration; transactional tests elsewhere flush them
     call_command("seed_demo", base_url="http://demo")
     out = capsys.readouterr().out
     key = out.split("Api-Key ")[1].split("'")[0]
