@@ -1,6 +1,7 @@
-"""The one place that decides what an amount of money may look like and how it is rounded."""
+"""What an amount of money may look like. The ledger never rounds: fees and shares are rounded
+in one place, `tournaments/payouts.py`, before they reach it."""
 
-from decimal import ROUND_HALF_EVEN, Decimal
+from decimal import Decimal
 
 from django.conf import settings
 from djmoney.money import Money
@@ -39,8 +40,3 @@ def parse_amount(text: object, currency: str) -> Money:
     except ArithmeticError as exc:
         raise MoneyError(f"{text!r} is not a decimal amount") from exc
     return money_checked(Money(amount, currency))
-
-
-def quantize(amount: Decimal) -> Decimal:
-    """Round to the paisa by the one rule used everywhere: half to even."""
-    return amount.quantize(PAISA, rounding=ROUND_HALF_EVEN)
