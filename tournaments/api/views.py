@@ -6,6 +6,7 @@ from rest_framework import status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from rummy_ledger.db import snapshot
 from tournaments.api import serializers as s
 from tournaments.idempotency import idempotent
 from tournaments.services import games, settlement
@@ -51,7 +52,9 @@ class GameOpenView(GamesScope):
 class GameView(GamesScope):
     @extend_schema(responses=OpenApiTypes.OBJECT, summary="Standings, deals, payouts and fee")
     def get(self, request, game_id: str):
-        return Response(s.game_out(games.game_get(client=request.auth, game_id=game_id)))
+        with snapshot():  # the game and its deals as of one moment
+            state = s.game_out(games.game_get(client=request.auth, game_id=game_id))
+        return Response(state)
 
 
 class DealView(GamesScope):

@@ -1,0 +1,23 @@
+"""Database helpers shared by the apps."""
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from django.db import connection, transaction
+
+
+@contextmanager
+def snapshot() -> Iterator[None]:
+    """Several reads that must agree with each other, from one REPEATABLE READ snapshot.
+
+    Under READ COMMITTED every query sees the latest commits, so a game read before a settlement
+    commits and its deals read after it would disagree. Inside an enclosing transaction the
+    reads already share it, and the isolation level can no longer change.
+    """
+    if connection.in_atomic_block:
+        yield
+        return
+    with transaction.atomic():
+        with connection.cursor() as cursor:
+            cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
+        yield
