@@ -33,3 +33,12 @@ def funded_player(external_id: str, amount: str = "1000.00"):
             reference=f"fund-{external_id}-{amount}",
         )
     return player_accounts(player=player_get_or_create(external_id=external_id))
+
+
+def pytest_sessionfinish(session, exitstatus):
+    """Leave no embedded broker running that this session started (the database stops itself)."""
+    from rummy_ledger import embedded
+    from tests.tournaments.worker import STARTED_BROKER
+
+    for data_dir in STARTED_BROKER:
+        embedded.stop_redis(data_dir)

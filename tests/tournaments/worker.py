@@ -22,6 +22,10 @@ from rummy_ledger.celery import app as celery_app
 ROOT = Path(__file__).resolve().parents[2]
 
 
+# The embedded Redis this test session started, if any (tests/conftest.py stops it at the end).
+STARTED_BROKER: list = []
+
+
 def database_url() -> str:
     s = connection.settings_dict
     host = quote(s["HOST"] or "", safe="")
@@ -31,8 +35,8 @@ def database_url() -> str:
 @contextmanager
 def private_queue():
     """Route this process's tasks to a queue no one else's worker listens on."""
-    if not os.environ.get("CELERY_BROKER_URL"):
-        embedded.ensure_redis(settings.DATA_DIR)
+    if not os.environ.get("CELERY_BROKER_URL") and embedded.ensure_redis(settings.DATA_DIR):
+        STARTED_BROKER.append(settings.DATA_DIR)  # stopped when the test session ends
     queue = f"test-{os.getpid()}-{uuid.uuid4().hex[:8]}"
     previous = celery_app.conf.task_default_queue
     celery_app.conf.task_default_queue = queue
