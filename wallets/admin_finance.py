@@ -45,16 +45,6 @@ class AdjustmentForm(forms.ModelForm):
         fields = ["player", "bucket", "direction", "reason"]
 
 
-def _decide(modeladmin, request, queryset, service, id_arg: str, user_arg: str, verb: str):
-    for obj in queryset.order_by("pk"):
-        try:
-            service(**{id_arg: obj.pk, user_arg: request.user})
-        except DomainError as exc:
-            modeladmin.message_user(request, f"#{obj.pk} not {verb}: {exc.message}", messages.ERROR)
-        else:
-            modeladmin.message_user(request, f"#{obj.pk} {verb}.", messages.SUCCESS)
-
-
 class DecisionButtons:
     """Approve / reject buttons on a proposal's page, for approvers, posting to the services."""
 
@@ -78,15 +68,33 @@ class DecisionButtons:
         name = f"{meta.app_label}_{meta.model_name}_decide"
         return [path("<int:pk>/decide/", view, name=name), *super().get_urls()]
 
+    def decide(self, request, queryset, *, approving: bool) -> None:
+        """Approve or reject each proposal through its service; refusals become messages."""
+        service = type(self).approve_service if approving else type(self).reject_service
+        user_arg, verb = ("approved_by", "approved") if approving else ("rejected_by", "rejected")
+        for obj in queryset.order_by("pk"):
+            try:
+                service(**{self.id_arg: obj.pk, user_arg: request.user})
+            except DomainError as exc:
+                self.message_user(request, f"#{obj.pk} not {verb}: {exc.message}", messages.ERROR)
+            else:
+                self.message_user(request, f"#{obj.pk} {verb}.", messages.SUCCESS)
+
+    @admin.action(
+        description="Approve selected %(verbose_name_plural)s (posts them)", permissions=["approve"]
+    )
+    def approve(self, request, queryset):
+        self.decide(request, queryset, approving=True)
+
+    @admin.action(description="Reject selected %(verbose_name_plural)s", permissions=["approve"])
+    def reject(self, request, queryset):
+        self.decide(request, queryset, approving=False)
+
     def decide_view(self, request: HttpRequest, pk: int):
         if request.method != "POST" or not self.has_approve_permission(request):
             raise PermissionDenied
         approving = request.POST.get("decision") == "approve"
-        service = type(self).approve_service if approving else type(self).reject_service
-        user_arg = "approved_by" if approving else "rejected_by"
-        verb = "approved" if approving else "rejected"
-        queryset = self.model.objects.filter(pk=pk)
-        _decide(self, request, queryset, service, self.id_arg, user_arg, verb)
+        self.decide(request, self.model.objects.filter(pk=pk), approving=approving)
         meta = self.model._meta
         return HttpResponseRedirect(
             reverse(f"admin:{meta.app_label}_{meta.model_name}_change", args=[pk])
@@ -165,30 +173,6 @@ class AdjustmentAdmin(DecisionButtons, NoDeleteAdmin):
     def transfer_link(self, obj):
         return link(obj.transfer) if obj.transfer_id else "-"
 
-    @admin.action(description="Approve selected adjustments (posts them)", permissions=["approve"])
-    def approve(self, request, queryset):
-        _decide(
-            self,
-            request,
-            queryset,
-            adjustments.adjustment_approve,
-            "adjustment_id",
-            "approved_by",
-            "approved",
-        )
-
-    @admin.action(description="Reject selected adjustments", permissions=["approve"])
-    def reject(self, request, queryset):
-        _decide(
-            self,
-            request,
-            queryset,
-            adjustments.adjustment_reject,
-            "adjustment_id",
-            "rejected_by",
-            "rejected",
-        )
-
 
 @admin.register(Reversal)
 class ReversalAdmin(DecisionButtons, ReadOnlyAdmin):
@@ -234,30 +218,6 @@ class ReversalAdmin(DecisionButtons, ReadOnlyAdmin):
     @admin.display(description="reversing transfers posted")
     def posted(self, obj):
         return self._transfers(obj.posted_transfer_ids)
-
-    @admin.action(description="Approve selected reversals (posts them)", permissions=["approve"])
-    def approve(self, request, queryset):
-        _decide(
-            self,
-            request,
-            queryset,
-            adjustments.reversal_approve,
-            "reversal_id",
-            "approved_by",
-            "approved",
-        )
-
-    @admin.action(description="Reject selected reversals", permissions=["approve"])
-    def reject(self, request, queryset):
-        _decide(
-            self,
-            request,
-            queryset,
-            adjustments.reversal_reject,
-            "reversal_id",
-            "rejected_by",
-            "rejected",
-        )
 
 
 # --- reconciliation -----------------------------------------------------------------------------
