@@ -25,7 +25,7 @@ from django.utils.html import format_html, format_html_join
 from rummy_ledger.errors import DomainError
 from tournaments.models import Deal, Format, Game, GamePlayer, GameTemplate
 from wallets.adjustments import reversal_propose
-from wallets.admin_base import ReadOnlyAdmin
+from wallets.admin_base import ReadOnlyAdmin, ReadOnlyInline
 from wallets.models import Entry, PlatformAccount, Player, ProposalStatus, Reversal, Transfer
 from wallets.services import platform_accounts
 
@@ -55,21 +55,11 @@ class GameTemplateAdmin(admin.ModelAdmin):
         return False  # games point at their template; retire it with `active` instead
 
 
-class GamePlayerInline(admin.TabularInline):
+class GamePlayerInline(ReadOnlyInline):
     model = GamePlayer
     fields = ["seat", "player", "score", "eliminated", "entries", "contributed", "payout", "refund"]
     readonly_fields = fields
-    extra = 0
-    can_delete = False
-
-    def get_queryset(self, request):
-        return super().get_queryset(request).select_related("player")
-
-    def has_add_permission(self, request, obj=None) -> bool:
-        return False
-
-    def has_change_permission(self, request, obj=None) -> bool:
-        return False
+    select_related = ("player",)
 
 
 def game_transfer_ids(game: Game) -> list[int]:

@@ -25,7 +25,13 @@ from django.utils import timezone
 from django.utils.html import format_html, format_html_join
 
 from wallets import ledger
-from wallets.admin_base import NoDeleteAdmin, ReadOnlyAdmin, changelist_link, link
+from wallets.admin_base import (
+    NoDeleteAdmin,
+    ReadOnlyAdmin,
+    ReadOnlyInline,
+    changelist_link,
+    link,
+)
 from wallets.api_keys import api_client_create
 from wallets.models import BUCKET_CURRENCY, Account, ApiClient, Bucket, Entry, Player, Transfer
 
@@ -205,22 +211,12 @@ class AccountAdmin(ReadOnlyAdmin):
         return changelist_link(Entry, "entries of this account", account__id__exact=obj.pk)
 
 
-class EntryInline(admin.TabularInline):
+class EntryInline(ReadOnlyInline):
     model = Entry
     fields = ["account", "amount", "created_at"]
     readonly_fields = fields
-    extra = 0
-    can_delete = False
     show_change_link = False
-
-    def get_queryset(self, request):
-        return super().get_queryset(request).select_related("account")
-
-    def has_add_permission(self, request, obj=None) -> bool:
-        return False
-
-    def has_change_permission(self, request, obj=None) -> bool:
-        return False
+    select_related = ("account",)
 
 
 def _ledger_search(term: str) -> tuple[str, object]:

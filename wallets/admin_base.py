@@ -20,6 +20,23 @@ class ReadOnlyAdmin(admin.ModelAdmin):
         return False
 
 
+class ReadOnlyInline(admin.TabularInline):
+    """Rows shown on another record's page, never added, changed or deleted there."""
+
+    extra = 0
+    can_delete = False
+    select_related: tuple[str, ...] = ()
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).select_related(*self.select_related)
+
+    def has_add_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
+
+
 class NoDeleteAdmin(admin.ModelAdmin):
     def has_delete_permission(self, request, obj=None) -> bool:
         return False
