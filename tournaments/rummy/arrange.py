@@ -193,6 +193,24 @@ def _search(h: _Hand):
     vals, moves, units, guard, wguard = h.vals, h.moves, h.units, h.guard, h.wguard
     bw, ks, ws, ns = h.width, h.kshift, h.wshift, h.nshift
 
+    def melds(i: int, nat: int, k: int, wild: int):
+        """The melds of card slot i that the cards, jokers and wilds left can still make: each
+        as (index, cards left, jokers left, wilds left, need transition row). Subtracting the
+        meld's vector from the counts with a guard bit per field shows a shortfall as a borrow."""
+        for j, (nvec, wvec, used, after) in enumerate(moves[i]):
+            if used > k:
+                continue
+            x = (nat | guard) - nvec
+            if x & guard != guard:
+                continue
+            wild2 = wild
+            if wvec:
+                y = (wild | wguard) - wvec
+                if y & wguard != wguard:
+                    continue
+                wild2 = y ^ wguard
+            yield j, x ^ guard, k - used, wild2, after
+
     def f(nat: int, k: int, wild: int, need: int) -> int:
         if nat == 0:
             return 0 if need == 0 else INF
@@ -204,19 +222,8 @@ def _search(h: _Hand):
         best = vals[i] + f(nat - units[i], k, wild, need)
         pick = -1
         if best:
-            for j, (nvec, wvec, used, after) in enumerate(moves[i]):
-                if used > k:
-                    continue
-                x = (nat | guard) - nvec
-                if x & guard != guard:
-                    continue
-                wild2 = wild
-                if wvec:
-                    y = (wild | wguard) - wvec
-                    if y & wguard != wguard:
-                        continue
-                    wild2 = y ^ wguard
-                cost = f(x ^ guard, k - used, wild2, after[need])
+            for j, rest, k2, wild2, after in melds(i, nat, k, wild):
+                cost = f(rest, k2, wild2, after[need])
                 if cost < best:
                     best = cost
                     pick = j
@@ -236,19 +243,8 @@ def _search(h: _Hand):
             return got
         i = ((nat & -nat).bit_length() - 1) // bw
         ok = False
-        for j, (nvec, wvec, used, after) in enumerate(moves[i]):
-            if used > k:
-                continue
-            x = (nat | guard) - nvec
-            if x & guard != guard:
-                continue
-            wild2 = wild
-            if wvec:
-                y = (wild | wguard) - wvec
-                if y & wguard != wguard:
-                    continue
-                wild2 = y ^ wguard
-            if z(x ^ guard, k - used, wild2, after[need]):
+        for j, rest, k2, wild2, after in melds(i, nat, k, wild):
+            if z(rest, k2, wild2, after[need]):
                 zchoice[key] = j
                 ok = True
                 break
