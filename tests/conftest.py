@@ -3,7 +3,8 @@ from djmoney.money import Money
 from rest_framework.test import APIClient
 
 from wallets.api_keys import api_client_create
-from wallets.models import CASH
+from wallets.ledger import Leg, Posted, transfer_post
+from wallets.models import CASH, Account
 from wallets.services import deposit_register, player_accounts, player_get_or_create
 
 
@@ -33,6 +34,16 @@ def funded_player(external_id: str, amount: str = "1000.00"):
             reference=f"fund-{external_id}-{amount}",
         )
     return player_accounts(player=player_get_or_create(external_id=external_id))
+
+
+def move(source: Account, target: Account, amount, key: str, kind: str = "transfer") -> Posted:
+    """Post `amount` INR (a decimal string or Decimal) from one account to another."""
+    return transfer_post(
+        kind=kind,
+        reference=key,
+        idempotency_key=key,
+        legs=[Leg(source.pk, -Money(amount, CASH)), Leg(target.pk, Money(amount, CASH))],
+    )
 
 
 def pytest_sessionfinish(session, exitstatus):

@@ -3,8 +3,7 @@ from djmoney.money import Money
 
 from rummy_ledger.db import snapshot
 from tests.concurrency import run_in_threads
-from tests.conftest import funded_player
-from wallets.ledger import Leg, transfer_post
+from tests.conftest import funded_player, move
 from wallets.models import CASH, Account
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -14,15 +13,7 @@ def test_reads_in_a_snapshot_agree_even_if_another_connection_commits_between_th
     alice, bob = funded_player("alice", "100.00"), funded_player("bob", "0")
 
     def pay_bob(_n: int):
-        return transfer_post(
-            kind="transfer",
-            reference="between",
-            idempotency_key="between",
-            legs=[
-                Leg(alice["deposit"].pk, -Money("40", CASH)),
-                Leg(bob["deposit"].pk, Money("40", CASH)),
-            ],
-        )
+        return move(alice["deposit"], bob["deposit"], "40", "between")
 
     with snapshot():
         first = Account.objects.get(pk=alice["deposit"].pk).balance

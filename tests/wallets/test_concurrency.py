@@ -10,7 +10,7 @@ from django.db import connection, transaction
 from djmoney.money import Money
 
 from tests.concurrency import run_in_threads
-from tests.conftest import funded_player
+from tests.conftest import funded_player, move
 from tests.wallets.invariants import ledger_violations
 from wallets.ledger import InsufficientFunds, LedgerBusy, Leg, balance, transfer_post
 from wallets.models import CASH, Account, Transfer
@@ -70,15 +70,7 @@ def test_same_idempotency_key_from_many_connections_creates_one_transfer():
     alice, bob = funded_player("alice", "100.00"), funded_player("bob", "0")
 
     def work(_thread: int):
-        return transfer_post(
-            kind="transfer",
-            reference="once",
-            idempotency_key="the-same-key",
-            legs=[
-                Leg(alice["deposit"].pk, -Money("30", CASH)),
-                Leg(bob["deposit"].pk, Money("30", CASH)),
-            ],
-        )
+        return move(alice["deposit"], bob["deposit"], "30", "the-same-key")
 
     results = run_in_threads(work, THREADS)
 
@@ -96,12 +88,7 @@ def test_opposite_transfers_lock_in_one_order_and_never_deadlock():
     def work(thread: int):
         source, target = (a, b) if thread % 2 else (b, a)
         for n in range(40):
-            transfer_post(
-                kind="transfer",
-                reference="swap",
-                idempotency_key=f"swap-{thread}-{n}",
-                legs=[Leg(source.pk, -Money("1", CASH)), Leg(target.pk, Money("1", CASH))],
-            )
+            move(source, target, "1", f"swap-{thread}-{n}")
 
     results = run_in_threads(work, THREADS)
 
@@ -127,15 +114,7 @@ def test_a_held_lock_becomes_a_retryable_error_after_the_bounded_wait(settings):
     try:
         locked.wait(10)
         with pytest.raises(LedgerBusy) as busy:
-            transfer_post(
-                kind="transfer",
-                reference="blocked",
-                idempotency_key="blocked",
-                legs=[
-                    Leg(alice["deposit"].pk, -Money("1", CASH)),
-                    Leg(bob["deposit"].pk, Money("1", CASH)),
-                ],
-            )
+            move(alice["deposit"], bob["deposit"], "1", "blocked")
     finally:
         release.set()
         holder.join()

@@ -8,8 +8,8 @@ from django.db import DatabaseError, IntegrityError, connection, transaction
 from django.utils import timezone
 from djmoney.money import Money
 
-from tests.conftest import funded_player
-from wallets.ledger import Leg, balance, transfer_post
+from tests.conftest import funded_player, move
+from wallets.ledger import balance
 from wallets.models import CASH, Entry, Transfer
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -90,15 +90,7 @@ def test_balance_as_of_past_moments():
     for n, amount in enumerate(["10.00", "15.00", "20.00"]):
         moments.append(timezone.now())
         time.sleep(0.01)
-        transfer_post(
-            kind="transfer",
-            reference="hist",
-            idempotency_key=f"hist-{n}",
-            legs=[
-                Leg(alice["deposit"].pk, -Money(amount, CASH)),
-                Leg(bob["deposit"].pk, Money(amount, CASH)),
-            ],
-        )
+        move(alice["deposit"], bob["deposit"], amount, f"hist-{n}")
     moments.append(timezone.now() + timedelta(seconds=1))
     seen = [balance(account=bob["deposit"], at=moment).amount for moment in moments]
     assert [str(x) for x in seen] == ["0.00", "10.00", "25.00", "45.00"]

@@ -6,7 +6,7 @@ from django.db import transaction
 from django.utils import timezone
 from djmoney.money import Money
 
-from tests.conftest import funded_player
+from tests.conftest import funded_player, move
 from tests.wallets.invariants import ledger_violations
 from wallets.ledger import (
     AlreadyReversed,
@@ -31,15 +31,6 @@ pytestmark = pytest.mark.django_db
 
 def inr(amount: str) -> Money:
     return Money(amount, CASH)
-
-
-def move(source: Account, target: Account, amount: str, key: str, kind: str = "transfer"):
-    return transfer_post(
-        kind=kind,
-        reference=key,
-        idempotency_key=key,
-        legs=[Leg(source.pk, -inr(amount)), Leg(target.pk, inr(amount))],
-    )
 
 
 def test_transfer_moves_money_and_keeps_invariants():

@@ -8,6 +8,7 @@ from djmoney.money import Money
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.conftest import move
 from tests.wallets.invariants import ledger_violations
 from wallets.ledger import InsufficientFunds, Leg, transfer_post
 from wallets.models import CASH, Account
@@ -44,15 +45,7 @@ def test_any_sequence_of_postings_keeps_the_invariants(operations):
                 continue
             try:
                 with transaction.atomic():
-                    transfer_post(
-                        kind="transfer",
-                        reference="prop",
-                        idempotency_key=f"move-{id(operations)}-{n}",
-                        legs=[
-                            Leg(source.pk, -Money(amount, CASH)),
-                            Leg(target.pk, Money(amount, CASH)),
-                        ],
-                    )
+                    move(source, target, amount, f"move-{id(operations)}-{n}")
             except InsufficientFunds:
                 assert model[source.pk] < amount
             else:
