@@ -75,7 +75,8 @@ class TransferRequest:
     content_hash: str = field(init=False, default="")
 
     def __post_init__(self) -> None:
-        _validate(self)
+        # Amounts are normalised once (30 and 30.00 are one amount) before they are hashed.
+        object.__setattr__(self, "legs", _validated_legs(self))
         object.__setattr__(self, "content_hash", _content_hash(self))
 
 
@@ -85,7 +86,7 @@ class Posted:
     created: bool
 
 
-def _validate(request: TransferRequest) -> None:
+def _validated_legs(request: TransferRequest) -> tuple[Leg, ...]:
     if request.kind not in _TRANSFER_KINDS:
         raise LedgerError(f"unknown transfer kind {request.kind!r}")
     if not request.idempotency_key or len(request.idempotency_key) > 160:
@@ -95,6 +96,7 @@ def _validate(request: TransferRequest) -> None:
     if len(request.legs) < 2:
         raise LedgerError("a transfer needs at least two legs")
     totals: dict[str, Decimal] = defaultdict(Decimal)
+    legs = []
     for leg in request.legs:
         if not isinstance(leg.account_id, int) or isinstance(leg.account_id, bool):
             raise UnknownAccount(f"account id must be an integer, got {leg.account_id!r}")
@@ -102,11 +104,13 @@ def _validate(request: TransferRequest) -> None:
         if amount.amount == 0:
             raise LedgerError("a leg of zero moves nothing")
         totals[str(amount.currency)] += amount.amount
+        legs.append(Leg(leg.account_id, amount))
     unbalanced = {cur: str(total) for cur, total in totals.items() if total != 0}
     if unbalanced:
         raise LedgerError(
             "the legs do not sum to zero per currency", details={"unbalanced": unbalanced}
         )
+    return tuple(legs)
 
 
 def _content_hash(request: TransferRequest) -> str:

@@ -14,6 +14,7 @@ from wallets.ledger import (
     InsufficientFunds,
     LedgerError,
     Leg,
+    Posted,
     TransferRequest,
     UnknownAccount,
     balance,
@@ -181,3 +182,11 @@ def test_balance_as_of_a_past_moment_and_statement_with_running_balance():
     assert report.opening == inr("0")
     assert [line.running_balance for line in report.lines] == [inr("10.00"), inr("6.00")]
     assert report.closing == inr("6.00") == balance(account=bob["deposit"])
+
+
+def test_the_same_amount_written_differently_is_the_same_transfer():
+    alice, bob = funded_player("alice", "100.00"), funded_player("bob", "0")
+    first = move(alice["deposit"], bob["deposit"], "30", "k")
+    again = move(alice["deposit"], bob["deposit"], "30.00", "k")
+    assert again == Posted(transfer_id=first.transfer_id, created=False)
+    assert balance(account=bob["deposit"]) == inr("30.00")
