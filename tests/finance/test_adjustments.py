@@ -207,7 +207,7 @@ def test_a_game_is_proposed_for_reversal_once(operator, game_server):
     assert Reversal.objects.count() == 1
 
 
-@pytest.mark.django_db(transaction=True, serialized_rollback=True)
+@pytest.mark.django_db(transaction=True)
 def test_two_approvers_at_the_same_moment_post_once():
     from tests.concurrency import run_in_threads
     from tests.conftest import funded_player
