@@ -2,26 +2,59 @@
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 PY := $(VENV)/bin/python
+# A development checkout uses its embedded PostgreSQL and Redis under .data/ (settings fail closed
+# without this or DATABASE_URL / CELERY_BROKER_URL / DJANGO_SECRET_KEY).
+export RUMMY_EMBEDDED := 1
 
-.PHONY: run test lint bench stop clean
+.PHONY: run test test-services lint bench chaos stop clean browser screenshots
 
 $(VENV)/.installed: requirements.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.txt
 	touch $@
 
-## run: start embedded PostgreSQL and Redis, migrate, seed demo data, web on :8000 and a worker
+## run: embedded PostgreSQL and Redis, migrate, demo data, then web on :8000, beat and two
+## workers, supervised (a dead one is restarted; exit 1 when one keeps dying)
 run: $(VENV)/.installed
 	$(PY) manage.py serve
 
 ## test: lint, missing-migration check and the whole test suite against real PostgreSQL
-test: $(VENV)/.installed lint
+test: $(VENV)/.installed lint browser
 	$(PY) manage.py makemigrations --check --dry-run
-	$(PY) -m pytest
+	$(PY) -m pytest -q
+
+## test-services: the suite on this machine's PostgreSQL (127.0.0.1:5432) with RabbitMQ, and the
+## Celery worker tests again with Redis; says so in one line and skips what does not answer
+test-services: $(VENV)/.installed
+	$(PY) -m rummy_ledger.services_suite
 
 lint: $(VENV)/.installed
 	$(PY) -m ruff check .
 	$(PY) -m ruff format --check .
+
+## browser: Debian's Chromium for tests/browser, if missing and this machine may install it
+## (root with apt-get); otherwise those tests skip and say why. A no-op once installed.
+CHROMIUM_PACKAGES := chromium chromium-driver
+browser:
+	@if [ -x /usr/bin/chromium ] && [ -x /usr/bin/chromedriver ]; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	  echo "Installing Debian's $(CHROMIUM_PACKAGES) for the browser tests"; \
+	  export DEBIAN_FRONTEND=noninteractive; \
+	  apt-get install -y -qq --no-install-recommends $(CHROMIUM_PACKAGES) >/dev/null 2>&1 \
+	  || { apt-get update -qq && apt-get install -y -qq --no-install-recommends \
+	       $(CHROMIUM_PACKAGES) >/dev/null; } \
+	  || { echo "Could not install $(CHROMIUM_PACKAGES) with apt-get" >&2; exit 1; }; \
+	fi
+
+## screenshots: the README's finance screenshots (docs/screenshots/), from the browser tests
+## that take them (test-output/screenshots/ holds every page of every run)
+screenshots: $(VENV)/.installed browser
+	$(PY) -m pytest -q tests/browser/test_finance_paths.py \
+	  -k "find_a_game_and_its_transfers or reversal_of_a_settled_game or fee_report_and_its_csv"
+	mkdir -p docs/screenshots
+	cp test-output/screenshots/game--viewer.png docs/screenshots/game.png
+	cp test-output/screenshots/reversal--approver.png docs/screenshots/reversal.png
+	cp test-output/screenshots/fee-report--viewer.png docs/screenshots/fee-report.png
 
 ## bench: every benchmark (figures are ratios to a baseline measured in the same run)
 bench: $(VENV)/.installed
@@ -29,6 +62,13 @@ bench: $(VENV)/.installed
 	$(PY) bench/ledger.py
 	$(PY) bench/settlement.py
 	$(PY) bench/reconcile.py
+	$(PY) bench/admin_pages.py
+
+## chaos: the load-and-fault run (bench/faults.py): concurrent tables over HTTP while a Celery
+## worker, a gunicorn worker, the broker and PostgreSQL fail; checks every deal settled once.
+## On the machine's servers: DATABASE_URL=... CELERY_BROKER_URL=... make chaos
+chaos: $(VENV)/.installed
+	$(PY) bench/faults.py
 
 ## stop: stop the embedded services even if a killed process left them running
 stop: $(VENV)/.installed

@@ -4,10 +4,14 @@
 2. The ledger's single-transfer rate: CLIENTS processes, each posting two-leg transfers between
    random players, one transfer per database transaction (`wallets.ledger.transfer_post`).
 3. The batch rate: the same processes posting BATCH transfers per call (`transfers_post`).
+4. Both again on an UN-ANALYSED database: a fresh one (`bench_ledger_fresh`, dropped and made
+   anew by a child process), migrated and seeded with autovacuum off on the ledger's tables, as
+   a freshly migrated server is before ANALYZE has run: the ledger's speed must not depend on
+   table statistics (the first phase runs ANALYZE after seeding, so it is the analysed case).
 Each ledger rate is printed as a ratio of the pgbench rate. The last line is one JSON object.
 
-Run: `.venv/bin/python bench/ledger.py [--seconds 10] [--clients 4]` (uses its own database
-`bench_ledger` on the embedded server, or DATABASE_URL's server if set).
+Run: `.venv/bin/python bench/ledger.py [--seconds 10] [--clients 4] [--skip-unanalysed]` (uses
+its own databases on the embedded server, or DATABASE_URL's server if set).
 """
 
 import argparse
@@ -21,6 +25,7 @@ import sys
 import time
 from decimal import Decimal
 from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -38,12 +43,15 @@ from django.db import connection  # noqa: E402
 from djmoney.money import Money  # noqa: E402
 
 from rummy_ledger import embedded  # noqa: E402
-from wallets.ledger import Leg, TransferRequest, transfers_post  # noqa: E402
 from wallets.models import CASH, Account  # noqa: E402
-from wallets.services import deposit_register, player_accounts, player_get_or_create  # noqa: E402
+from wallets.services.deposits import deposit_register  # noqa: E402
+from wallets.services.ledger import Leg, TransferRequest, transfers_post  # noqa: E402
+from wallets.services.players import player_accounts, player_get_or_create  # noqa: E402
 
 PLAYERS = 1000
 BATCH = 100
+FRESH_DATABASE = "bench_ledger_fresh"
+LEDGER_TABLES = ("wallets_account", "wallets_entry", "wallets_transfer", "wallets_player")
 ONE = Money(Decimal("1.00"), CASH)
 
 
@@ -129,31 +137,83 @@ def ledger_rate(mode: str, accounts: list[int], clients: int, seconds: float) ->
     return total / (time.perf_counter() - started)
 
 
+def rates(accounts: list[int], clients: int, seconds: float) -> tuple[float, float]:
+    single = ledger_rate("single", accounts, clients, seconds)
+    batch = ledger_rate("batch", accounts, clients, seconds)
+    return single, batch
+
+
+def analyse(analysed: bool) -> None:
+    with connection.cursor() as cursor:
+        for table in LEDGER_TABLES:
+            if analysed:
+                cursor.execute(f"ANALYZE {table}")
+            else:  # as a freshly migrated server: no statistics until autovacuum gets to it
+                cursor.execute(f"ALTER TABLE {table} SET (autovacuum_enabled = false)")
+
+
+def unanalysed_rates(clients: int, seconds: int) -> tuple[float, float]:
+    """Phase 4, in a child process on a database made anew (settings name it at start-up)."""
+    env = {**os.environ, "BENCH_LEDGER_PHASE": "unanalysed"}
+    with connection.cursor() as cursor:
+        cursor.execute(f'DROP DATABASE IF EXISTS "{FRESH_DATABASE}"')
+        if os.environ.get("DATABASE_URL"):
+            cursor.execute(f'CREATE DATABASE "{FRESH_DATABASE}"')
+    if os.environ.get("DATABASE_URL"):
+        url = urlsplit(os.environ["DATABASE_URL"])
+        env["DATABASE_URL"] = urlunsplit(url._replace(path=f"/{FRESH_DATABASE}"))
+    else:
+        env["EMBEDDED_DATABASE_NAME"] = FRESH_DATABASE  # created at settings import
+    connection.close()
+    out = subprocess.run(
+        [sys.executable, __file__, "--seconds", str(seconds), "--clients", str(clients)],
+        env=env, check=True, capture_output=True, text=True,
+    ).stdout  # fmt: skip
+    figures = json.loads(out.strip().splitlines()[-1])
+    return figures["single_per_s"], figures["batch_per_s"]
+
+
+def child_phase(clients: int, seconds: int) -> None:
+    call_command("migrate", verbosity=0)
+    analyse(analysed=False)
+    single, batch = rates(seed_players(), clients, seconds)
+    print(json.dumps({"single_per_s": single, "batch_per_s": batch}))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--seconds", type=int, default=10)
     parser.add_argument("--clients", type=int, default=4)
+    parser.add_argument("--skip-unanalysed", action="store_true")
     args = parser.parse_args()
+    if os.environ.get("BENCH_LEDGER_PHASE") == "unanalysed":
+        return child_phase(args.clients, args.seconds)
     call_command("migrate", verbosity=0)
     accounts = seed_players()
+    analyse(analysed=True)
 
     baseline = pgbench_tps(args.clients, args.seconds)
     print(f"pgbench TPC-B-like, {args.clients} clients: {baseline:,.0f} tps (baseline)")
-    single = ledger_rate("single", accounts, args.clients, args.seconds)
-    print(
-        f"ledger single transfers: {single:,.0f}/s = {single / baseline:.2f} x pgbench (goal 0.25)"
-    )
-    batch = ledger_rate("batch", accounts, args.clients, args.seconds)
-    print(
-        f"ledger batched transfers ({BATCH}/call): {batch:,.0f}/s"
-        f" = {batch / baseline:.2f} x pgbench (goal 1.0)"
-    )
-    print(json.dumps({
-        "clients": args.clients, "seconds": args.seconds, "pgbench_tps": round(baseline, 1),
-        "single_per_s": round(single, 1), "single_ratio": round(single / baseline, 3),
-        "batch_per_s": round(batch, 1), "batch_ratio": round(batch / baseline, 3),
-        "batch_size": BATCH, "goal_single_ratio": 0.25, "goal_batch_ratio": 1.0,
-    }))  # fmt: skip
+    figures = {"clients": args.clients, "seconds": args.seconds, "pgbench_tps": round(baseline, 1)}
+    phases = [("analysed", lambda: rates(accounts, args.clients, args.seconds))]
+    if not args.skip_unanalysed:
+        phases.append(("unanalysed", lambda: unanalysed_rates(args.clients, args.seconds)))
+    for name, measure in phases:
+        single, batch = measure()
+        print(
+            f"{name} database: ledger single transfers: {single:,.0f}/s = "
+            f"{single / baseline:.2f} x pgbench (goal 0.25); batched ({BATCH}/call): "
+            f"{batch:,.0f}/s = {batch / baseline:.2f} x pgbench (goal 1.0)"
+        )
+        prefix = "" if name == "analysed" else "unanalysed_"
+        figures |= {
+            f"{prefix}single_per_s": round(single, 1),
+            f"{prefix}single_ratio": round(single / baseline, 3),
+            f"{prefix}batch_per_s": round(batch, 1),
+            f"{prefix}batch_ratio": round(batch / baseline, 3),
+        }
+    figures |= {"batch_size": BATCH, "goal_single_ratio": 0.25, "goal_batch_ratio": 1.0}
+    print(json.dumps(figures))
 
 
 if __name__ == "__main__":

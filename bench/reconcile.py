@@ -30,7 +30,7 @@ from urllib.parse import urlparse, urlunparse
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-DB_NAME = "bench_reconcile"
+DB_NAME = os.environ.get("BENCH_DATABASE", "bench_reconcile")  # bench/admin_pages.py: its own
 GOAL_RATIO = 3.0
 
 

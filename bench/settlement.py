@@ -25,6 +25,7 @@ import sys
 import time
 from decimal import Decimal
 from pathlib import Path
+from unittest import mock
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -45,12 +46,12 @@ from djmoney.money import Money  # noqa: E402
 
 from rummy_ledger import embedded  # noqa: E402
 from tournaments.models import Deal, Game, GameTemplate  # noqa: E402
-from tournaments.services import games, settlement  # noqa: E402
+from tournaments.services import games, intake  # noqa: E402
 from tournaments.tasks import settle_deal  # noqa: E402
 from wallets.api_keys import api_client_create  # noqa: E402
-from wallets.ledger import Leg, transfer_post  # noqa: E402
 from wallets.models import CASH, Account, ApiClient  # noqa: E402
-from wallets.services import deposit_register  # noqa: E402
+from wallets.services.deposits import deposit_register  # noqa: E402
+from wallets.services.ledger import Leg, transfer_post  # noqa: E402
 
 PLAYERS = 600
 SEATS = 6
@@ -123,9 +124,8 @@ def open_games(client: ApiClient, players: list[str], n: int, run: str) -> list[
             for p, (o, g) in zip(seated[1:], OTHERS, strict=True)
         ]
         payload = {"deal_no": 1, "wild_joker": WILD, "results": results}
-        deal, _ = settlement.deal_store(
-            client=client, game_id=game_id, payload=payload, enqueue=False
-        )
+        with mock.patch.object(settle_deal, "delay"):  # stored now, sent when measured
+            deal, _ = intake.deal_store(client=client, game_id=game_id, payload=payload)
         deal_ids.append(deal.pk)
     return deal_ids
 
@@ -212,7 +212,7 @@ def main() -> None:
         "deals_per_s": round(rate, 1), "single_transfer_per_s": round(single, 1),
         "ratio": round(ratio, 3), "goal_deals_per_s": 300, "goal_ratio": 0.5,
         "games_finished": finished, "transfers_measured": args.transfers,
-        "players": PLAYERS, "settlement_batch": settlement.SETTLEMENT_BATCH,
+        "players": PLAYERS, "settlement_batch": settings.SETTLEMENT_BATCH,
     }))  # fmt: skip
 
 

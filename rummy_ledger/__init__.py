@@ -1,3 +1,4 @@
-from rummy_ledger.celery import app as celery_app
-
-__all__ = ["celery_app"]
+"""The project package: settings, URLs, the Celery app, embedded services, the API layer
+(`rummy_ledger.api`) and the domain-error base classes. The Celery app is loaded by the app
+config's ready() (and found by `celery -A rummy_ledger`), so importing `rummy_ledger.errors`
+pulls in no framework."""

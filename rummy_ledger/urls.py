@@ -4,6 +4,12 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, Spec
 
 from tournaments.api.hands import HandEvaluateView
 
+# The finance admin names the product; "View site" opens the API docs (there is no other site).
+admin.site.site_header = "rummy-ledger finance"
+admin.site.site_title = "rummy-ledger finance"
+admin.site.index_title = "Ledger, games and reports"
+admin.site.site_url = "/api/docs/"
+
 urlpatterns = [
     path("admin/", admin.site.urls),
     path("api/v1/", include("wallets.api.urls")),
@@ -13,3 +19,10 @@ urlpatterns = [
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="docs"),
     path("api/redoc/", SpectacularRedocView.as_view(url_name="schema"), name="redoc"),
 ]
+
+# Under /api/ every error is the JSON envelope, even those raised before a view is found.
+handler400 = "rummy_ledger.api.errors.handler400"
+handler404 = "rummy_ledger.api.errors.handler404"
+handler500 = "rummy_ledger.api.errors.handler500"
+# A refused admin page is the admin's own page, with its header and the reason.
+handler403 = "wallets.admin.base.permission_denied"

@@ -1,18 +1,7 @@
 import pytest
-from djmoney.money import Money
-from rest_framework.test import APIClient
 
-from wallets.api_keys import api_client_create
-from wallets.ledger import Leg, Posted, transfer_post
-from wallets.models import CASH, Account
-from wallets.services import deposit_register, player_accounts, player_get_or_create
-
-
-def make_api(*scopes: str, name: str = "server") -> tuple[APIClient, object]:
-    client, key = api_client_create(name=name, scopes=list(scopes))
-    api = APIClient()
-    api.credentials(HTTP_AUTHORIZATION=f"Api-Key {key}")
-    return api, client
+from rummy_ledger.celery import app as celery_app
+from tests.builders import make_api
 
 
 @pytest.fixture
@@ -25,25 +14,13 @@ def payments_api(db):
     return make_api("payments", name="gateway")[0]
 
 
-def funded_player(external_id: str, amount: str = "1000.00"):
-    """A registered player with `amount` INR in the deposit bucket; returns its accounts."""
-    if amount != "0":
-        deposit_register(
-            player_external_id=external_id,
-            amount=Money(amount, CASH),
-            reference=f"fund-{external_id}-{amount}",
-        )
-    return player_accounts(player=player_get_or_create(external_id=external_id))
-
-
-def move(source: Account, target: Account, amount, key: str, kind: str = "transfer") -> Posted:
-    """Post `amount` INR (a decimal string or Decimal) from one account to another."""
-    return transfer_post(
-        kind=kind,
-        reference=key,
-        idempotency_key=key,
-        legs=[Leg(source.pk, -Money(amount, CASH)), Leg(target.pk, Money(amount, CASH))],
-    )
+@pytest.fixture
+def eager():
+    """Celery runs tasks in-process: settlement happens when the request's transaction commits."""
+    previous = celery_app.conf.task_always_eager
+    celery_app.conf.task_always_eager = True
+    yield
+    celery_app.conf.task_always_eager = previous
 
 
 def pytest_sessionfinish(session, exitstatus):

@@ -2,8 +2,8 @@ import pytest
 from djmoney.money import Money
 
 from rummy_ledger.db import snapshot
+from tests.builders import funded_player, move
 from tests.concurrency import run_in_threads
-from tests.conftest import funded_player, move
 from wallets.models import CASH, Account
 
 pytestmark = pytest.mark.django_db(transaction=True)

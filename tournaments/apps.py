@@ -4,3 +4,15 @@ from django.apps import AppConfig
 class TournamentsConfig(AppConfig):
     name = "tournaments"
     verbose_name = "Games and settlement"
+    # What finance roles may do here beyond viewing (wallets.roles). Operators edit templates'
+    # other fields and propose money terms; an approver applies them; only superusers add a
+    # template (its money terms are a new table's, with no approval).
+    finance_permissions = {
+        "finance operator": ["change_gametemplate", "add_templatechange"],
+        "finance approver": ["approve_templatechange"],
+    }
+
+    def ready(self) -> None:
+        from tournaments import plugins
+
+        plugins.register()

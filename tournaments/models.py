@@ -1,27 +1,28 @@
 """Games and what they pay: templates (finance-edited), games with their escrow, players, deals.
 
 A game copies the money terms of its template when it opens (`Game.terms`), so finance editing a
-template never changes a game in play. Amounts are `Decimal` in the game's currency (INR to the
-paisa, or practice chips `CHP`); the ledger holds the money, these rows say why it moved.
+template never changes a game in play. A template's money terms (currency, point value, entry
+fee, fee %) change only through an approved `TemplateChange` (maker-checker). Amounts are
+`Decimal` in the game's currency (INR to the paisa, or practice chips `CHP`); the ledger holds
+the money, these rows say why it moved.
 """
 
 from decimal import Decimal
 
+from django.core.exceptions import NON_FIELD_ERRORS, ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import Q
+from django.utils.functional import cached_property
 
-from wallets.models import CASH, CHIPS, Account, ApiClient, Player
+from tournaments.errors import TermsInvalid
+from tournaments.formats import FORMATS, FormatName, game_terms
+from tournaments.terms import GameTerms
+from wallets.models import CASH, CHIPS, Account, ApiClient, Player, Proposal, Transfer
 
 ZERO = Decimal("0.00")
 
-
-class Format(models.TextChoices):
-    POINTS = "points"
-    POOL101 = "pool101"
-    POOL201 = "pool201"
-    DEALS = "deals"
-    RUMMY500 = "rummy500"
+Format = models.TextChoices("Format", [(f.name, f.value) for f in FormatName])
 
 
 class Currency(models.TextChoices):
@@ -33,6 +34,12 @@ class SplitPolicy(models.TextChoices):
     NONE = "none", "No split"
     EQUAL = "equal", "Equal shares"
     DROPS = "drops", "In proportion to drops left + 1"
+    DROP_VALUE = "drop_value", "Entry fee per drop above the fewest, the rest equally"
+
+
+# The widest bounds of any format; each format checks its own (13-card 2-6, Rummy 500 2-8).
+SEATS_MIN = min(f.min_seats for f in FORMATS.values())
+SEATS_MAX = max(f.max_seats for f in FORMATS.values())
 
 
 def default_entry_buckets() -> list[str]:
@@ -47,7 +54,9 @@ class GameTemplate(models.Model):
     format = models.CharField(max_length=16, choices=Format.choices)
     currency = models.CharField(max_length=3, choices=Currency.choices, default=CASH)
     seats = models.PositiveSmallIntegerField(
-        default=6, validators=[MinValueValidator(2), MaxValueValidator(6)]
+        default=6,
+        validators=[MinValueValidator(SEATS_MIN), MaxValueValidator(SEATS_MAX)],
+        help_text="Most players at a table: 2 to 6 (13-card formats), 2 to 8 (Rummy 500).",
     )
     point_value = models.DecimalField(
         max_digits=12, decimal_places=2, null=True, blank=True, help_text="Points format only."
@@ -67,7 +76,7 @@ class GameTemplate(models.Model):
         default=dict, blank=True, help_text='Preset name or {"preset": ..., overrides}.'
     )
     split_policy = models.CharField(
-        max_length=8, choices=SplitPolicy.choices, default=SplitPolicy.NONE
+        max_length=16, choices=SplitPolicy.choices, default=SplitPolicy.NONE
     )
     rejoin_allowed = models.BooleanField(default=False)
     entry_buckets = models.JSONField(
@@ -97,12 +106,75 @@ class GameTemplate(models.Model):
     def __str__(self) -> str:
         return self.slug
 
+    def game_terms(self) -> GameTerms:
+        """The terms a game opened now would copy; `TermsInvalid` names the field at fault."""
+        return game_terms(
+            template=self.slug,
+            format=self.format,
+            currency=self.currency,
+            chips=self.currency == CHIPS,
+            seats=self.seats,
+            point_value=self.point_value,
+            entry_fee=self.entry_fee,
+            fee_percent=self.fee_percent,
+            deals=self.deals,
+            rules=self.rules,
+            split_policy=self.split_policy,
+            rejoin_allowed=self.rejoin_allowed,
+            entry_buckets=self.entry_buckets,
+        )
+
+    def clean(self) -> None:
+        """Refuse terms no game can be played by (at save in admin, not in live traffic)."""
+        super().clean()
+        try:
+            self.game_terms()
+        except TermsInvalid as exc:
+            fields = {f.name for f in self._meta.fields}
+            raise ValidationError(
+                {exc.field if exc.field in fields else NON_FIELD_ERRORS: exc.reason}
+            ) from exc
+        except (TypeError, ArithmeticError):
+            pass  # a field that is not even a number: its own field error says so
+
+
+# The terms that decide what a game moves: changed only by an approved `TemplateChange`.
+MONEY_TERMS = ("currency", "point_value", "entry_fee", "fee_percent")
+
+
+class TemplateChange(Proposal):
+    """New money terms for a template, proposed by one member of finance staff and applied when
+    another approves it: games opened after the approval copy them, games opened before keep
+    theirs. `previous` holds the terms the proposer saw, so an approval that would overwrite
+    a change made in between is refused. The rows are the template's money-terms history."""
+
+    approve_permission = "tournaments.approve_templatechange"
+
+    template = models.ForeignKey(GameTemplate, on_delete=models.PROTECT, related_name="changes")
+    currency = models.CharField(max_length=3, choices=Currency.choices)
+    point_value = models.DecimalField(max_digits=12, decimal_places=2, null=True, blank=True)
+    entry_fee = models.DecimalField(max_digits=12, decimal_places=2, null=True, blank=True)
+    fee_percent = models.DecimalField(
+        max_digits=5, decimal_places=2, validators=[MinValueValidator(0), MaxValueValidator(100)]
+    )
+    previous = models.JSONField(help_text="The money terms when proposed (decimal strings).")
+
+    class Meta(Proposal.Meta):
+        permissions = [
+            ("approve_templatechange", "Can approve or reject changes of templates' money terms")
+        ]
+
+    def __str__(self) -> str:
+        return f"change #{self.pk} of {self.template}"
+
 
 class Game(models.Model):
     class Status(models.TextChoices):
         OPEN = "open"
         FINISHED = "finished"
         CANCELLED = "cancelled"
+        # every transfer undone by an approved reversal (wallets.Reversal of `game:<pk>`)
+        REVERSED = "reversed"
 
     client = models.ForeignKey(ApiClient, on_delete=models.PROTECT, related_name="games")
     game_id = models.CharField(max_length=64)
@@ -125,10 +197,18 @@ class Game(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["client", "game_id"], name="game_unique_per_client"),
         ]
-        indexes = [models.Index(fields=["status", "created_at"], name="game_status_idx")]
+        indexes = [
+            models.Index(fields=["status", "created_at"], name="game_status_idx"),
+            # finance searches by the id game servers use, whoever the client
+            models.Index(fields=["game_id"], name="game_game_id_idx"),
+        ]
 
     def __str__(self) -> str:
         return f"{self.game_id} ({self.format})"
+
+    @cached_property
+    def game_terms(self) -> GameTerms:
+        return GameTerms.from_json(self.terms)
 
 
 class GamePlayer(models.Model):
@@ -175,10 +255,11 @@ class Deal(models.Model):
     payload_hash = models.CharField(max_length=64, help_text="To tell a repeat from a rival.")
     points = models.JSONField(default=dict, help_text="The engine's points per player.")
     discrepancies = models.JSONField(
-        default=dict, help_text="claimed_points that differ from the engine's, for finance."
+        default=dict,
+        help_text="For finance, per player: claimed points that differ from the engine's "
+        "(claimed, computed) and outcomes the cards overruled (posted_outcome, scored_outcome).",
     )
     status = models.CharField(max_length=8, choices=Status.choices, default=Status.STORED)
-    transfers = models.JSONField(default=list, help_text="Ledger transfer ids it posted.")
     created_at = models.DateTimeField(auto_now_add=True)
     settled_at = models.DateTimeField(null=True, blank=True)
 
@@ -199,20 +280,14 @@ class Deal(models.Model):
         return f"{self.game_id}#{self.deal_no}"
 
 
-class IdempotencyRecord(models.Model):
-    """The first response to a write, replayed for a repeat with the same key and body."""
+class DealTransfer(models.Model):
+    """A ledger transfer a deal's settlement posted, in the order it posted them."""
 
-    client = models.ForeignKey(ApiClient, on_delete=models.CASCADE, related_name="+")
-    key = models.CharField(max_length=128)
-    request_hash = models.CharField(max_length=64)
-    status_code = models.PositiveSmallIntegerField(null=True)
-    response = models.JSONField(null=True)
-    created_at = models.DateTimeField(auto_now_add=True)
+    deal = models.ForeignKey(Deal, on_delete=models.PROTECT, related_name="transfer_links")
+    transfer = models.OneToOneField(Transfer, on_delete=models.PROTECT, related_name="+")
 
     class Meta:
-        constraints = [
-            models.UniqueConstraint(fields=["client", "key"], name="idempotency_unique_key"),
-        ]
+        ordering = ["id"]
 
     def __str__(self) -> str:
-        return f"{self.client_id}:{self.key}"
+        return f"{self.deal_id} -> {self.transfer_id}"

@@ -160,6 +160,33 @@ def split_settlement(
     return Settlement(payouts=dict(zip(players, shares, strict=True)), fee=fee)
 
 
+def split_by_drop_value(
+    *, prize: Decimal, drops: Mapping[str, int], entry_fee: Decimal, fee_percent: Decimal
+) -> Settlement:
+    """Pool split by drop value (RULES.md "Split"): the fee comes off the prize; each player is
+    paid the entry fee for every drop held above the fewest anyone holds, and the rest is shared
+    equally. When those payments alone exceed what is left after the fee, the split falls back
+    to shares in proportion to (drops left + 1). Both by largest remainder (rule 3).
+
+    ``drops`` maps each remaining player to ``drops_left(...)``.
+    """
+    if not drops:
+        raise ValueError("no one to share with")
+    if any(d < 0 for d in drops.values()) or entry_fee < 0 or paise(entry_fee) != entry_fee:
+        raise ValueError("drops cannot be negative and the entry fee is whole paise")
+    fee = fee_of(prize, fee_percent)
+    pot = prize - fee
+    players = list(drops)
+    fewest = min(drops.values())
+    extra = [entry_fee * (drops[p] - fewest) for p in players]
+    if sum(extra, ZERO) > pot:
+        shares = largest_remainder(pot, [drops[p] + 1 for p in players])
+    else:
+        equal = largest_remainder(pot - sum(extra, ZERO), [1] * len(players))
+        shares = [x + e for x, e in zip(extra, equal, strict=True)]
+    return Settlement(payouts=dict(zip(players, shares, strict=True)), fee=fee)
+
+
 def cancel_settlement(*, contributed: Mapping[str, Decimal]) -> Settlement:
     """A cancelled game: everyone gets back everything they paid in; no fee."""
     return Settlement(refunds=dict(contributed))

@@ -1,9 +1,12 @@
 """A game-server simulator: plays real games over HTTP against a running service.
 
-Random legal hands from a shuffled shoe (the winner's hand is built valid; losers show the
-engine's best grouping of 13 random cards), drops, wrong shows, pool rejoins and splits, Rummy 500
-hands. It only talks to the REST API, like a real game server would; the engine is used to make
-plausible hands, never to decide anything the service decides.
+Random legal hands from a shuffled shoe of as many decks as the table's rules deal to that many
+players (S1: 3 decks from 4; Rummy 500: 2 decks from 5); the winner's hand is built valid, losers
+show the engine's best grouping of 13 random cards. Drops, wrong shows, and deals won without a
+show: when every other player is out of the deal (at a 2-player table one wrong show ends it) the
+winner is posted `declared` with no groups. Pool rejoins and splits, Rummy 500 hands. It only
+talks to the REST API, like a real game server would; the engine is used to make plausible
+hands, never to decide anything the service decides.
 """
 
 from __future__ import annotations
@@ -19,8 +22,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from decimal import Decimal
 
+from rummy_ledger.instance import HEADER as INSTANCE_HEADER
 from tournaments import rummy
+from tournaments.rummy import rummy500
 from tournaments.rummy.cards import PJ
+
+GONE_OUT = {"first_drop", "middle_drop", "wrong_show"}  # what it posts for a player out of a deal
 
 
 class ApiError(Exception):
@@ -30,10 +37,24 @@ class ApiError(Exception):
         self.body = body
 
 
+class WrongServer(Exception):
+    """The server answering is not the one the simulator was told to play against."""
+
+
 class Http:
-    def __init__(self, base_url: str, key: str):
+    def __init__(self, base_url: str, key: str, *, instance: str | None = None):
         self.base = base_url.rstrip("/") + "/api/v1/"
         self.key = key
+        self.instance = instance
+
+    def check_instance(self, headers, url: str) -> None:
+        """Refuse any answer that does not carry the expected instance token (when one is set):
+        on a busy port, another server may be the one answering."""
+        if self.instance is not None and headers.get(INSTANCE_HEADER) != self.instance:
+            raise WrongServer(
+                f"{url} is answered by another server (its {INSTANCE_HEADER} header is "
+                f"{headers.get(INSTANCE_HEADER)!r}), not by the one this simulator was started for"
+            )
 
     def call(self, method: str, path: str, body: dict | None = None) -> dict:
         data = None if body is None else json.dumps(body).encode()
@@ -44,8 +65,10 @@ class Http:
         for attempt in range(20):
             try:
                 with urllib.request.urlopen(request, timeout=30) as response:
+                    self.check_instance(response.headers, request.full_url)
                     return json.loads(response.read() or b"{}")
             except urllib.error.HTTPError as exc:
+                self.check_instance(exc.headers, request.full_url)
                 payload = json.loads(exc.read() or b"{}")
                 if exc.code == 409 and exc.headers.get("Retry-After") and attempt < 19:
                     time.sleep(float(exc.headers["Retry-After"]) / 4)
@@ -92,8 +115,8 @@ class Simulator:
 
     # --- hands ------------------------------------------------------------------------------
 
-    def _shoe(self, rules: rummy.RuleSet) -> list[int]:
-        shoe = list(range(52)) * rules.decks + [PJ] * (rules.decks * rules.printed_jokers_per_deck)
+    def _shoe(self, decks: int, jokers_per_deck: int) -> list[int]:
+        shoe = list(range(52)) * decks + [PJ] * (decks * jokers_per_deck)
         self.rng.shuffle(shoe)
         return shoe
 
@@ -117,10 +140,12 @@ class Simulator:
 
     def _deal13(self, template: dict, seated: list[str], deal_no: int) -> dict:
         rules = rummy.RuleSet(**template["rules"])
-        shoe = self._shoe(rules)
+        shoe = self._shoe(rules.decks_for(len(seated)), rules.printed_jokers_per_deck)
         winner = self.rng.choice(seated)
         winner_groups = self._winner_hand(shoe)
         wild = shoe.pop()
+        # At a 2-player table one wrong show ends the deal, so they are made more likely there.
+        wrong_show = 0.15 if len(seated) == 2 else 0.05
         results = []
         for p in seated:
             if p == winner:
@@ -130,26 +155,29 @@ class Simulator:
                 continue
             hand = [shoe.pop() for _ in range(13)]
             roll = self.rng.random()
+            best = rummy.best_arrangement(hand, wild, rules)
+            groups = [rummy.card_names(g.cards) for g in best.groups]
             if rules.drops_allowed and roll < 0.12:
                 results.append({"player": p, "outcome": "first_drop"})
             elif rules.drops_allowed and roll < 0.22:
                 results.append({"player": p, "outcome": "middle_drop"})
-            elif roll < 0.27:
-                results.append({"player": p, "outcome": "wrong_show"})
+            elif roll < 0.22 + wrong_show:
+                shown = {} if best.valid else {"groups": groups}  # the invalid hand it showed
+                results.append({"player": p, "outcome": "wrong_show", **shown})
             else:
-                best = rummy.best_arrangement(hand, wild, rules)
-                groups = [rummy.card_names(g.cards) for g in best.groups]
                 outcome = "valid_second" if best.valid else "lost"
                 claimed = best.points + (1 if self.rng.random() < 0.03 else 0)
                 results.append(
                     {"player": p, "outcome": outcome, "groups": groups, "claimed_points": claimed}
                 )
+        others = [r["outcome"] for r in results if r["player"] != winner]
+        if all(o in GONE_OUT for o in others) and self.rng.random() < 0.8:
+            # Everyone else is out: the last player standing wins without a show (mostly).
+            next(r for r in results if r["player"] == winner).pop("groups")
         return {"deal_no": deal_no, "wild_joker": rummy.card_name(wild), "results": results}
 
     def _deal500(self, seated: list[str], deal_no: int) -> dict:
-        decks = 2 if len(seated) >= 5 else 1
-        shoe = list(range(52)) * decks + [PJ] * (2 * decks)
-        self.rng.shuffle(shoe)
+        shoe = self._shoe(rummy500.decks_for(len(seated)), rummy500.JOKERS_PER_DECK)
         results = []
         goes_out = self.rng.choice(seated)
         for p in seated:
@@ -186,7 +214,7 @@ class Simulator:
     # --- games ------------------------------------------------------------------------------
 
     def play(self, template: dict) -> dict:
-        seats = template["seats"]
+        seats = min(template["seats"], len(self.players))
         n = self.rng.randint(2, seats) if seats > 2 else 2
         seated = self.rng.sample(self.players, n)
         self.count += 1

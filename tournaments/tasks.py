@@ -1,10 +1,12 @@
-"""Thin Celery tasks: they take ids, call one service, and are safe to run twice."""
+"""Thin Celery tasks: they take ids, call one service, and are safe to run twice. Their base
+class (`rummy_ledger.tasks.AfterCommitTask`) sends them only after the caller's commit."""
 
 from datetime import timedelta
 
 from celery import shared_task
 from celery.signals import task_prerun
-from django.db import close_old_connections
+from django.conf import settings
+from django.db import InterfaceError, OperationalError, close_old_connections
 
 from rummy_ledger.errors import Retryable
 from tournaments.services import settlement
@@ -18,10 +20,14 @@ def _fresh_enough_connections(**kwargs) -> None:
         close_old_connections()
 
 
+# Retried with backoff (1, 2, 4 ... 10 s, jittered), without limit: a game that is busy, a lock
+# or statement timeout, and the database going away (a restart, a cut connection: Django
+# replaces the broken connection before the next try) all pass by themselves. Anything else is
+# a bug: it fails, is logged, and the deal stays stored for finance (reconciliation reports it).
 @shared_task(
     acks_late=True,
-    autoretry_for=(Retryable,),
-    retry_backoff=0.5,
+    autoretry_for=(Retryable, OperationalError, InterfaceError),
+    retry_backoff=1,
     retry_backoff_max=10,
     max_retries=None,
 )
@@ -30,8 +36,12 @@ def settle_deal(deal_id: int) -> None:
 
 
 @shared_task
-def sweep_unsettled(older_than_seconds: int = 30) -> int:
-    """Re-enqueue deals stored but not settled (a lost message delays, never loses, a deal)."""
+def sweep_unsettled(older_than_seconds: float | None = None) -> int:
+    """Re-enqueue deals stored but not settled for a while (a lost message delays, never loses,
+    a deal): beat runs it every SETTLEMENT_SWEEP_SECONDS for deals older than
+    SETTLEMENT_SWEEP_AGE_SECONDS, so a lost message is settled within the sum of the two."""
+    if older_than_seconds is None:
+        older_than_seconds = settings.SETTLEMENT_SWEEP_AGE_SECONDS
     ids = settlement.unsettled_deal_ids(older_than=timedelta(seconds=older_than_seconds))
     for deal_id in ids:
         settle_deal.delay(deal_id)

@@ -1,0 +1,11 @@
+"""The ledger and the wallets: accounts, transfers and entries (double entry, enforced by
+PostgreSQL: `sql/`), players and their buckets, money in and out, finance staff's proposals
+(adjustments, reversals), reconciliation, and their admin.
+
+Owns: every movement of money (`services.ledger.transfers_post` is the only way), the account
+codes and references (`references`), the finance roles (`roles`), the reconciliation runner.
+May not touch: `tournaments` (never imported: games register with this app, not the other way
+round: their reconciliation checks, finance permissions, proposal kinds (`services.proposals`),
+what their ids name in a search (`search`), their reports (`reports`), and they follow decisions
+through `signals`), the API layer.
+"""

@@ -15,15 +15,29 @@ def _hash(key: str) -> str:
     return hashlib.sha256(key.encode()).hexdigest()
 
 
-def api_client_create(*, name: str, scopes: list[str]) -> tuple[ApiClient, str]:
-    """Create a client and return it with its key (the only time the key exists in clear)."""
+def _new_key(scopes: list[str]) -> tuple[str, dict]:
+    """A new key, and the client fields that store it (never the key itself)."""
     unknown = set(scopes) - set(ApiClient.Scope.values)
     if unknown or not scopes:
         raise ValueError(f"scopes must be among {sorted(ApiClient.Scope.values)}, got {scopes}")
     prefix = secrets.token_hex(6)
     key = f"rl_{prefix}_{secrets.token_urlsafe(32)}"
-    client = ApiClient.objects.create(
-        name=name, key_prefix=prefix, key_hash=_hash(key), scopes=sorted(set(scopes))
+    return key, {"key_prefix": prefix, "key_hash": _hash(key), "scopes": sorted(set(scopes))}
+
+
+def api_client_create(*, name: str, scopes: list[str]) -> tuple[ApiClient, str]:
+    """Create a client and return it with its key (the only time the key exists in clear)."""
+    key, fields = _new_key(scopes)
+    return ApiClient.objects.create(name=name, **fields), key
+
+
+def api_client_rekey(*, name: str, scopes: list[str]) -> tuple[ApiClient, str]:
+    """The client of this name with a new key, created if it does not exist yet: its previous
+    key stops working. For a client that gets a fresh key on every start (the demo's, the
+    simulator's): one client and one live key, not a new never-revoked client per start."""
+    key, fields = _new_key(scopes)
+    client, _ = ApiClient.objects.update_or_create(
+        name=name, defaults={**fields, "is_active": True}
     )
     return client, key
 

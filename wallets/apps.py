@@ -1,6 +1,24 @@
 from django.apps import AppConfig
+from django.db.models.signals import post_migrate
 
 
 class WalletsConfig(AppConfig):
     name = "wallets"
     verbose_name = "Ledger and wallets"
+    # What finance roles may do here beyond viewing (wallets.roles). API clients are managed by
+    # superusers only: a key with the `payments` scope moves money with no approver.
+    finance_permissions = {
+        "finance operator": [
+            "add_adjustment",
+            "add_reversal",
+            "run_reconciliation",
+            "add_gatewaystatement",
+            "add_withdrawalreview",
+        ],
+        "finance approver": ["approve_adjustment", "approve_reversal", "approve_withdrawal"],
+    }
+
+    def ready(self) -> None:
+        from wallets import roles
+
+        post_migrate.connect(roles.roles_after_migrate, dispatch_uid="wallets-finance-roles")

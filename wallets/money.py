@@ -1,6 +1,7 @@
 """What an amount of money may look like. The ledger never rounds: fees and shares are rounded
 in one place, `tournaments/payouts.py`, before they reach it."""
 
+import re
 from decimal import Decimal
 
 from django.conf import settings
@@ -31,12 +32,30 @@ def money_checked(value: object) -> Money:
     return Money(amount.quantize(PAISA), value.currency)
 
 
+# An amount as clients write it: 1 to 12 ASCII digits, optionally a point and one or two decimals.
+AMOUNT_PATTERN = r"[0-9]{1,12}(?:\.[0-9]{1,2})?"
+_AMOUNT = re.compile(AMOUNT_PATTERN)
+_NEGATIVE = re.compile(r"-[0-9]*\.?[0-9]*")
+_TOO_PRECISE = re.compile(r"[0-9]+\.[0-9]{3,}")
+
+
 def parse_amount(text: object, currency: str) -> Money:
-    """Parse an amount given as a decimal string (JSON numbers that are floats are refused)."""
-    if isinstance(text, float | bool) or not isinstance(text, str | int | Decimal):
+    """Parse an amount written as a decimal string, and nothing else.
+
+    Exactly `AMOUNT_PATTERN`, as a string: no JSON numbers (not even integers: a float would
+    have lost its paise before it got here, and an integer invites one), no sign, exponent,
+    spaces, underscores or non-ASCII digits (`Decimal()` takes all of those: "1e3", "1_000",
+    " 100 ", Arabic-Indic "100"), no more than 12 digits before the point.
+    """
+    if not isinstance(text, str):
         raise MoneyError('amounts are decimal strings such as "500.00", not JSON numbers')
-    try:
-        amount = Decimal(str(text).strip())
-    except ArithmeticError as exc:
-        raise MoneyError(f"{text!r} is not a decimal amount") from exc
-    return money_checked(Money(amount, currency))
+    if _AMOUNT.fullmatch(text) is None:
+        if _NEGATIVE.fullmatch(text):
+            raise MoneyError("the amount must be greater than zero")
+        if _TOO_PRECISE.fullmatch(text):
+            raise MoneyError(f"amount {text} has more than two decimal places")
+        raise MoneyError(
+            f"{text!r} is not a decimal amount: 1 to 12 digits 0-9, optionally a point and one or "
+            'two decimals, such as "500" or "500.00"'
+        )
+    return money_checked(Money(Decimal(text), currency))

@@ -1,13 +1,36 @@
-"""Reads of wallets that need a little thought."""
+"""Reads of wallets that need a little thought: balances, and the tax reports for finance."""
 
-from rummy_ledger.errors import NotFound
-from wallets.models import Account, Player
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import date, datetime
+from decimal import Decimal
+
+from django.db.models import Count, Sum
+from django.db.models.functions import TruncMonth
+from djmoney.money import Money
+
+from wallets import references, tax
+from wallets.errors import UnknownPlayer
+from wallets.models import (
+    Account,
+    Entry,
+    PlatformAccount,
+    Player,
+    TdsYearEnd,
+    Transfer,
+    Withdrawal,
+)
+
+ZERO = tax.ZERO
 
 
 def player_by_external_id(external_id: str) -> Player:
     player = Player.objects.filter(external_id=external_id).first()
     if player is None:
-        raise NotFound(f"no player {external_id!r}", code="unknown_player")
+        raise UnknownPlayer(f"no player {external_id!r}")
     return player
 
 
@@ -17,3 +40,140 @@ def wallet_balances(*, player: Player) -> dict[str, dict[str, str]]:
     return {
         a.bucket: {"amount": f"{a.balance.amount:.2f}", "currency": a.currency} for a in accounts
     }
+
+
+def account_balances(accounts: Sequence[Account]) -> dict[int, Money]:
+    """Each account's balance as its own page shows it (`services.ledger.balance`): the cached
+    one, or for platform accounts (append-only sinks with no cached balance) the sum of their
+    entries, for all of them in one grouped query."""
+    sums = dict(
+        Entry.objects.filter(account_id__in=[a.pk for a in accounts if not a.caches_balance])
+        .values("account_id")
+        .annotate(total=Sum("amount"))
+        .values_list("account_id", "total")
+    )
+    return {
+        a.pk: a.balance if a.caches_balance else Money(sums.get(a.pk, ZERO), a.currency)
+        for a in accounts
+    }
+
+
+def reversal_effect(transfer_ids: Sequence[int]) -> list[tuple[Account, Money]]:
+    """What reversing these transfers does to each account: the opposite of what they moved,
+    by account (the accounts they left unchanged on balance are left out)."""
+    moved = (
+        Entry.objects.filter(transfer_id__in=transfer_ids)
+        .values("account_id")
+        .annotate(total=Sum("amount"))
+        .exclude(total=0)
+        .values_list("account_id", "total")
+    )
+    totals = dict(moved)
+    accounts = Account.objects.filter(pk__in=totals).select_related("player").order_by("code")
+    return [(a, Money(-totals[a.pk], a.currency)) for a in accounts]
+
+
+# --- tax reports --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class TdsLine:
+    """One deduction for the quarterly TDS return (Form 26Q, s.194BA)."""
+
+    date: datetime  # when the TDS was withheld (the ledger's time of the withholding)
+    pan: str
+    player: str
+    kind: str  # withdrawal or year end
+    reference: str
+    amount_paid: Decimal  # the withdrawal, or the year end's net winnings
+    net_winnings: Decimal  # taxed by this deduction
+    tds: Decimal
+
+
+def tds_filing_lines(*, start: datetime, end: datetime) -> list[TdsLine]:
+    """TDS withheld in [start, end): approved or paid withdrawals (by approval) and year ends.
+    A failed withdrawal returned its TDS: it is not filed."""
+    withdrawals = (
+        Withdrawal.objects.filter(
+            status__in=[Withdrawal.Status.APPROVED, Withdrawal.Status.PAID],
+            tds__gt=0,
+            approval_transfer__created_at__gte=start,
+            approval_transfer__created_at__lt=end,
+        )
+        .select_related("player", "approval_transfer")
+        .order_by("approval_transfer__created_at", "pk")
+    )
+    year_ends = (
+        TdsYearEnd.objects.filter(
+            withheld__gt=0, transfer__created_at__gte=start, transfer__created_at__lt=end
+        )
+        .select_related("player", "transfer")
+        .order_by("transfer__created_at", "pk")
+    )
+    lines = [
+        TdsLine(
+            w.approval_transfer.created_at,
+            w.pan,
+            w.player.external_id,
+            "withdrawal",
+            w.reference,
+            w.amount.amount,
+            w.taxed_net_winnings,
+            w.tds.amount,
+        )
+        for w in withdrawals
+    ] + [
+        TdsLine(
+            y.transfer.created_at,
+            y.player.pan,
+            y.player.external_id,
+            "year end",
+            f"FY {y.fy}",
+            y.net_winnings,
+            y.net_winnings,
+            y.withheld,
+        )
+        for y in year_ends
+    ]
+    return sorted(lines, key=lambda line: line.date)
+
+
+@dataclass(frozen=True)
+class GstMonth:
+    month: date
+    deposits: int
+    amount: Decimal  # what players paid
+    gst: Decimal
+    net: Decimal  # credited to their deposit buckets
+
+
+def gst_months(*, start: datetime, end: datetime) -> list[GstMonth]:
+    """GST on the deposits made in [start, end), per calendar month (India's time)."""
+    codes = {
+        references.platform_account_code(PlatformAccount.GATEWAY_CLEARING): "amount",
+        references.platform_account_code(PlatformAccount.GST_PAYABLE): "gst",
+    }
+    rows = (
+        Entry.objects.filter(
+            transfer__kind=Transfer.Kind.DEPOSIT,
+            account__code__in=list(codes),
+            created_at__gte=start,
+            created_at__lt=end,
+        )
+        .annotate(month=TruncMonth("created_at", tzinfo=tax.INDIA))
+        .values("month", "account__code")
+        .annotate(total=Sum("amount"), n=Count("id"))
+        .order_by("month")
+    )
+    months: dict[date, dict] = defaultdict(lambda: {"amount": ZERO, "gst": ZERO, "n": 0})
+    for row in rows:
+        part = codes[row["account__code"]]
+        month = months[row["month"].date()]
+        if part == "amount":
+            month["amount"], month["n"] = -row["total"], row["n"]
+        else:
+            month["gst"] = row["total"]
+    return [
+        GstMonth(m, v["n"], v["amount"], v["gst"], v["amount"] - v["gst"])
+        for m, v in sorted(months.items())
+    ]

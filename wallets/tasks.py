@@ -1,9 +1,12 @@
 """Celery tasks of the ledger: thin wrappers around services, safe to run twice."""
 
 from celery import shared_task
+from django.utils import timezone
 
+from wallets import tax
 from wallets.models import ReconciliationReport
 from wallets.reconciliation import reconcile_run
+from wallets.services.tax import tds_year_end as tds_year_end_run
 
 
 @shared_task(name="wallets.tasks.reconcile_nightly")
@@ -11,3 +14,12 @@ def reconcile_nightly(trigger: str = ReconciliationReport.Trigger.SCHEDULE, user
     """Reconcile and store a report; running it twice stores two reports, moves nothing."""
     report = reconcile_run(trigger=trigger, started_by_id=user_id)
     return report.pk
+
+
+@shared_task(name="wallets.tasks.tds_year_end")
+def tds_year_end(fy: str | None = None) -> dict:
+    """Close the financial year that just ended (beat: 00:05 IST on 1 April), or `fy`.
+    Running it again closes only the players an earlier run did not."""
+    year = tax.financial_year(fy) if fy else tax.financial_year_of(timezone.now()).previous()
+    run = tds_year_end_run(fy=year)
+    return {"fy": run.fy, "closed": run.closed, "busy": len(run.busy)}

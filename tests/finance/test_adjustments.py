@@ -6,22 +6,25 @@ import pytest
 from django.db import IntegrityError, transaction
 from djmoney.money import Money
 
-from tests.finance.conftest import points_game
+from tests.builders import funded_player, move, points_game
 from tests.wallets.invariants import ledger_violations
-from tournaments.admin import game_transfer_ids
-from wallets.adjustments import (
+from tournaments.queries import game_transfer_ids
+from wallets.errors import (
     AlreadyDecided,
+    InsufficientFunds,
     PermissionRefused,
+    ProposalInvalid,
     SelfApproval,
+)
+from wallets.models import Account, Adjustment, Reversal, Transfer
+from wallets.reconciliation import reconcile_run
+from wallets.services.proposals import (
     adjustment_approve,
     adjustment_propose,
     adjustment_reject,
     reversal_approve,
     reversal_propose,
 )
-from wallets.ledger import InsufficientFunds
-from wallets.models import Account, Adjustment, Reversal, Transfer
-from wallets.reconciliation import reconcile_run
 
 pytestmark = pytest.mark.django_db
 
@@ -76,7 +79,7 @@ def test_approving_twice_posts_once(operator, approver, approver2, alice):
 
 
 def test_self_approval_is_refused(alice):
-    from tests.finance.conftest import staff
+    from tests.builders import staff
 
     both = staff("both", "finance operator", "finance approver")
     adj = propose(both, alice["deposit"].player)
@@ -94,15 +97,26 @@ def test_self_approval_is_refused(alice):
         Adjustment.objects.filter(pk=adj.pk).update(decided_by=both)
 
 
-def test_debit_that_would_overdraw_is_refused(operator, approver, alice):
-    adj = propose(operator, alice["deposit"].player, direction="debit", amount="600.00")
+def test_a_debit_of_more_than_the_bucket_holds_is_refused_at_proposal(operator, alice):
+    count = Adjustment.objects.count()
+
+    with pytest.raises(ProposalInvalid, match=r"below zero \(it holds ₹500.00\)"):
+        propose(operator, alice["deposit"].player, direction="debit", amount="600.00")
+
+    assert Adjustment.objects.count() == count
+    assert balance("player:alice:deposit") == Decimal("500.00")
+
+
+def test_a_debit_the_bucket_no_longer_covers_is_refused_at_approval(operator, approver, alice):
+    adj = propose(operator, alice["deposit"].player, direction="debit", amount="400.00")
+    move(alice["deposit"], funded_player("bob", "0")["deposit"], "200.00", "spent-meanwhile")
 
     with pytest.raises(InsufficientFunds, match="below zero"):
         adjustment_approve(adjustment_id=adj.pk, approved_by=approver)
 
     adj.refresh_from_db()
     assert adj.status == "proposed"
-    assert balance("player:alice:deposit") == Decimal("500.00")
+    assert balance("player:alice:deposit") == Decimal("300.00")
     assert not Transfer.objects.filter(kind="adjustment").exists()
 
 
@@ -209,9 +223,8 @@ def test_a_game_is_proposed_for_reversal_once(operator, game_server):
 
 @pytest.mark.django_db(transaction=True)
 def test_two_approvers_at_the_same_moment_post_once():
+    from tests.builders import funded_player, staff
     from tests.concurrency import run_in_threads
-    from tests.conftest import funded_player
-    from tests.finance.conftest import staff
 
     accounts = funded_player("zed", "100.00")
     operator = staff("op", "finance operator")

@@ -6,17 +6,26 @@ from unittest import mock
 
 import pytest
 from django.contrib import admin
+from django.core.management import call_command
 from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 from djmoney.money import Money
 
-from tests.finance.conftest import points_game, staff
-from tournaments.admin import game_transfer_ids
-from wallets.adjustments import adjustment_propose, reversal_propose
+from tests.builders import points_game, staff
+from tests.wallets.payments import verified, won
+from tournaments.queries import game_transfer_ids
+from tournaments.services.templates import template_change_propose
 from wallets.models import Account, Adjustment, Entry, Reversal, Transfer
 from wallets.reconciliation import reconcile_run
 from wallets.reconciliation.gateway import gateway_statement_import
+from wallets.services.proposals import (
+    adjustment_propose,
+    reversal_propose,
+    withdrawal_review_propose,
+)
+from wallets.services.withdrawals import withdrawal_request
+from wallets.tax import financial_year_of
 
 pytestmark = pytest.mark.django_db
 
@@ -46,8 +55,30 @@ def world(operator, game_server):
         name="gw.csv",
         content=f"reference,amount,date,type\ngw-404,10.00,{today},deposit\n".encode(),
     )
+    money_world(operator)
     reconcile_run(trigger="command")
+    template_change_propose(
+        proposed_by=operator,
+        template=game.template,
+        currency="INR",
+        point_value=Decimal("2.00"),
+        entry_fee=None,
+        fee_percent=Decimal("12.50"),
+        reason="new rake",
+    )
     return game
+
+
+def money_world(operator) -> None:
+    """A verified player, a withdrawal waiting with its review, a closed year."""
+    verified("a")
+    won("a", "1000.00")
+    withdrawal, _ = withdrawal_request(
+        player_external_id="a", amount=Money("100.00", "INR"), reference="wd-world"
+    )
+    withdrawal_review_propose(proposed_by=operator, withdrawal_id=withdrawal.pk, reason="checked")
+    fy = financial_year_of(timezone.now())
+    call_command("tds_year_end", fy.label, as_of=timezone.now().isoformat(), verbosity=0)
 
 
 def login(user) -> Client:
@@ -80,9 +111,13 @@ def test_every_page_renders_for_every_role(role, users, world):
         assert obj is not None, f"no {meta.model_name} in the test data"
         pages.append(reverse(f"admin:{meta.app_label}_{meta.model_name}_change", args=[obj.pk]))
     player = Account.objects.get(code="player:a:deposit").player
+    fy = financial_year_of(timezone.now()).label
     pages += [
         reverse("admin:wallets_player_statement", args=[player.pk]),
         reverse("admin:tournaments_game_fee_report"),
+        reverse("admin:wallets_tax_statement") + f"?player=a&fy={fy}",
+        reverse("admin:wallets_tds_report") + f"?fy={fy}&quarter=3",
+        reverse("admin:wallets_gst_report"),
     ]
     for page in pages:
         response = client.get(page)
@@ -104,18 +139,25 @@ def test_nobody_edits_the_ledger_not_even_a_superuser(superuser, world):
     assert Entry.objects.get(pk=entry.pk).amount == entry.amount
 
 
-ADD_PAGES = ["wallets_adjustment", "wallets_apiclient", "wallets_gatewaystatement"]
+PROPOSE_PAGES = ["wallets_adjustment", "wallets_gatewaystatement", "tournaments_templatechange"]
+# what no finance role may add: a `payments` key moves money, a template's money terms too
+SUPERUSER_PAGES = ["wallets_apiclient", "tournaments_gametemplate"]
 
 
 @pytest.mark.parametrize(
-    ("role", "allowed"),
+    ("role", "proposes"),
     [("viewer", False), ("operator", True), ("approver", False), ("superuser", True)],
 )
-def test_only_operators_propose_import_and_issue_keys(role, allowed, users, world):
+def test_operators_propose_and_import_only_superusers_add_keys_and_templates(
+    role, proposes, users, world
+):
     client = login(users[role])
-    for name in [*ADD_PAGES, "tournaments_gametemplate"]:
+    for name in PROPOSE_PAGES:
         status = client.get(reverse(f"admin:{name}_add")).status_code
-        assert status == (200 if allowed else 403), (role, name, status)
+        assert status == (200 if proposes else 403), (role, name, status)
+    for name in SUPERUSER_PAGES:
+        status = client.get(reverse(f"admin:{name}_add")).status_code
+        assert status == (200 if role == "superuser" else 403), (role, name, status)
 
 
 def adjustment_form(player, direction="credit", amount="25.00"):
@@ -179,13 +221,15 @@ def test_admin_shows_why_a_debit_or_a_self_approval_is_refused(operator, approve
     own = Adjustment.objects.get(proposed_by=both)
     response = approve(login(both), "adjustment", own.pk)
     assert "someone other than its proposer" in response.content.decode()
+    count = Adjustment.objects.count()
 
-    login(operator).post(
+    response = login(operator).post(
         reverse("admin:wallets_adjustment_add"), adjustment_form(player, "debit", "99999.00")
     )
-    big = Adjustment.objects.get(amount=Money("99999.00", "INR"))
-    response = approve(login(approver), "adjustment", big.pk)
-    assert "below zero" in response.content.decode()
+
+    assert response.status_code == 200  # the form again, with the reason
+    assert "would take player:b:deposit below zero (it holds ₹" in response.content.decode()
+    assert Adjustment.objects.count() == count
     assert Adjustment.objects.filter(status="approved").count() == 0
 
 
@@ -231,7 +275,8 @@ def test_player_changelist_is_one_query_for_balances(viewer, world, django_asser
     client.get(url)
     with django_assert_max_num_queries(8):
         page = client.get(url)
-    assert "500.00 INR" in page.content.decode() or "340.00 INR" in page.content.decode()
+    html = page.content.decode()
+    assert "₹500.00" in html and "INR" not in html and "CHP" not in html
 
 
 def test_fee_report_table_chart_and_csv(viewer, world):
@@ -264,8 +309,8 @@ def test_only_operators_start_a_reconciliation(viewer, operator, world):
     delay.assert_called_once_with("admin", operator.pk)
 
 
-def test_api_client_key_is_shown_once(operator, db):
-    client = login(operator)
+def test_api_client_key_is_shown_once(superuser, db):
+    client = login(superuser)
     response = client.post(
         reverse("admin:wallets_apiclient_add"),
         {"name": "table-server-7", "scopes": ["games"]},
@@ -275,6 +320,25 @@ def test_api_client_key_is_shown_once(operator, db):
     assert "rl_" in html and "never be shown again" in html
     again = client.get(reverse("admin:wallets_apiclient_changelist")).content.decode()
     assert "never be shown again" not in again
+
+
+def test_no_finance_role_issues_or_changes_api_keys(users, world):
+    """Issue 13 item 2: an operator minted a `payments` key and credited ₹50,000 with no
+    approver. API clients are a superuser's, whatever a group grants."""
+    from wallets.models import ApiClient
+
+    existing = ApiClient.objects.get()
+    for role in ("viewer", "operator", "approver"):
+        client = login(users[role])
+        add = client.post(
+            reverse("admin:wallets_apiclient_add"), {"name": "minted", "scopes": ["payments"]}
+        )
+        change = client.post(
+            reverse("admin:wallets_apiclient_change", args=[existing.pk]), {"is_active": ""}
+        )
+        assert (add.status_code, change.status_code) == (403, 403), role
+        assert not users[role].has_perm("wallets.add_apiclient")
+    assert list(ApiClient.objects.values_list("name", "is_active")) == [("game-server-1", True)]
 
 
 def test_gateway_statement_upload(operator, viewer, world):
@@ -303,7 +367,7 @@ def test_game_page_shows_the_settlement_breakdown(viewer, world):
     assert f"?q=game:{world.pk}" in html  # the game's transfers
 
 
-def test_finance_edits_game_templates_viewer_cannot(operator, viewer, world):
+def test_operators_edit_a_templates_other_fields_never_its_money_terms(operator, viewer, world):
     from tournaments.models import GameTemplate
 
     tpl = GameTemplate.objects.get(slug="points-2")
@@ -312,11 +376,11 @@ def test_finance_edits_game_templates_viewer_cannot(operator, viewer, world):
         "slug": tpl.slug,
         "name": "Points ₹2",
         "format": tpl.format,
-        "currency": tpl.currency,
+        "currency": "CHP",
         "seats": 6,
-        "point_value": "2.00",
+        "point_value": "9.00",
         "entry_fee": "",
-        "fee_percent": "12.50",
+        "fee_percent": "0.00",
         "deals": "",
         "rules": "{}",
         "split_policy": tpl.split_policy,
@@ -324,10 +388,19 @@ def test_finance_edits_game_templates_viewer_cannot(operator, viewer, world):
         "active": "on",
     }
     assert login(viewer).post(url, data).status_code == 403
+    page = login(operator).get(url).content.decode()
+    assert "Propose new money terms" in page and 'name="fee_percent"' not in page
+
     response = login(operator).post(url, data)
+
     assert response.status_code == 302, response.context["adminform"].form.errors
     tpl.refresh_from_db()
-    assert tpl.fee_percent == Decimal("12.50") and tpl.name == "Points ₹2"
+    assert tpl.name == "Points ₹2"  # the name changed, the money terms did not
+    assert (tpl.currency, tpl.point_value, tpl.fee_percent) == (
+        "INR",
+        Decimal("2.00"),
+        Decimal("10.00"),
+    )
 
 
 def test_approve_and_reject_buttons_on_the_proposal_page(operator, approver, viewer, alice):

@@ -7,8 +7,7 @@ from django.core.management import call_command
 from django.db import connection
 from django.utils import timezone
 
-from tests.conftest import funded_player
-from tests.finance.conftest import points_game
+from tests.builders import funded_player, points_game
 from wallets.models import Entry, GatewayStatementLine, ReconciliationReport, Transfer
 from wallets.reconciliation import reconcile_run
 from wallets.reconciliation.gateway import StatementInvalid, gateway_statement_import
@@ -83,7 +82,13 @@ def test_entry_amount_changed_on_a_platform_account_only():
 
     report = reconcile_run(trigger="command")
 
-    assert kinds(report) == ["currency_total", "unbalanced_transfer"]
+    # the deposit of 128.00 now reads 90.00: its 28.00 of GST is no longer 28/128 of it
+    assert kinds(report) == [
+        "currency_total",
+        "gst_deposit_mismatch",
+        "gst_payable_mismatch",
+        "unbalanced_transfer",
+    ]
 
 
 def test_finished_game_with_money_left_in_escrow(game_server):
@@ -132,9 +137,9 @@ def test_gateway_statement_against_recorded_deposits():
     funded_player("p1", "100.00")  # reference fund-p1-100.00
     funded_player("p2", "200.00")  # missing from the statement
     funded_player("p3", "300.00")  # amount differs
-    statement(
-        f"fund-p1-100.00,100.00,{today},deposit",
-        f"fund-p3-300.00,310.00,{today},deposit",
+    statement(  # what the players paid: 128.00 credits 100.00 (GST 28/128)
+        f"fund-p1-100.00,128.00,{today},deposit",
+        f"fund-p3-300.00,394.00,{today},deposit",  # 384.00 recorded
         f"gw-999,50.00,{today},deposit",  # no deposit recorded
     )
 
@@ -151,7 +156,7 @@ def test_gateway_statement_against_recorded_deposits():
 def test_gateway_statement_that_matches_is_clean():
     today = timezone.localdate().isoformat()
     funded_player("p1", "100.00")
-    statement(f"fund-p1-100.00,100.00,{today},deposit")
+    statement(f"fund-p1-100.00,128.00,{today},deposit")
 
     assert reconcile_run(trigger="command").status == ReconciliationReport.Status.CLEAN
 
@@ -203,7 +208,7 @@ def test_beat_schedule_runs_nightly_at_the_configured_time(settings):
 def test_gateway_line_dated_another_day_is_found_by_reference():
     yesterday = (timezone.localdate() - timedelta(days=1)).isoformat()
     funded_player("p1", "100.00")  # recorded today
-    statement(f"fund-p1-100.00,100.00,{yesterday},deposit")  # the gateway's day: yesterday
+    statement(f"fund-p1-100.00,128.00,{yesterday},deposit")  # the gateway's day: yesterday
 
     assert reconcile_run(trigger="command").status == ReconciliationReport.Status.CLEAN
 

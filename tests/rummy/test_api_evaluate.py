@@ -52,6 +52,24 @@ def test_rules_preset_changes_the_points(games_api):
     assert (default["points"], s1["points"]) == (66, 80)
 
 
+def test_s3_scores_a_loser_staged_and_a_house_may_cap_sequences(games_api):
+    # S0's loser: 25 by S0, 70 by S3 (only the pure run kept: the sets count too).
+    loser = [["10H", "JH", "QH"], ["5C", "5D", "5S"], ["AD", "AH", "AS"], ["2D", "3D", "QC", "QH"]]
+    body = {"wild_joker": "7S", "groups": loser}
+    points = [
+        games_api.post(URL, {**body, "rules": rules}, format="json").json()["points"]
+        for rules in ("S0", "S3", {"loser_gate": "staged"})
+    ]
+    assert points == [25, 70, 70]
+    five = [["9H", "10H", "JH", "QH", "KH"], ["AS", "2S", "3S"], ["4D", "4S", "4C"], ["7C", "7D"]]
+    show = {"wild_joker": "7H", "groups": five}
+    s3 = games_api.post(URL, {**show, "rules": "S3"}, format="json").json()
+    house = {"preset": "S3", "max_sequence_length": 4}
+    capped = games_api.post(URL, {**show, "rules": house}, format="json").json()
+    assert (s3["valid"], capped["valid"]) == (True, False)
+    assert "longer than 4" in capped["groups"][0]["reason"]
+
+
 @pytest.mark.parametrize(
     ("body", "field", "needle"),
     [

@@ -66,8 +66,10 @@ def test_presets_exist_and_differ_where_the_seeds_do():
     assert (s1.ace_points, s1.max_jokers_per_sequence, s1.four_card_life) == (1, 1, True)
     assert s1.printed_joker_cut == "printed_only" and s1.identical_triple_is_pure
     assert s1.loser_gate == "two_sequences" and s1.full_count_mode == "flat"
-    assert PRESETS["S3"].max_sequence_length == 4
-    assert PRESETS["S3"].loser_gate == "two_sequences"
+    assert (s1.decks, s1.extra_deck_from, s1.printed_jokers_per_deck) == (2, 4, 2)
+    s3 = PRESETS["S3"]
+    assert s3.max_sequence_length is None and s3.loser_gate == "staged"
+    assert s3.printed_jokers_per_deck == 1 and s3.decks == 2
     p201 = PRESETS["pool201"]
     assert (p201.first_drop_points, p201.middle_drop_points, p201.pool_limit) == (25, 50, 201)
     assert PRESETS["pool101"].rejoin_below == 79 and p201.rejoin_below == 174

@@ -7,6 +7,7 @@ from tournaments.rummy import (
     Outcome,
     OutcomeError,
     best_arrangement,
+    can_declare,
     classify_group,
     deck_count_errors,
     evaluate_declaration,
@@ -16,7 +17,8 @@ from tournaments.rummy import (
 )
 
 S0, S1, S3 = PRESETS["S0"], PRESETS["S1"], PRESETS["S3"]
-THREE_DECKS_S1 = rules_from_spec({"preset": "S1", "decks": 3})
+THREE_DECKS_S1 = rules_from_spec({"preset": "S1", "decks": 3, "extra_deck_from": None})
+MAX_FOUR = rules_from_spec({"preset": "S3", "max_sequence_length": 4})
 
 
 def hand(text: str) -> list[list[str]]:
@@ -74,9 +76,12 @@ GROUPS = [
     ("4S PJ 4D", "2C", S1, "set", None),
     ("QS QD PJ", "2C", S1, "set", None),
     ("4S 4S 4D", "2C", S1, "invalid", "two 4S in a set"),
-    # S3: sequences of at most 4, a 5-card "triplet" is not allowed
+    # S3: "no longer than four" is advice (issue 10 item 6): the preset takes 5 cards; a house
+    # that wants the limit sets max_sequence_length. A 5-card "triplet" is not allowed.
     ("10H JH QH KH", "5C", S3, "pure_sequence", None),
-    ("9H 10H JH QH KH", "5C", S3, "invalid", "longer than 4"),
+    ("9H 10H JH QH KH", "5C", S3, "pure_sequence", None),
+    ("9H 10H JH QH KH", "5C", MAX_FOUR, "invalid", "longer than 4"),
+    ("9H 10H PJ QH KH", "5C", MAX_FOUR, "invalid", "longer than 4"),
     ("9H 10H JH QH KH", "5C", S0, "pure_sequence", None),
     ("10D PJ PJ 5C", "5S", S3, "impure_sequence", None),  # S3: 10D and two jokers
     ("10D 10S PJ PJ PJ", "5S", S3, "invalid", "at most 4"),
@@ -176,14 +181,54 @@ def test_s0_losers():
 def test_loser_gate_two_sequences_and_flat_full_count():
     groups = hand("10H JH QH | 5C 5D 5S | AD AH AS | 2D 3D QC QH")
     assert loser_points(groups, "7S", S0) == 25
-    assert loser_points(groups, "7S", S3) == 80  # one sequence only: everything counts (100 -> 80)
     two = rules_from_spec({"loser_gate": "two_sequences"})
+    assert loser_points(groups, "7S", two) == 80  # one sequence only: everything counts (100)
     assert loser_points(hand("10H JH QH | 5C 6C PJ | AD AH AS | 2D 3D QC QH"), "7S", two) == 25
     low = hand("AH 2H 3D | 4C 4D 4S | 2S 2C 3C | 5D 6C 7S 8D")
     assert loser_points(low, "KS", S0) == 10 + 2 + 3 + 12 + 7 + 26  # 60, below the cap
     assert loser_points(low, "KS", rules_from_spec({"full_count_mode": "flat"})) == 80
     # S1: ace counts 1 and the full count is a flat 80.
     assert loser_points(hand("AH 2C 3D | 4H"), "KS", S1) == 80
+
+
+def test_s3_scores_losers_staged():
+    # S3's notes (lines 7-8): a pure sequence always counts as melded; a second sequence only
+    # with a pure one; sets only with two sequences. S0's loser: 25 by S0, 70 by S3.
+    s0_loser = hand("10H JH QH | 5C 5D 5S | AD AH AS | 2D 3D QC QH")
+    assert loser_points(s0_loser, "7S", S0) == 25
+    assert loser_points(s0_loser, "7S", S3) == 25 + 15 + 30  # both sets count
+    assert outcome_points("lost", S3, groups=s0_loser, wild_joker="7S") == 70
+    # With a second (impure) sequence the sets are kept as well.
+    two_runs = hand("10H JH QH | 5C 6C PJ | AD AH AS | 2D 3D QC QH")
+    assert loser_points(two_runs, "7S", S3) == 25
+    # Two sequences but no pure one: nothing is kept, the full count (86 -> 80).
+    no_pure = hand("10H JH PJ | 5C 6C PJ | AD AH AS | 2D 3D QC QH")
+    assert loser_points(no_pure, "7S", S3) == 80
+    # A lone pure sequence: kept; the rest counts, sets or not, capped at 80.
+    lone = hand("2H 3H 4H | 5C 5D 5S | 2D 3D QC QH | 6S 8S 9S")
+    assert loser_points(lone, "7S", S3) == 15 + 25 + 23
+    assert loser_points(lone, "7S", S0) == 25 + 23
+    assert loser_points(hand("2H 3H 4H | KC KD KS | QD JD QC QH KH 9C 8C"), "7S", S3) == 80
+
+
+def test_best_arrangement_scores_staged():
+    # No second sequence to be had: keep the pure run worth most, every other card counts.
+    cards = "10H JH QH 5C 5D 5S AH AS KD 2D 4C QC QH"
+    assert best_arrangement(cards, "7S", S0).points == 56  # sets kept
+    staged = best_arrangement(cards, "7S", S3)
+    assert staged.points == 101 - 30
+    assert staged.groups[0].kind == "pure_sequence"
+    # A second sequence is worth breaking a set for when the sets then count.
+    cards = "10H JH QH 5C 5D 5S AD AH AS 2D 3D QC QH"
+    assert best_arrangement(cards, "7S", S3).points == 40  # AD 2D 3D, so 5C 5D 5S is kept
+
+
+def test_s3_takes_a_five_card_sequence():
+    # S3's "no longer than four" (line 47) is advice, not a rule of its preset.
+    show = hand("9H 10H JH QH KH | AS 2S 3S | 4D 4S 4C | 7C 7D")
+    assert evaluate_declaration(show, "7H", S3).valid
+    assert not evaluate_declaration(show, "7H", MAX_FOUR).valid
+    assert best_arrangement([c for g in show for c in g], "7H", S3).valid
 
 
 def test_s1_first_and_second_life():
@@ -207,7 +252,27 @@ def test_s1_first_and_second_life():
 def test_s1_identical_triple_is_a_pure_sequence_with_three_decks():
     text = "9S 9S 9S | 4H 5H PJ 7H | 2D 2C 2H | JS JD JC"
     assert evaluate_declaration(hand(text), "3C", THREE_DECKS_S1).valid
-    assert not evaluate_declaration(hand(text), "3C", S1).valid  # 2 decks hold two 9S
+    # S1 deals 3 decks from 4 players, so one hand alone may hold three 9S; the deal's deck
+    # check, which knows the table, refuses them at 2 or 3 players.
+    assert evaluate_declaration(hand(text), "3C", S1).valid
+    assert deck_count_errors(hand(text)[0], S1, players=3) == ["9S appears 3 times; 2 decks hold 2"]
+    assert deck_count_errors(hand(text)[0], S1, players=4) == []
+    assert not evaluate_declaration(hand(text), "3C", rules_from_spec({"preset": "S1"} | TWO)).valid
+
+
+TWO = {"decks": 2, "extra_deck_from": None}
+
+
+def test_three_of_one_wild_card_are_an_identical_triple():
+    # S1 deals 3 decks from 4 players: one hand may hold all three 5S while 5s are wild. As
+    # themselves they are a pure sequence, though each is a joker: the search must see it too.
+    show = "5S 5S 5S | AH 2H 3H 4H | 9D 9C 9H | JS JD PJ"
+    assert evaluate_declaration(hand(show), "5D", S1).valid
+    assert best_arrangement(show.replace("|", ""), "5D", S1).valid
+    assert can_declare("5S 5S 5S AH 2H 3H 4H", "5D", S1)
+    staged = rules_from_spec({"preset": "S1", "loser_gate": "staged"})
+    best = best_arrangement("AS 5S 5S 5S", "5D", staged)  # the triple kept, AS counts 1
+    assert best.points == 1 and best.groups[0].cards == (4, 4, 4)
 
 
 def test_s3_show_with_spare_joker_kept_apart():
@@ -248,12 +313,19 @@ def test_s0_cash_example_points_add_up():
 
 
 def test_deck_counts():
-    assert deck_count_errors(["AS", "AS", "PJ", "PJ", "PJ", "PJ"], S0) == []
+    # S0 (default): 1 printed joker per deck, so two decks hold 2 PJ (issue 10 item 4).
+    assert deck_count_errors(["AS", "AS", "PJ", "PJ"], S0) == []
+    assert deck_count_errors(["PJ", "PJ", "PJ"], S0) == ["PJ appears 3 times; 2 decks hold 2"]
     errors = deck_count_errors(["AS", "AS", "AS", "PJ"] * 1 + ["PJ"] * 4, S0)
     assert any("AS appears 3 times" in e for e in errors)
     assert any("PJ appears 5 times" in e for e in errors)
+    # S1: 2 printed jokers per deck; 2 decks + 4 PJ up to 3 players, 3 decks + 6 PJ from 4.
+    assert deck_count_errors(["PJ"] * 4, S1) == []
+    assert deck_count_errors(["PJ"] * 5, S1, players=3) == ["PJ appears 5 times; 2 decks hold 4"]
+    assert deck_count_errors(["PJ"] * 6 + ["KH"] * 3, S1, players=4) == []
+    assert deck_count_errors(["PJ"] * 7, S1, players=6) == ["PJ appears 7 times; 3 decks hold 6"]
     one_deck = rules_from_spec({"decks": 1, "printed_jokers_per_deck": 1})
-    assert deck_count_errors(["KH", "KH"], one_deck) == ["KH appears 2 times; 1 deck hold 1"]
+    assert deck_count_errors(["KH", "KH"], one_deck) == ["KH appears 2 times; 1 deck holds 1"]
 
 
 @pytest.mark.parametrize(

@@ -22,8 +22,10 @@ RULESETS = [
     PRESETS["S1"],
     PRESETS["S3"],
     rules_from_spec({"loser_gate": "two_sequences"}),
-    rules_from_spec({"preset": "S1", "decks": 3}),
+    rules_from_spec({"preset": "S1", "decks": 3, "extra_deck_from": None}),
     rules_from_spec({"max_jokers_per_sequence": 2, "four_card_life": True}),
+    rules_from_spec({"preset": "S3", "four_card_life": True, "max_sequence_length": 4}),
+    rules_from_spec({"preset": "S1", "loser_gate": "staged"}),
 ]
 rulesets = st.sampled_from(RULESETS)
 wilds = st.sampled_from([*NAMES])  # any card, or PJ, turned up
@@ -86,7 +88,7 @@ def o_valid(groups, w, rules):
     if len(flat) != 13:
         return False
     for c in set(flat):
-        limit = rules.decks * (rules.printed_jokers_per_deck if c == PJ else 1)
+        limit = rules.most_decks * (rules.printed_jokers_per_deck if c == PJ else 1)
         if flat.count(c) > limit:
             return False
     kinds = [o_kind(g, w, rules) for g in groups]
@@ -107,7 +109,8 @@ def groupings(draw, rules=None):
     rules = rules or draw(rulesets)
     seed = draw(st.integers(0, 2**32 - 1))
     rng = random.Random(seed)
-    pool = list(range(52)) * rules.decks + [PJ] * (rules.decks * rules.printed_jokers_per_deck)
+    decks = rules.most_decks  # one hand alone may hold what the largest table is dealt
+    pool = list(range(52)) * decks + [PJ] * (decks * rules.printed_jokers_per_deck)
     if draw(st.booleans()):
         cards = rng.sample(pool, 13)
     else:  # runs and sets near each other so that many groups are (almost) valid
@@ -250,7 +253,7 @@ SMALL_POOL = [s * 13 + r for s in (0, 1, 2) for r in (0, 1, 2, 3, 4, 11, 12)] + 
 def small_hands(draw):
     rules = draw(rulesets)
     cards = draw(st.lists(st.sampled_from(SMALL_POOL), min_size=3, max_size=8))
-    limit = {c: rules.decks * (rules.printed_jokers_per_deck if c == PJ else 1) for c in cards}
+    limit = {c: rules.most_decks * (rules.printed_jokers_per_deck if c == PJ else 1) for c in cards}
     cards = [c for i, c in enumerate(cards) if cards[: i + 1].count(c) <= limit[c]]
     wild = draw(st.sampled_from(["5D", "AS", "PJ", "9C", None]))
     return rules, wild, cards

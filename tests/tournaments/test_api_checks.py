@@ -4,9 +4,9 @@ from decimal import Decimal
 
 import pytest
 
-from tests.conftest import funded_player, make_api
-from tests.tournaments.conftest import LOSER_22, WINNER, Server, res, template
-from tournaments.models import Deal, Game, IdempotencyRecord
+from rummy_ledger.api.models import IdempotencyRecord
+from tests.builders import LOSER_22, WINNER, Server, funded_player, make_api, res, template
+from tournaments.models import Deal, Game
 from wallets.models import Account, Entry, Transfer
 
 pytestmark = pytest.mark.django_db
@@ -108,6 +108,12 @@ BAD_CASES = {
         422,
         "declaration_missing",
     ),
+    "a valid wrong show and a winner without a show": (
+        3,
+        [res("a", "declared"), res("b", "wrong_show", WINNER)],
+        422,
+        "wrong_show_valid",
+    ),
     "lost without groups": (
         3,
         [res("a", "declared", WINNER), res("b", "lost")],
@@ -188,6 +194,21 @@ def test_open_checks_template_and_seats(server):
     assert server.open("g", "nope", ["a", "b"]).json()["error"]["code"] == "unknown_template"
     r = server.open("g", "points-2", ["a", "b", "c"])
     assert r.status_code == 422 and r.json()["error"]["code"] == "invalid_players"
+
+
+def test_open_seats_follow_the_format(server):
+    template("points-2", "points")  # 13-card: at most 6
+    template("r500", "rummy500", seats=8)
+    players = [f"p{n}" for n in range(9)]
+    for p in players:
+        funded_player(p)
+    before = snapshot()
+    r = server.open("g", "points-2", players[:7])
+    assert r.status_code == 422 and r.json()["error"]["code"] == "invalid_players"
+    r = server.open("g", "r500", players)
+    assert r.status_code == 400 and "players" in r.json()["error"]["details"]
+    assert snapshot() == before
+    assert server.open("g", "r500", players[:8]).status_code == 201
 
 
 def test_templates_list(server):

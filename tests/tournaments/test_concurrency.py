@@ -5,10 +5,9 @@ from decimal import Decimal
 import pytest
 
 from rummy_ledger.errors import Retryable
+from tests.builders import LOSER_22, LOSER_50, WINNER, Server, books_balance_for, funded_player, res
+from tests.builders import template as make_template
 from tests.concurrency import run_in_threads
-from tests.conftest import funded_player
-from tests.tournaments.conftest import LOSER_22, LOSER_50, WINNER, Server, books_balance_for, res
-from tests.tournaments.conftest import template as make_template
 from tests.tournaments.worker import private_queue
 from tests.wallets.invariants import ledger_violations
 from tournaments.models import Deal, Game

@@ -4,36 +4,27 @@ from decimal import Decimal
 
 import pytest
 from djmoney.money import Money
+from drf_spectacular.generators import SchemaGenerator
 
-from tests.conftest import funded_player
-from tests.tournaments.conftest import (
+from tests.architecture.test_openapi import _as_json_schema, conforms
+from tests.builders import (
     LOSER_22,
     LOSER_50,
     LOSER_80,
     WINNER,
     books_balance_for,
+    funded_player,
     res,
     template,
 )
 from tests.wallets.invariants import ledger_violations
 from tournaments.models import Game
-from wallets.ledger import Leg, transfer_post
 from wallets.models import CHIPS, Account
-from wallets.services import chips_grant, platform_accounts
+from wallets.services.deposits import chips_grant
+from wallets.services.ledger import Leg, transfer_post
+from wallets.services.players import platform_accounts
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def settle(eager, django_capture_on_commit_callbacks):
-    """Run each call's on-commit callbacks (the eager settlement task) before returning."""
-
-    def run(call, *args, **kwargs):
-        with django_capture_on_commit_callbacks(execute=True):
-            response = call(*args, **kwargs)
-        return response
-
-    return run
 
 
 def balances(player: str) -> dict[str, Decimal]:
@@ -199,7 +190,12 @@ def test_pool201_drops_are_25_and_50(server, settle):
 
 @pytest.mark.parametrize(
     ("policy", "expected"),
-    [("equal", ["120.00", "120.00", "120.00"]), ("drops", ["166.15", "83.08", "110.77"])],
+    [
+        ("equal", ["120.00", "120.00", "120.00"]),
+        ("drops", ["166.15", "83.08", "110.77"]),
+        # the extra drops (3 + 1 at 100) exceed the 360 left: it falls back to drops left + 1
+        ("drop_value", ["166.15", "83.08", "110.77"]),
+    ],
 )
 def test_pool_split(server, settle, policy, expected):
     template("pool-split", "pool101", split_policy=policy, fee_percent=Decimal("10"))
@@ -323,3 +319,138 @@ def test_cancel_refunds_everything_to_its_bucket(server, settle):
     finish("g")
     r = server.post("games/g/cancel")
     assert r.status_code == 409 and r.json()["error"]["code"] == "game_not_open"
+
+
+# ---------------------------------------------------------------- issue 10 through the API
+
+
+def test_points_two_players_a_wrong_show_pays_80_points_to_the_opponent(server, settle):
+    # S0: at 2 players a wrong show ends the deal; the opponent wins without showing a hand.
+    template("points-2", "points", point_value=Decimal("2.00"), fee_percent=Decimal("10"))
+    for p in "ab":
+        funded_player(p, "200.00")
+    server.open("g", "points-2", ["a", "b"])
+    r = settle(server.deal, "g", 1, [res("a", "wrong_show"), res("b", "declared")])
+    assert r.status_code == 202, r.json()
+    game = server.get("games/g").json()
+    assert game["status"] == "finished" and game["deals"][0]["points"] == {"a": 80, "b": 0}
+    # 80 x 2.00 = 160, fee 16: 144 to b
+    assert game["paid_out"] == "144.00" and game["fee"] == "16.00"
+    assert balances("b")["winnings"] == Decimal("144.00")
+    assert balances("a")["deposit"] == Decimal("40.00")
+    finish("g")
+
+
+def test_pool_last_player_standing_wins_the_deal_and_the_game_goes_on(server, settle):
+    template("pool-101", "pool101", entry_fee=Decimal("10.00"))
+    for p in "abc":
+        funded_player(p, "10.00")
+    server.open("g", "pool-101", list("abc"))
+    out = [res("a", "wrong_show"), res("b", "middle_drop"), res("c", "declared")]
+    assert settle(server.deal, "g", 1, out).status_code == 202
+    game = server.get("games/g").json()
+    assert [p["score"] for p in game["players"]] == [80, 40, 0] and game["status"] == "open"
+
+
+def test_a_valid_losing_hand_pays_2_and_finance_sees_the_reclassification(server, settle):
+    template("points-2", "points", point_value=Decimal("2.00"), fee_percent=Decimal("10"))
+    for p in "abc":
+        funded_player(p, "200.00")
+    server.open("g", "points-2", list("abc"))
+    results = [
+        res("a", "declared", WINNER),
+        res("b", "lost", WINNER, claimed_points=0),  # a second valid hand posted as lost
+        res("c", "lost", LOSER_80, claimed_points=20),
+    ]
+    assert settle(server.deal, "g", 1, results).status_code == 202
+    deal = server.get("games/g").json()["deals"][0]
+    assert deal["points"] == {"a": 0, "b": 2, "c": 80}
+    assert deal["discrepancies"] == {
+        "b": {
+            "claimed": 0,
+            "computed": 2,
+            "posted_outcome": "lost",
+            "scored_outcome": "valid_second",
+        },
+        "c": {"claimed": 20, "computed": 80},
+    }
+    schema = _as_json_schema(SchemaGenerator().get_schema(request=None, public=True))
+    conforms(schema, "/api/v1/games/{game_id}", "get", server.get("games/g"))  # documented
+    assert balances("b")["deposit"] == Decimal("196.00")
+    assert balances("a")["winnings"] == Decimal("147.60")  # (4 + 160) - 10 %
+    finish("g")
+
+
+def test_pool_split_by_drop_value(server, settle):
+    template("pool-dv", "pool101", entry_fee=Decimal("20.00"), split_policy="drop_value")
+    for p in "abcd":
+        funded_player(p, "20.00")
+    server.open("g", "pool-dv", list("abcd"))
+    results = [
+        res("a", "declared", WINNER),
+        res("b", "first_drop"),
+        res("c", "middle_drop"),
+        res("d", "lost", LOSER_22),
+    ]
+    settle(server.deal, "g", 1, results)
+    # a 0, b 20, c 40, d 22: 5, 4, 3 and 3 drops left; 80 - 8 fee = 72 to share.
+    # a is paid 2 x 20 and b 1 x 20 for the drops they hold above the fewest; 12 left, 3 each.
+    body = server.post("games/g/split").json()
+    assert body["outcome"] == "split" and body["fee"] == "8.00"
+    assert [p["payout"] for p in body["players"]] == ["43.00", "23.00", "3.00", "3.00"]
+    assert balances("a")["winnings"] == Decimal("43.00")
+    finish("g")
+
+
+def test_s1_four_players_deal_from_three_decks(server, settle):
+    template("points-s1", "points", rules="S1")
+    for p in "abcd":
+        funded_player(p, "200.00")
+    server.open("g", "points-s1", list("abcd"))
+    s1_winner = [
+        ["10S", "JS", "QS"],
+        ["4H", "5H", "6H", "7H"],
+        ["2D", "2C", "2H"],
+        ["9D", "9C", "9H"],
+    ]
+    three_nines = [
+        ["9S", "9S", "9S"],
+        ["2H", "3H", "4H", "5H"],
+        ["6D", "7D", "8D"],
+        ["JC", "QC", "KC"],
+    ]
+    results = [
+        res("a", "declared", s1_winner),
+        res("b", "lost", three_nines),
+        res("c", "first_drop"),
+        res("d", "middle_drop"),
+    ]
+    r = settle(server.deal, "g", 1, results)
+    assert r.status_code == 202, r.json()
+    assert server.get("games/g").json()["deals"][0]["points"] == {"a": 0, "b": 2, "c": 20, "d": 40}
+    finish("g")
+
+
+def test_rummy500_seats_eight_with_two_decks_from_five(server, settle):
+    template("r500-8", "rummy500", seats=8, entry_fee=Decimal("20.00"))
+    players = [f"p{n}" for n in range(8)]
+    for p in players:
+        funded_player(p, "20.00")
+    assert server.open("g", "r500-8", players).status_code == 201
+    results = [
+        {"player": "p0", "melded": [["8C", "8D", "8H"]], "laid_off": [], "in_hand": []},
+        {"player": "p1", "melded": [["6C", "7C", "8C"]], "laid_off": [], "in_hand": []},
+    ]
+    results += [
+        {"player": p, "melded": [], "laid_off": [], "in_hand": ["8C"] if p == "p2" else ["2S"]}
+        for p in players[2:]
+    ]
+    r = settle(server.deal, "g", 1, results, wild="")
+    assert r.status_code == 422 and r.json()["error"]["code"] == "too_many_copies"
+    assert "8C appears 3 times; 2 decks hold 2" in r.json()["error"]["details"]["errors"]
+    results[2]["in_hand"] = ["3S"]
+    for x in results[3:]:
+        x["in_hand"] = [f"{players.index(x['player'])}H"]
+    r = settle(server.deal, "g", 1, results, wild="")
+    assert r.status_code == 202, r.json()
+    assert server.get("games/g").json()["deals"][0]["points"]["p0"] == 24

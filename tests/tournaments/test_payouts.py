@@ -3,9 +3,10 @@
 from decimal import Decimal
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.rummy.test_properties import groupings
 from tournaments.payouts import (
     cancel_settlement,
     charge_by_bucket,
@@ -15,8 +16,10 @@ from tournaments.payouts import (
     points_settlement,
     prize_settlement,
     refund_by_bucket,
+    split_by_drop_value,
     split_settlement,
 )
+from tournaments.rummy import OUTCOMES, PRESETS, outcome_points
 
 paise = st.integers(min_value=0, max_value=10_000_000).map(lambda n: Decimal(n) / 100)
 percent = st.integers(min_value=0, max_value=10_000).map(lambda n: Decimal(n) / 100)
@@ -135,3 +138,121 @@ def test_drops_left():
     assert drops_left(61, 101, 20) == 1
     assert drops_left(100, 101, 20) == 0
     assert drops_left(0, 201, 25) == 8
+
+
+# ---------------------------------------------------------------- split by drop value (item 7)
+
+
+def test_split_by_drop_value_pays_the_extra_drops_then_shares_the_rest():
+    # Pool 101, 4 x 100 = 400, 10 % fee -> 360 to share. Scores 20, 61, 75 leave 4, 1, 1 drops:
+    # a holds 3 drops above the fewest -> 3 x 50 = 150 first; the other 210 split three ways.
+    drops = {"a": drops_left(20, 101, 20), "b": drops_left(61, 101, 20), "c": 1}
+    assert drops == {"a": 4, "b": 1, "c": 1}
+    s = split_by_drop_value(
+        prize=Decimal("400"), drops=drops, entry_fee=Decimal("50"), fee_percent=Decimal("10")
+    )
+    assert s.fee == Decimal("40.00")
+    assert s.payouts == {"a": Decimal("220.00"), "b": Decimal("70.00"), "c": Decimal("70.00")}
+    # The rest does not split evenly: largest remainder, the earlier seat first.
+    s = split_by_drop_value(
+        prize=Decimal("400"),
+        drops={"a": 4, "b": 2, "c": 1},
+        entry_fee=Decimal("50"),
+        fee_percent=Decimal("10"),
+    )
+    assert s.payouts == {"a": Decimal("203.34"), "b": Decimal("103.33"), "c": Decimal("53.33")}
+    assert s.total == Decimal("400")
+
+
+def test_split_by_drop_value_falls_back_when_the_extra_drops_exceed_the_pot():
+    # 3 + 1 extra drops at 100 = 400 > 360 left after the fee: shares by (drops left + 1) = 5:3:2.
+    s = split_by_drop_value(
+        prize=Decimal("400"),
+        drops={"a": 4, "b": 2, "c": 1},
+        entry_fee=Decimal("100"),
+        fee_percent=Decimal("10"),
+    )
+    assert s.payouts == {"a": Decimal("180.00"), "b": Decimal("108.00"), "c": Decimal("72.00")}
+    # Exactly the pot is not "more than" it: no fallback, nothing left to share equally.
+    s = split_by_drop_value(
+        prize=Decimal("400"),
+        drops={"a": 4, "b": 1},
+        entry_fee=Decimal("120"),
+        fee_percent=Decimal("10"),
+    )
+    assert s.payouts == {"a": Decimal("360.00"), "b": Decimal("0.00")}
+
+
+def test_split_by_drop_value_refuses_nonsense():
+    for drops, entry in (({}, "50"), ({"a": -1, "b": 2}, "50"), ({"a": 1, "b": 2}, "0.005")):
+        with pytest.raises(ValueError):
+            split_by_drop_value(
+                prize=Decimal("100"),
+                drops=drops,
+                entry_fee=Decimal(entry),
+                fee_percent=Decimal("0"),
+            )
+
+
+@given(
+    paise,
+    percent,
+    st.integers(min_value=0, max_value=100_000).map(lambda n: Decimal(n) / 100),
+    st.lists(st.integers(min_value=0, max_value=9), min_size=2, max_size=6),
+)
+def test_split_by_drop_value_is_exact_and_falls_back_exactly_when_it_must(
+    prize, fee_percent, entry_fee, drop_counts
+):
+    drops = {f"p{i}": d for i, d in enumerate(drop_counts)}
+    s = split_by_drop_value(prize=prize, drops=drops, entry_fee=entry_fee, fee_percent=fee_percent)
+    shares = [s.payouts[p] for p in drops]
+    assert sum(shares) + s.fee == prize
+    assert all(x >= 0 and x == x.quantize(Decimal("0.01")) for x in shares)
+    pot = prize - s.fee
+    extra = [entry_fee * (d - min(drop_counts)) for d in drop_counts]
+    if sum(extra) > pot:  # the fallback: (drops left + 1) shares
+        assert shares == largest_remainder(pot, [d + 1 for d in drop_counts])
+    else:  # the extra drops paid in full, the rest equal to the paisa
+        equal = [x - e for x, e in zip(shares, extra, strict=True)]
+        assert max(equal) - min(equal) <= Decimal("0.01")
+        assert sum(equal) == pot - sum(extra)
+
+
+# ---------------------------------------------------------------- the points cap (issue 10)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.data(),
+    st.sampled_from(sorted(PRESETS)),
+    st.integers(min_value=1, max_value=100_000).map(lambda n: Decimal(n) / 100),
+    percent,
+)
+def test_no_loser_in_a_points_deal_pays_more_than_80_points(data, preset, point_value, fee):
+    # Whatever each loser's outcome and cards, the engine's points keep every loss within
+    # 80 x point value. The stakes are far above that, so the escrow is not what caps it.
+    rules = PRESETS[preset]
+    allowed = [o for o in OUTCOMES if o != "declared"]
+    if not rules.drops_allowed:
+        allowed = [o for o in allowed if o not in ("first_drop", "middle_drop")]
+    losers = [f"p{i}" for i in range(1, data.draw(st.integers(1, 5)) + 1)]
+    points = {"p0": 0}
+    for p in losers:
+        outcome = data.draw(st.sampled_from(allowed), label=f"{p} outcome")
+        _, wild, groups = data.draw(groupings(rules), label=f"{p} hand")
+        if outcome != "lost" and data.draw(st.booleans(), label=f"{p} shows no cards"):
+            groups = None
+        points[p] = outcome_points(outcome, rules, groups=groups, wild_joker=wild)
+    stake = point_value * 1000
+    s = points_settlement(
+        stakes=dict.fromkeys(points, stake),
+        points=points,
+        winner="p0",
+        point_value=point_value,
+        fee_percent=fee,
+    )
+    for p in losers:
+        paid = stake - s.refunds[p]
+        assert paid == points[p] * point_value
+        assert paid <= 80 * point_value
+    assert s.total == stake * len(points)

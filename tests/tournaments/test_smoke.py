@@ -1,7 +1,6 @@
 import pytest
 
-from tests.conftest import funded_player
-from tests.tournaments.conftest import LOSER_50, WINNER, books_balance_for, res, template
+from tests.builders import LOSER_50, WINNER, books_balance_for, funded_player, res, template
 from tests.wallets.invariants import ledger_violations
 from tournaments.models import Game
 

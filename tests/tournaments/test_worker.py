@@ -6,13 +6,13 @@ from decimal import Decimal
 import pytest
 from django.db import connection
 
-from tests.conftest import funded_player
-from tests.tournaments.conftest import (
+from tests.builders import (
     LOSER_22,
     LOSER_50,
     WINNER,
     Server,
     books_balance_for,
+    funded_player,
     res,
     template,
 )
@@ -79,6 +79,66 @@ def test_real_worker_settles_games_posted_over_the_api():
     assert ledger_violations() == []
 
 
+VALID_TOO = [["10S", "JS", "QS"], ["5H", "6H", "7H", "8H"], ["2D", "2C", "2H"], ["9D", "9C", "9H"]]
+
+
+def test_real_worker_settles_forfeits_valid_losers_and_a_drop_value_split():
+    # Issue 10 items 1, 2 and 7, posted over the API and settled by a real worker.
+    server = Server()
+    template("points-2", "points", point_value=Decimal("2.00"), fee_percent=Decimal("10"))
+    template("pool-dv", "pool101", entry_fee=Decimal("20.00"), split_policy="drop_value")
+    for p in ("a", "b", "c", "d", "e", "w", "x", "y", "z"):
+        funded_player(p, "200.00")
+    with private_queue() as queue:
+        worker = Worker(queue)
+        try:
+            server.open("forfeit", "points-2", ["a", "b"])
+            r = server.deal("forfeit", 1, [res("a", "wrong_show"), res("b", "declared")])
+            assert r.status_code == 202, r.json()
+            server.open("valid", "points-2", ["c", "d", "e"])
+            r = server.deal(
+                "valid",
+                1,
+                [
+                    res("c", "declared", WINNER),
+                    res("d", "lost", WINNER),
+                    res("e", "first_drop", VALID_TOO),
+                ],
+            )
+            assert r.status_code == 202, r.json()
+            server.open("pool", "pool-dv", ["w", "x", "y", "z"])
+            r = server.deal(
+                "pool",
+                1,
+                [
+                    res("w", "declared", WINNER),
+                    res("x", "first_drop"),
+                    res("y", "middle_drop"),
+                    res("z", "lost", LOSER_22),
+                ],
+            )
+            assert r.status_code == 202, r.json()
+            assert wait_until(all_settled, timeout=60), "deals not settled by the worker"
+            split = server.post("games/pool/split")
+        finally:
+            worker.stop()
+    forfeit = server.get("games/forfeit").json()
+    assert forfeit["paid_out"] == "144.00" and forfeit["fee"] == "16.00"  # 80 x 2 - 10 %
+    valid = server.get("games/valid").json()
+    # d's valid hand pays 2 (recorded as reclassified); e dropped: 20 whatever its cards
+    assert valid["deals"][0]["points"] == {"c": 0, "d": 2, "e": 20}
+    assert valid["deals"][0]["discrepancies"] == {
+        "d": {"posted_outcome": "lost", "scored_outcome": "valid_second"}
+    }
+    assert valid["paid_out"] == "39.60"  # (4 + 40) - 10 %
+    assert split.status_code == 200, split.json()
+    assert [p["payout"] for p in split.json()["players"]] == ["43.00", "23.00", "3.00", "3.00"]
+    for game in Game.objects.all():
+        assert game.status == Game.Status.FINISHED
+        books_balance_for(game)
+    assert ledger_violations() == []
+
+
 def _worker_in_transaction() -> bool:
     with connection.cursor() as cursor:
         cursor.execute(
@@ -92,7 +152,7 @@ def test_worker_killed_mid_settlement_settles_each_deal_exactly_once():
     server = Server()
     with private_queue() as queue:
         # given: a worker that sleeps inside the settlement transaction, after posting the money
-        slow = Worker(queue, extra_env={"RUMMY_TEST_SETTLE_SLEEP": "30"})
+        slow = Worker(queue, pause_in_settlement=30)
         try:
             games = open_points_games(server, 4)
             for game_id in games:

@@ -48,7 +48,16 @@ def private_queue():
 
 
 class Worker:
-    def __init__(self, queue: str, concurrency: int = 2, extra_env: dict | None = None):
+    """`pause_in_settlement` seconds: the worker sleeps inside each settlement transaction
+    (tests/tournaments/slow_worker.py), so a test can kill it there."""
+
+    def __init__(
+        self,
+        queue: str,
+        concurrency: int = 2,
+        extra_env: dict | None = None,
+        pause_in_settlement: float | None = None,
+    ):
         env = {
             **os.environ,
             "DATABASE_URL": database_url(),
@@ -59,9 +68,18 @@ class Worker:
         }
         env.pop("CELERY_TASK_ALWAYS_EAGER", None)
         self.log = open(f"/tmp/{queue}-{time.monotonic_ns()}.log", "w")  # noqa: SIM115
+        if pause_in_settlement is None:
+            program = [sys.executable, "-m", "celery", "-A", "rummy_ledger", "worker"]
+        else:
+            program = [
+                sys.executable,
+                "-m",
+                "tests.tournaments.slow_worker",
+                str(pause_in_settlement),
+            ]
         self.process = subprocess.Popen(
             [
-                sys.executable, "-m", "celery", "-A", "rummy_ledger", "worker",
+                *program,
                 "-Q", queue, "-n", f"{queue}-{uuid.uuid4().hex[:6]}@%h",
                 "--concurrency", str(concurrency), "--loglevel", "WARNING",
                 "--without-gossip", "--without-mingle", "--without-heartbeat",

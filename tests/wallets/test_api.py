@@ -4,7 +4,7 @@ import pytest
 from django.core.management import call_command
 from rest_framework.test import APIClient
 
-from tests.conftest import make_api
+from tests.builders import make_api
 from wallets.models import ApiClient, Entry, Player, Transfer
 
 pytestmark = pytest.mark.django_db
@@ -18,11 +18,12 @@ def deposit(api, player="p1", amount="500.00", reference="gw-1"):
     )
 
 
-def test_deposit_registers_the_player_and_credits_the_deposit_bucket(payments_api):
+def test_deposit_registers_the_player_and_credits_the_deposit_bucket_net_of_gst(payments_api):
     response = deposit(payments_api)
     assert response.status_code == 201
     body = response.json()
-    assert body["balances"]["deposit"] == {"amount": "500.00", "currency": "INR"}
+    assert (body["amount"], body["gst"], body["credited"]) == ("500.00", "109.38", "390.62")
+    assert body["balances"]["deposit"] == {"amount": "390.62", "currency": "INR"}
     assert body["balances"]["chips"] == {"amount": "0.00", "currency": "CHP"}
     assert Player.objects.filter(external_id="p1").exists()
 
@@ -32,14 +33,15 @@ def test_repeated_deposit_reference_is_credited_once(payments_api):
     again = deposit(payments_api)
     assert again.status_code == 200
     assert again.json()["transfer_id"] == first.json()["transfer_id"]
-    assert again.json()["balances"]["deposit"]["amount"] == "500.00"
+    assert again.json()["balances"]["deposit"]["amount"] == "390.62"
 
 
 def test_same_reference_with_another_amount_is_a_conflict(payments_api):
     deposit(payments_api)
     response = deposit(payments_api, amount="600.00")
     assert response.status_code == 409
-    assert response.json()["error"]["code"] == "idempotency_conflict"
+    # `idempotency_conflict` is the Idempotency-Key header's; a reference has its own code
+    assert response.json()["error"]["code"] == "reference_conflict"
     assert Transfer.objects.count() == 1
 
 
@@ -76,11 +78,17 @@ def test_wallet_of_unknown_player_is_404(games_api):
 
 
 def test_wallet_shows_balances_by_bucket(payments_api, games_api):
-    deposit(payments_api, amount="250.75")
+    deposit(payments_api, amount="256.00")
     response = games_api.get("/api/v1/players/p1/wallet")
     assert response.status_code == 200
-    assert response.json()["balances"]["deposit"]["amount"] == "250.75"
-    assert set(response.json()["balances"]) == {"deposit", "winnings", "bonus", "chips"}
+    assert response.json()["balances"]["deposit"]["amount"] == "200.00"
+    assert set(response.json()["balances"]) == {
+        "deposit",
+        "winnings",
+        "bonus",
+        "chips",
+        "pending",
+    }
 
 
 def test_games_scope_cannot_deposit(games_api):
@@ -124,3 +132,21 @@ def test_openapi_schema_and_docs_are_served(client):
     assert schema.status_code == 200
     assert b"/api/v1/players/{player_id}/deposits" in schema.content
     assert client.get("/api/docs/").status_code == 200
+
+
+def test_deposit_with_an_idempotency_key_replays_the_first_answer(payments_api):
+    def post(amount: str, reference: str):
+        return payments_api.post(
+            "/api/v1/players/p1/deposits",
+            {"amount": amount, "reference": reference},
+            format="json",
+            HTTP_IDEMPOTENCY_KEY="dep-1",
+        )
+
+    first = post("500.00", "gw-1")
+    again = post("500.00", "gw-1")
+    assert first.status_code == again.status_code == 201  # the first answer, replayed
+    assert again.json() == first.json() and again["Idempotent-Replayed"] == "true"
+    other = post("600.00", "gw-2")  # the same key for another deposit
+    assert other.status_code == 409 and other.json()["error"]["code"] == "idempotency_conflict"
+    assert Transfer.objects.filter(kind="deposit").count() == 1

@@ -9,12 +9,13 @@ import pytest
 from django.db import connection, transaction
 from djmoney.money import Money
 
+from tests.builders import funded_player, move
 from tests.concurrency import run_in_threads
-from tests.conftest import funded_player, move
 from tests.wallets.invariants import ledger_violations
-from wallets.ledger import InsufficientFunds, LedgerBusy, Leg, balance, transfer_post
+from wallets.errors import InsufficientFunds, LedgerBusy
 from wallets.models import CASH, Account, Transfer
-from wallets.services import platform_accounts
+from wallets.services.ledger import Leg, balance, transfer_post
+from wallets.services.players import platform_accounts
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

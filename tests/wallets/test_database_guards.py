@@ -8,9 +8,9 @@ from django.db import DatabaseError, IntegrityError, connection, transaction
 from django.utils import timezone
 from djmoney.money import Money
 
-from tests.conftest import funded_player, move
-from wallets.ledger import balance
+from tests.builders import funded_player, move
 from wallets.models import CASH, Entry, Transfer
+from wallets.services.ledger import balance
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -75,7 +75,7 @@ def test_entries_and_transfers_are_append_only(sql):
     funded_player("alice", "100.00")
     with pytest.raises(DatabaseError, match="append-only"), transaction.atomic():
         raw(sql)
-    assert Entry.objects.count() == 2
+    assert Entry.objects.count() == 3  # the deposit: clearing, deposit bucket, GST
 
 
 def test_duplicate_idempotency_key_by_raw_sql_is_refused():

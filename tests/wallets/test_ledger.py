@@ -6,26 +6,28 @@ from django.db import transaction
 from django.utils import timezone
 from djmoney.money import Money
 
-from tests.conftest import funded_player, move
+from tests.builders import funded_player, move
 from tests.wallets.invariants import ledger_violations
-from wallets.ledger import (
+from wallets.errors import (
     AlreadyReversed,
     IdempotencyConflict,
     InsufficientFunds,
     LedgerError,
+    UnknownAccount,
+)
+from wallets.models import CASH, CHIPS, Account, Entry, Transfer
+from wallets.money import MoneyError
+from wallets.services.ledger import (
     Leg,
     Posted,
     TransferRequest,
-    UnknownAccount,
     balance,
     statement,
     transfer_post,
     transfer_reverse,
     transfers_post,
 )
-from wallets.models import CASH, CHIPS, Account, Entry, Transfer
-from wallets.money import MoneyError
-from wallets.services import platform_accounts
+from wallets.services.players import platform_accounts
 
 pytestmark = pytest.mark.django_db
 

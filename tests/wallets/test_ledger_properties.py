@@ -8,11 +8,12 @@ from djmoney.money import Money
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.conftest import move
+from tests.builders import move
 from tests.wallets.invariants import ledger_violations
-from wallets.ledger import InsufficientFunds, Leg, transfer_post
+from wallets.errors import InsufficientFunds
 from wallets.models import CASH, Account
-from wallets.services import platform_accounts, player_accounts, player_get_or_create
+from wallets.services.ledger import Leg, transfer_post
+from wallets.services.players import platform_accounts, player_accounts, player_get_or_create
 
 amounts = st.decimals(min_value=Decimal("0.01"), max_value=Decimal("300"), places=2)
 operation = st.tuples(st.integers(0, 5), st.integers(0, 5), amounts, amounts)

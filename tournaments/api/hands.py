@@ -5,8 +5,10 @@ from rest_framework import serializers
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from rummy_ledger.api.auth import HasScope
+from rummy_ledger.api.fields import StrictBooleanField, StrictCharField
 from tournaments import rummy
-from wallets.api.auth import HasScope
+from tournaments.api.serializers import HAND_WITH_DRAW, GroupsField, cards_field
 
 DECLARATION_EXAMPLE = {
     "wild_joker": "KD",
@@ -23,16 +25,15 @@ BEST_EXAMPLE = {
     "cards": ["AS", "2S", "3S", "7H", "8H", "9H", "KC", "KD", "KS", "4C", "5C", "PJ", "QD"],
 }
 
-Cards = serializers.ListField(child=serializers.CharField(max_length=4), max_length=60)
-
 
 class HandIn(serializers.Serializer):
-    wild_joker = serializers.CharField(max_length=4)
-    groups = serializers.ListField(child=Cards, required=False, max_length=20)
-    cards = serializers.ListField(
-        child=serializers.CharField(max_length=4), required=False, max_length=60
-    )
-    best = serializers.BooleanField(default=False)
+    """A hand is 13 cards, or 14 with the card drawn before a show: never more (the best
+    arrangement's search grows exponentially with the cards; 40 cards took 10 s)."""
+
+    wild_joker = StrictCharField(max_length=4)
+    groups = GroupsField(required=False)
+    cards = cards_field(max_length=HAND_WITH_DRAW, required=False)
+    best = StrictBooleanField(default=False)
     rules = serializers.JSONField(required=False)
 
     def validate(self, data):
@@ -73,7 +74,7 @@ class HandEvaluateView(APIView):
     @extend_schema(
         request=HandIn,
         responses=EvaluationOut,
-        summary="Check a declaration, or find the best arrangement of 13 cards",
+        summary="Check a declaration, or find the best arrangement of 13 (or 14) cards",
         examples=[
             OpenApiExample("declaration", value=DECLARATION_EXAMPLE, request_only=True),
             OpenApiExample("best arrangement", value=BEST_EXAMPLE, request_only=True),

@@ -1,49 +1,163 @@
-"""Input serializers (shape only; the services judge the content) and output representations."""
+"""Input serializers (shape only; the services judge the content), the output representations
+(plain dicts: the hot paths build them directly), and output serializers that document those
+representations in OpenAPI (a test checks real responses against them)."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from rummy_ledger.api.fields import (
+    ExternalIdField,
+    StrictCharField,
+    StrictIntegerField,
+    StrictSlugField,
+)
 from tournaments import rummy
-from tournaments.models import Deal, Game, GameTemplate
+from tournaments.models import SEATS_MAX, Deal, Format, Game, GameTemplate
 from tournaments.services.escrow import contributions
-from tournaments.services.terms import template_ruleset
+
+# --- input: bounded by what the game allows ------------------------------------------------------
+
+HAND_WITH_DRAW = 14  # a 13-card hand, plus the card drawn before a show
+# Rummy 500 deals one or two decks of 54 (two printed jokers each): no player can show more.
+RUMMY500_CARDS = 108
+LONGEST_MELD = 13  # a sequence from ace to king (an ace is low or high, never both)
+MAX_DEALS = 10_000
+MAX_POINTS = 10_000
+
+
+def card_field(**kwargs) -> StrictCharField:
+    """One card token: `10H`, `T♠`, `PJ`; Rummy 500 names a joker: `PJ=10H`."""
+    return StrictCharField(max_length=8, **kwargs)
+
+
+def cards_field(*, max_length: int, **kwargs) -> serializers.ListField:
+    return serializers.ListField(child=card_field(), max_length=max_length, **kwargs)
+
+
+class GroupsField(serializers.ListField):
+    """A 13-card hand in groups: at most 14 cards in all (13, or 14 with the drawn card)."""
+
+    def __init__(self, **kwargs):
+        super().__init__(
+            child=cards_field(max_length=HAND_WITH_DRAW), max_length=HAND_WITH_DRAW, **kwargs
+        )
+
+    def to_internal_value(self, data):
+        groups = super().to_internal_value(data)
+        cards = sum(len(g) for g in groups)
+        if cards > HAND_WITH_DRAW:
+            raise serializers.ValidationError(
+                f"a hand holds at most {HAND_WITH_DRAW} cards, got {cards}"
+            )
+        return groups
 
 
 class GameOpenIn(serializers.Serializer):
-    game_id = serializers.CharField(max_length=64)
-    template = serializers.SlugField(max_length=64)
+    game_id = ExternalIdField()
+    template = StrictSlugField(max_length=64)
     players = serializers.ListField(
-        child=serializers.CharField(max_length=64), min_length=2, max_length=6
+        child=ExternalIdField(),
+        min_length=2,
+        max_length=SEATS_MAX,
+        help_text="2 to the template's seats (13-card formats seat up to 6, Rummy 500 up to 8).",
     )
+
+
+@extend_schema_field(
+    {
+        "oneOf": [
+            {"type": "string", "minLength": 1, "maxLength": 8},
+            {
+                "type": "array",
+                "minItems": 2,
+                "maxItems": 2,
+                "description": "[card, [the meld it extends, as it was]]",
+                "items": {
+                    "oneOf": [
+                        {"type": "string", "minLength": 1, "maxLength": 8},
+                        {
+                            "type": "array",
+                            "minItems": 3,
+                            "maxItems": LONGEST_MELD,
+                            "items": {"type": "string", "minLength": 1, "maxLength": 8},
+                        },
+                    ]
+                },
+            },
+        ]
+    }
+)
+class LaidOffField(serializers.Field):
+    """Rummy 500: a card laid off on a meld, alone or with the meld it extends:
+    `"5H"` or `["5H", ["2H", "3H", "4H"]]`."""
+
+    default_error_messages = {
+        "shape": "a laid-off card is a card, or [card, [the meld it extends: 3 to {n} cards]]",
+    }
+
+    def to_internal_value(self, data):
+        card, meld = card_field(), cards_field(min_length=3, max_length=LONGEST_MELD)
+        if isinstance(data, str):
+            return card.run_validation(data)
+        if not isinstance(data, list) or len(data) != 2 or not isinstance(data[1], list):
+            self.fail("shape", n=LONGEST_MELD)
+        return [card.run_validation(data[0]), meld.run_validation(data[1])]
+
+    def to_representation(self, value):
+        return value
 
 
 class ResultIn(serializers.Serializer):
-    player = serializers.CharField(max_length=64)
-    outcome = serializers.ChoiceField(choices=rummy.OUTCOMES, required=False, allow_null=True)
-    groups = serializers.ListField(
-        child=serializers.ListField(child=serializers.CharField(max_length=12)),
+    """One player's result. 13-card formats send `groups`; Rummy 500 sends `melded`, `laid_off`
+    and `in_hand` (a format refuses the other's fields)."""
+
+    player = ExternalIdField()
+    outcome = serializers.ChoiceField(
+        choices=rummy.OUTCOMES,
         required=False,
         allow_null=True,
+        help_text="13-card formats. The deal's one winner is `declared`; a wrong show, drop, "
+        "timeout, leaving or auto-play puts a player out of the deal.",
+    )
+    groups = GroupsField(
+        required=False,
+        allow_null=True,
+        help_text="The player's 13 cards as grouped. Required for `lost`; the winner sends them "
+        "unless every other player is out of the deal (then it wins without a show).",
     )
     melded = serializers.ListField(
-        child=serializers.ListField(child=serializers.CharField(max_length=12)), required=False
+        child=cards_field(max_length=LONGEST_MELD), max_length=RUMMY500_CARDS // 3, required=False
     )
-    laid_off = serializers.ListField(child=serializers.JSONField(), required=False)
-    in_hand = serializers.ListField(child=serializers.CharField(max_length=12), required=False)
-    claimed_points = serializers.IntegerField(required=False, allow_null=True)
+    laid_off = serializers.ListField(
+        child=LaidOffField(), max_length=RUMMY500_CARDS, required=False
+    )
+    in_hand = cards_field(max_length=RUMMY500_CARDS, required=False)
+    claimed_points = StrictIntegerField(
+        required=False, allow_null=True, min_value=-MAX_POINTS, max_value=MAX_POINTS
+    )
+
+    def validate(self, data):
+        shown = sum(len(m) for m in data.get("melded", [])) + len(data.get("in_hand", []))
+        shown += len(data.get("laid_off", []))
+        if shown > RUMMY500_CARDS:
+            raise serializers.ValidationError(
+                {"melded": f"a player shows at most {RUMMY500_CARDS} cards, got {shown}"}
+            )
+        return data
 
 
 class DealIn(serializers.Serializer):
-    deal_no = serializers.IntegerField(min_value=1)
-    wild_joker = serializers.CharField(max_length=8, required=False, allow_blank=True)
-    results = serializers.ListField(child=ResultIn(), min_length=1, max_length=6)
+    deal_no = StrictIntegerField(min_value=1, max_value=MAX_DEALS)
+    wild_joker = StrictCharField(max_length=4, required=False, allow_blank=True)
+    results = serializers.ListField(child=ResultIn(), min_length=1, max_length=SEATS_MAX)
 
 
 class RejoinIn(serializers.Serializer):
-    player = serializers.CharField(max_length=64)
+    player = ExternalIdField()
 
 
 def _amount(value) -> str | None:
@@ -51,6 +165,8 @@ def _amount(value) -> str | None:
 
 
 def template_out(template: GameTemplate) -> dict[str, Any]:
+    """A template as game servers see it; `TermsInvalid` when its terms are not playable."""
+    rules = template.game_terms().rules
     return {
         "slug": template.slug,
         "format": template.format,
@@ -60,7 +176,7 @@ def template_out(template: GameTemplate) -> dict[str, Any]:
         "entry_fee": _amount(template.entry_fee),
         "fee_percent": _amount(template.fee_percent),
         "deals": template.deals,
-        "rules": template_ruleset(template).to_dict(),
+        "rules": rules.to_dict(),
         "split_policy": template.split_policy,
         "rejoin_allowed": template.rejoin_allowed,
         "entry_buckets": template.entry_buckets,
@@ -76,13 +192,13 @@ def deal_out(deal: Deal) -> dict[str, Any]:
         "points": deal.points,
         "discrepancies": deal.discrepancies,
         "settled_at": deal.settled_at.isoformat() if deal.settled_at else None,
-        "transfers": deal.transfers,
+        "transfers": [link.transfer_id for link in deal.transfer_links.all()],
     }
 
 
 def game_out(game: Game) -> dict[str, Any]:
     seats = list(game.players.select_related("player").order_by("seat"))
-    deals = list(game.deals.order_by("deal_no"))
+    deals = list(game.deals.order_by("deal_no").prefetch_related("transfer_links"))
     return {
         "game_id": game.game_id,
         "template": game.terms["template"],
@@ -113,3 +229,99 @@ def game_out(game: Game) -> dict[str, Any]:
         ],
         "deals": [deal_out(d) for d in deals],
     }
+
+
+# --- output documentation -----------------------------------------------------------------------
+
+Amount = serializers.CharField  # a decimal string such as "160.00"
+
+
+class TemplateOut(serializers.Serializer):
+    slug = serializers.CharField()
+    format = serializers.ChoiceField(choices=Format.choices)
+    currency = serializers.CharField()
+    seats = serializers.IntegerField()
+    point_value = Amount(allow_null=True)
+    entry_fee = Amount(allow_null=True)
+    fee_percent = Amount()
+    deals = serializers.IntegerField(allow_null=True)
+    rules = serializers.DictField(
+        help_text="The resolved rule variant (tournaments.rummy.RuleSet)."
+    )
+    split_policy = serializers.CharField()
+    rejoin_allowed = serializers.BooleanField()
+    entry_buckets = serializers.ListField(child=serializers.CharField())
+
+
+class TemplatesOut(serializers.Serializer):
+    templates = TemplateOut(many=True)
+
+
+class TermsOut(TemplateOut):
+    slug = None
+    template = serializers.CharField()
+    stake = Amount(help_text="What each player put into escrow on joining.")
+
+
+class SeatOut(serializers.Serializer):
+    player = serializers.CharField()
+    seat = serializers.IntegerField()
+    score = serializers.IntegerField()
+    eliminated = serializers.BooleanField()
+    rejoins = serializers.IntegerField()
+    entries = serializers.IntegerField()
+    paid_in = serializers.DictField(child=Amount(), help_text="bucket -> amount")
+    payout = Amount()
+    refund = Amount()
+
+
+class DiscrepancyOut(serializers.Serializer):
+    claimed = serializers.IntegerField(
+        required=False, help_text="Points the game server claimed (when they differ)."
+    )
+    computed = serializers.IntegerField(required=False, help_text="The engine's points, settled.")
+    posted_outcome = serializers.CharField(
+        required=False, help_text="The outcome posted, when the cards overruled it."
+    )
+    scored_outcome = serializers.CharField(
+        required=False,
+        help_text="The outcome the cards bear out (e.g. a valid hand posted `lost` is "
+        "`valid_second`: 2 points).",
+    )
+
+
+class DealOut(serializers.Serializer):
+    deal_no = serializers.IntegerField()
+    status = serializers.ChoiceField(choices=Deal.Status.choices)
+    wild_joker = serializers.CharField(allow_null=True)
+    results = serializers.ListField(child=serializers.DictField())
+    points = serializers.DictField(child=serializers.IntegerField())
+    discrepancies = serializers.DictField(
+        child=DiscrepancyOut(), help_text="player -> where the engine and the game server differ"
+    )
+    settled_at = serializers.DateTimeField(allow_null=True)
+    transfers = serializers.ListField(child=serializers.IntegerField())
+
+
+class GameOut(serializers.Serializer):
+    game_id = serializers.CharField()
+    template = serializers.CharField()
+    format = serializers.ChoiceField(choices=Format.choices)
+    currency = serializers.CharField()
+    status = serializers.ChoiceField(choices=Game.Status.choices)
+    outcome = serializers.CharField(allow_null=True)
+    terms = TermsOut()
+    deals_played = serializers.IntegerField()
+    settled = serializers.BooleanField()
+    collected = Amount()
+    paid_out = Amount()
+    refunded = Amount()
+    fee = Amount()
+    players = SeatOut(many=True)
+    deals = DealOut(many=True)
+
+
+class DealAcceptedOut(serializers.Serializer):
+    game_id = serializers.CharField()
+    deal_no = serializers.IntegerField()
+    status = serializers.ChoiceField(choices=Deal.Status.choices)

@@ -1,20 +1,21 @@
 """Game-server endpoints: one view per operation; views translate, services decide."""
 
-from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+import logging
+
+from drf_spectacular.utils import extend_schema
 from rest_framework import status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from rummy_ledger.api.auth import HasScope
+from rummy_ledger.api.idempotency import IDEMPOTENCY_HEADER as IDEMPOTENCY
+from rummy_ledger.api.idempotency import idempotent
 from rummy_ledger.db import snapshot
 from tournaments.api import serializers as s
-from tournaments.idempotency import idempotent
-from tournaments.services import games, settlement
-from wallets.api.auth import HasScope
+from tournaments.errors import TermsInvalid
+from tournaments.services import games, intake
 
-IDEMPOTENCY = OpenApiParameter(
-    "Idempotency-Key", OpenApiTypes.STR, OpenApiParameter.HEADER, required=True
-)
+log = logging.getLogger(__name__)
 
 
 class GamesScope(APIView):
@@ -23,15 +24,15 @@ class GamesScope(APIView):
 
 
 class TemplatesView(GamesScope):
-    @extend_schema(responses=OpenApiTypes.OBJECT, summary="The active game templates")
+    @extend_schema(responses=s.TemplatesOut, summary="The active game templates")
     def get(self, request):
-        return Response({"templates": [s.template_out(t) for t in games.templates_active()]})
+        return Response({"templates": _playable(games.templates_active())})
 
 
 class GameOpenView(GamesScope):
     @extend_schema(
         request=s.GameOpenIn,
-        responses={201: OpenApiTypes.OBJECT},
+        responses={201: s.GameOut},
         parameters=[IDEMPOTENCY],
         summary="Open a game: every player's entry into escrow, all or nothing",
     )
@@ -50,7 +51,7 @@ class GameOpenView(GamesScope):
 
 
 class GameView(GamesScope):
-    @extend_schema(responses=OpenApiTypes.OBJECT, summary="Standings, deals, payouts and fee")
+    @extend_schema(responses=s.GameOut, summary="Standings, deals, payouts and fee")
     def get(self, request, game_id: str):
         with snapshot():  # the game and its deals as of one moment
             state = s.game_out(games.game_get(client=request.auth, game_id=game_id))
@@ -60,14 +61,14 @@ class GameView(GamesScope):
 class DealView(GamesScope):
     @extend_schema(
         request=s.DealIn,
-        responses={202: OpenApiTypes.OBJECT},
+        responses={202: s.DealAcceptedOut},
         parameters=[IDEMPOTENCY],
         summary="Post a finished deal; checked now, settled by a Celery job",
     )
     def post(self, request, game_id: str):
         def run():
             data = _valid(s.DealIn, request)
-            deal, _ = settlement.deal_store(client=request.auth, game_id=game_id, payload=data)
+            deal, _ = intake.deal_store(client=request.auth, game_id=game_id, payload=data)
             body = {"game_id": game_id, "deal_no": deal.deal_no, "status": deal.status}
             return Response(body, status=status.HTTP_202_ACCEPTED)
 
@@ -75,7 +76,12 @@ class DealView(GamesScope):
 
 
 class RejoinView(GamesScope):
-    @extend_schema(request=s.RejoinIn, responses=OpenApiTypes.OBJECT, parameters=[IDEMPOTENCY])
+    @extend_schema(
+        request=s.RejoinIn,
+        responses=s.GameOut,
+        parameters=[IDEMPOTENCY],
+        summary="Pool: an eliminated player buys back in",
+    )
     def post(self, request, game_id: str):
         def run():
             data = _valid(s.RejoinIn, request)
@@ -86,7 +92,12 @@ class RejoinView(GamesScope):
 
 
 class SplitView(GamesScope):
-    @extend_schema(request=None, responses=OpenApiTypes.OBJECT, parameters=[IDEMPOTENCY])
+    @extend_schema(
+        request=None,
+        responses=s.GameOut,
+        parameters=[IDEMPOTENCY],
+        summary="Pool: the remaining players agree to share the prize",
+    )
     def post(self, request, game_id: str):
         return idempotent(
             request,
@@ -95,7 +106,12 @@ class SplitView(GamesScope):
 
 
 class CancelView(GamesScope):
-    @extend_schema(request=None, responses=OpenApiTypes.OBJECT, parameters=[IDEMPOTENCY])
+    @extend_schema(
+        request=None,
+        responses=s.GameOut,
+        parameters=[IDEMPOTENCY],
+        summary="Abort: everything in escrow goes back",
+    )
     def post(self, request, game_id: str):
         return idempotent(
             request,
@@ -107,3 +123,15 @@ def _valid(serializer_class, request) -> dict:
     serializer = serializer_class(data=request.data)
     serializer.is_valid(raise_exception=True)
     return serializer.validated_data
+
+
+def _playable(templates) -> list[dict]:
+    """Every template a game could be opened with; one whose terms are broken is left out (and
+    logged for finance) rather than breaking the list for the others."""
+    out = []
+    for template in templates:
+        try:
+            out.append(s.template_out(template))
+        except TermsInvalid as exc:
+            log.error("template %s is not playable and is not listed: %s", template.slug, exc)
+    return out

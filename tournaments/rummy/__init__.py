@@ -19,7 +19,7 @@ from .groups import (
     classify_group,
     wild_rank,
 )
-from .outcomes import OUTCOMES, Outcome, OutcomeError, outcome_points
+from .outcomes import OUTCOMES, Outcome, OutcomeError, Scored, outcome_points, score_result
 from .rules import (
     DEFAULT,
     PRESETS,
@@ -48,6 +48,7 @@ __all__ = [
     "OutcomeError",
     "RuleSet",
     "RuleSetError",
+    "Scored",
     "best_arrangement",
     "can_declare",
     "can_rejoin",
@@ -64,5 +65,6 @@ __all__ = [
     "parse_cards",
     "rejoin_score",
     "rules_from_spec",
+    "score_result",
     "wild_rank",
 ]

@@ -6,7 +6,9 @@ decides the lowest remaining natural card: leave it (pay its value) or put it in
 lowest card it is. Natural cards live in a packed int (3 bits per distinct card, a guard bit
 catches a borrow), jokers are a count (wild cards used as themselves are tracked separately),
 and what the rules still require (a pure sequence, two sequences, a 4-card life) is a small
-"need" code, so the search is exact and each state is solved once.
+"need" code, so the search is exact and each state is solved once. A ``staged`` loser (S3) who
+cannot keep two sequences keeps one pure sequence alone: that case needs no search, only the
+pure run worth most (``_lone_pure_run``).
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from collections.abc import Iterable
 from .cards import PJ, parse_cards
 from .declaration import Evaluation, _evaluate, card_values
 from .groups import wild_rank
-from .rules import DEFAULT, TWO_SEQUENCES, RuleSet
+from .rules import DEFAULT, PURE_ONLY, STAGED, TWO_SEQUENCES, RuleSet
 
 INF = 1 << 30
 M_SET, M_PURE3, M_PURE4, M_IMP3, M_IMP4 = range(5)
@@ -48,6 +50,7 @@ class _Hand:
 
     def __init__(self, codes: list[int], w: int, rules: RuleSet) -> None:
         self.rules = rules
+        self.w = w
         values = card_values(w, rules.ace_points)
         naturals = [c for c in codes if c != PJ and c % 13 + 1 != w]
         self.wilds = [c for c in codes if c != PJ and c % 13 + 1 == w]
@@ -59,6 +62,11 @@ class _Hand:
         self.types = sorted(self.counts)
         self.wtypes = wtypes = sorted(set(self.wilds))
         self.windex = {c: i for i, c in enumerate(wtypes)}
+        # Three of one wild card as themselves are a pure sequence of jokers alone, which the
+        # search (each meld anchored on a natural card) never forms: each is tried as a start.
+        self.triples = [-1]
+        if rules.identical_triple_is_pure:
+            self.triples += [c for c in wtypes if self.wilds.count(c) >= 3]
         self.raw: list[tuple] = []
         self._enumerate(w)
         # Cards in no candidate meld are always left over: keep them out of the search.
@@ -254,12 +262,20 @@ def _search(h: _Hand):
     return f, choice, z, zchoice
 
 
-def _render(h: _Hand, choice: dict[int, int], need: int) -> list[list[int]]:
-    nat, k, wild = h.nat0, h.k0, h.wild0
-    groups: list[list[int]] = []
+def _start(h: _Hand, need: int, triple: int) -> tuple[int, int, int, int]:
+    """The search's first state: the whole hand, less a wild triple set aside (-1: none)."""
+    if triple < 0:
+        return h.nat0, h.k0, h.wild0, need
+    wild = h.wild0 - 3 * (1 << h.width * h.windex[triple])
+    return h.nat0, h.k0 - 3, wild, _TRANS[need][M_PURE3]
+
+
+def _render(h: _Hand, choice: dict[int, int], need: int, triple: int) -> list[list[int]]:
+    nat, k, wild, need = _start(h, need, triple)
+    groups: list[list[int]] = [[triple] * 3] if triple >= 0 else []
     loose: list[int] = list(h.dead)
     wanted: list[tuple[list[int], int]] = []
-    reserved: list[int] = []
+    reserved: list[int] = groups[0][:] if groups else []
     while nat:
         key = nat | k << h.kshift | wild << h.wshift | need << h.nshift
         i = ((nat & -nat).bit_length() - 1) // h.width
@@ -296,8 +312,29 @@ def _render(h: _Hand, choice: dict[int, int], need: int) -> list[list[int]]:
 def _needs(rules: RuleSet) -> tuple[int, int]:
     four = 1 if rules.four_card_life else 0
     declare = _need_code(1, 2, four)
-    gate = declare if rules.loser_gate == TWO_SEQUENCES else _need_code(1, 1, 0)
-    return declare, gate
+    if rules.loser_gate == PURE_ONLY:
+        return declare, _need_code(1, 1, 0)
+    return declare, declare if rules.loser_gate == TWO_SEQUENCES else _need_code(1, 2, 0)
+
+
+def _lone_pure_run(h: _Hand, codes: list[int]) -> tuple[int, list[list[int]]] | None:
+    """``staged`` without a second sequence: only one pure sequence is kept and every other card
+    counts, so the best such grouping keeps the pure sequence worth most. Its leftover value and
+    groups, or None when the hand holds no pure sequence."""
+    values = card_values(h.w, h.rules.ace_points)
+    best = (0, [h.triples[1]] * 3) if len(h.triples) > 1 else None  # wild triple: worth 0
+    for nat, wild, _generic, mtype in h.raw:
+        if mtype in (M_PURE3, M_PURE4):
+            worth = sum(values[c] for c in nat)
+            if best is None or worth > best[0]:
+                best = (worth, [*nat, wild] if wild >= 0 else list(nat))
+    if best is None:
+        return None
+    worth, run = best
+    rest = list(codes)
+    for c in run:
+        rest.remove(c)
+    return sum(values[c] for c in codes) - worth, [run, sorted(rest)] if rest else [run]
 
 
 def best_arrangement(
@@ -309,16 +346,20 @@ def best_arrangement(
     h = _Hand(codes, w, rules)
     f, choice, z, zchoice = _search(h)
     declare, gate = _needs(rules)
-    start = (h.nat0, h.k0, h.wild0)
-    if not h.dead and z(*start, declare):
-        need = declare
-        choice = zchoice
-    elif f(*start, gate) < INF:
-        need = gate
-    else:
-        need = 0
-        f(*start, need)
-    return _evaluate([tuple(g) for g in _render(h, choice, need)], w, rules)
+    if not h.dead:
+        for t in h.triples:
+            if z(*_start(h, declare, t)):
+                return _evaluate([tuple(g) for g in _render(h, zchoice, declare, t)], w, rules)
+    kept, triple = min((f(*_start(h, gate, t)), t) for t in h.triples)
+    if rules.loser_gate == STAGED:
+        lone = _lone_pure_run(h, codes)
+        if lone is not None and lone[0] < kept + h.dead_cost:
+            return _evaluate([tuple(g) for g in lone[1]], w, rules)
+    need = gate
+    if kept >= INF:  # no grouping meets the gate: the full count, however the cards lie
+        need, triple = 0, -1
+        f(*_start(h, need, triple))
+    return _evaluate([tuple(g) for g in _render(h, choice, need, triple)], w, rules)
 
 
 def can_declare(
@@ -332,4 +373,5 @@ def can_declare(
     codes = parse_cards(cards)
     h = _Hand(codes, wild_rank(wild_joker, rules), rules)
     z = _search(h)[2]
-    return not h.dead and z(h.nat0, h.k0, h.wild0, _needs(rules)[0])
+    declare = _needs(rules)[0]
+    return not h.dead and any(z(*_start(h, declare, t)) for t in h.triples)

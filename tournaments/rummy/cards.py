@@ -6,7 +6,7 @@ and ``PJ`` (printed joker) is 52. Small ints keep the hot paths free of object a
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 SUITS = "SHDC"
 RANK_NAMES = ("", "A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
@@ -95,3 +95,14 @@ def parse_rank(token: str | int) -> int:
     if rank is None:
         raise CardError(token, f"unknown rank {str(token)!r}")
     return rank
+
+
+def overflow_errors(counts: Mapping[int, int], decks: int, jokers_per_deck: int) -> list[str]:
+    """One sentence per card seen more often than ``decks`` decks hold (13-card and Rummy 500)."""
+    errors = []
+    for code, k in sorted(counts.items()):
+        limit = decks * (jokers_per_deck if code == PJ else 1)
+        if k > limit:
+            holds = "decks hold" if decks > 1 else "deck holds"
+            errors.append(f"{NAMES[code]} appears {k} times; {decks} {holds} {limit}")
+    return errors

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
-from .cards import NAMES, PJ, TOKENS, parse_cards
+from .cards import NAMES, PJ, TOKENS, overflow_errors, parse_cards
 from .groups import (
     INVALID,
     K_IMPURE,
@@ -16,7 +17,7 @@ from .groups import (
     group_kind,
     wild_rank,
 )
-from .rules import DEFAULT, FLAT, TWO_SEQUENCES, RuleSet
+from .rules import DEFAULT, FLAT, PURE_ONLY, STAGED, RuleSet
 
 HAND_SIZE = 13
 Groups = Iterable[Iterable[str | int] | str]
@@ -108,27 +109,24 @@ def card_values(w: int, ace_points: int) -> tuple[int, ...]:
     return table
 
 
-def deck_count_errors(cards: Iterable[str | int], rules: RuleSet = DEFAULT) -> list[str]:
-    """Cards seen more often than the decks hold (all hands of a deal plus the wild card)."""
-    return _overflow(parse_cards(cards), rules)
+def deck_count_errors(
+    cards: Iterable[str | int], rules: RuleSet = DEFAULT, players: int | None = None
+) -> list[str]:
+    """Cards seen more often than the decks hold (all hands of a deal plus the wild card).
+
+    ``players`` picks the deck count where it follows the table (S1: 3 decks from 4 players);
+    without it the check holds to ``rules.decks``, the smallest tables' count.
+    """
+    decks = rules.decks if players is None else rules.decks_for(players)
+    return _overflow(parse_cards(cards), rules, decks)
 
 
-def _overflow(codes: list[int], rules: RuleSet) -> list[str]:
-    counts: dict[int, int] = {}
-    for c in codes:
-        counts[c] = counts.get(c, 0) + 1
-    pj_limit = rules.decks * rules.printed_jokers_per_deck
-    if max(counts.values(), default=0) <= rules.decks and counts.get(PJ, 0) <= pj_limit:
+def _overflow(codes: list[int], rules: RuleSet, decks: int) -> list[str]:
+    counts = Counter(codes)
+    pj_limit = decks * rules.printed_jokers_per_deck
+    if max(counts.values(), default=0) <= decks and counts.get(PJ, 0) <= pj_limit:
         return []
-    errors = []
-    for code, k in sorted(counts.items()):
-        limit = pj_limit if code == PJ else rules.decks
-        if k > limit:
-            errors.append(
-                f"{NAMES[code]} appears {k} times; {rules.decks} deck"
-                f"{'s' if rules.decks > 1 else ''} hold {limit}"
-            )
-    return errors
+    return overflow_errors(counts, decks, rules.printed_jokers_per_deck)
 
 
 def _full_count(total: int, rules: RuleSet) -> int:
@@ -136,11 +134,16 @@ def _full_count(total: int, rules: RuleSet) -> int:
 
 
 def _gate_met(pure: int, seqs: int, long_seq: bool, rules: RuleSet) -> bool:
+    """May a loser keep every valid group? ``two_sequences`` asks for both lives as a show
+    does; ``staged`` (S3) for a pure and a second sequence of any length, and below that keeps
+    the pure sequence alone."""
     if pure == 0:
         return False
-    if rules.loser_gate == TWO_SEQUENCES:
-        return seqs >= 2 and (long_seq or not rules.four_card_life)
-    return True
+    if rules.loser_gate == PURE_ONLY:
+        return True
+    if rules.loser_gate == STAGED:
+        return seqs >= 2
+    return seqs >= 2 and (long_seq or not rules.four_card_life)
 
 
 def _sequence_counts(
@@ -173,6 +176,9 @@ def _evaluate(parsed: list[tuple[int, ...]], w: int, rules: RuleSet) -> Evaluati
     if pure and _gate_met(pure, seqs, long_seq, rules):
         bad = [g for g, k in zip(parsed, kinds, strict=True) if k == K_INVALID]
         points = min(sum([values[c] for g in bad for c in g]), rules.cap)
+    elif pure and rules.loser_gate == STAGED:  # one sequence, the pure one: it alone is kept
+        bad = [g for g, k in zip(parsed, kinds, strict=True) if k > K_IMPURE]
+        points = min(sum([values[c] for g in bad for c in g]), rules.cap)
     else:
         points = _full_count(sum([values[c] for g in parsed for c in g]), rules)
     return Evaluation(False, points, None, None, source)
@@ -182,7 +188,7 @@ def _repeats_overflow(groups: Sequence[Sequence[int]], rules: RuleSet) -> bool:
     """Does some card appear more often than the decks hold? (Only possible with a repeat.)"""
     if len(set().union(*groups)) == sum(map(len, groups)):
         return False
-    return bool(_overflow([c for g in groups for c in g], rules))
+    return bool(_overflow([c for g in groups for c in g], rules, rules.most_decks))
 
 
 def _errors(groups: list[GroupResult], rules: RuleSet) -> list[str]:
@@ -194,7 +200,7 @@ def _errors(groups: list[GroupResult], rules: RuleSet) -> list[str]:
         errors.append(f"a declaration needs {HAND_SIZE} cards, got {ncards}")
     flat = [c for g in cards for c in g]
     if len(set(flat)) != len(flat):
-        errors.extend(_overflow(flat, rules))
+        errors.extend(_overflow(flat, rules, rules.most_decks))
     for i, g in enumerate(groups):
         if g.kind == INVALID:
             names = " ".join(map(NAMES.__getitem__, g.cards))
@@ -230,5 +236,7 @@ def evaluate_declaration(
 
 
 def loser_points(groups: Groups, wild_joker: str | int | None, rules: RuleSet = DEFAULT) -> int:
-    """Points a loser pays for the hand as grouped (0 if it is in fact a valid hand)."""
-    return evaluate_declaration(groups, wild_joker, rules).points
+    """Points a loser pays for the hand as grouped; a valid hand is a second valid declaration
+    and pays ``valid_second_points`` (2), never 0 (S0)."""
+    ev = evaluate_declaration(groups, wild_joker, rules)
+    return rules.valid_second_points if ev.valid else ev.points

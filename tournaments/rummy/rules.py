@@ -13,8 +13,10 @@ ACES_WILD = "aces_wild"
 PRINTED_ONLY = "printed_only"
 PURE_ONLY = "pure_only"
 TWO_SEQUENCES = "two_sequences"
+STAGED = "staged"
 CAPPED = "capped"
 FLAT = "flat"
+MIN_PLAYERS, MAX_PLAYERS = 2, 6  # seats at a 13-card table
 
 
 class RuleSetError(ValueError):
@@ -29,8 +31,9 @@ class RuleSetError(ValueError):
 class RuleSet:
     """House rules for 13-card rummy; defaults are RULES.md's defaults (S0)."""
 
-    decks: int = 2
-    printed_jokers_per_deck: int = 2
+    decks: int = 2  # the smallest tables' count when ``extra_deck_from`` is set
+    extra_deck_from: int | None = None  # from this many players, one deck more (S1: 4)
+    printed_jokers_per_deck: int = 1
     ace_points: int = 10
     printed_joker_cut: str = ACES_WILD  # wild card turned up is a PJ: aces wild, or PJ only
     max_jokers_per_sequence: int | None = None
@@ -56,15 +59,33 @@ class RuleSet:
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
+    def decks_for(self, players: int) -> int:
+        """Decks dealt at a table of this many players (13-card rummy seats 2 to 6)."""
+        if type(players) is not int or not MIN_PLAYERS <= players <= MAX_PLAYERS:
+            raise ValueError(f"13-card rummy seats {MIN_PLAYERS} to {MAX_PLAYERS}, not {players!r}")
+        more = self.extra_deck_from is not None and players >= self.extra_deck_from
+        return self.decks + int(more)
+
+    @property
+    def most_decks(self) -> int:
+        """The most decks any table under these rules uses: the bound for one hand on its own."""
+        return self.decks + int(self.extra_deck_from is not None)
+
 
 _CHOICES = {
     "printed_joker_cut": (ACES_WILD, PRINTED_ONLY),
-    "loser_gate": (PURE_ONLY, TWO_SEQUENCES),
+    "loser_gate": (PURE_ONLY, TWO_SEQUENCES, STAGED),
     "full_count_mode": (CAPPED, FLAT),
 }
 _FIELDS = {f.name: f for f in fields(RuleSet)}
 _BOOLS = {"identical_triple_is_pure", "four_card_life", "drops_allowed", "rejoin_inclusive"}
-_OPTIONAL_INTS = {"max_jokers_per_sequence", "max_sequence_length", "pool_limit", "rejoin_below"}
+_OPTIONAL_INTS = {
+    "extra_deck_from",
+    "max_jokers_per_sequence",
+    "max_sequence_length",
+    "pool_limit",
+    "rejoin_below",
+}
 
 
 def _validate(r: RuleSet) -> None:
@@ -82,6 +103,16 @@ def _validate(r: RuleSet) -> None:
             raise RuleSetError(name, f"{name}: {value!r} is not a non-negative integer")
     checks = (
         ("decks", 1 <= r.decks <= 3, "decks must be 1, 2 or 3"),
+        (
+            "extra_deck_from",
+            r.extra_deck_from is None or MIN_PLAYERS < r.extra_deck_from <= MAX_PLAYERS,
+            f"must be {MIN_PLAYERS + 1} to {MAX_PLAYERS} players (or null for a fixed deck count)",
+        ),
+        (
+            "extra_deck_from",
+            r.extra_deck_from is None or r.decks < 3,
+            "one deck more than 3 is too many: set it to null for a fixed count of 3",
+        ),
         ("printed_jokers_per_deck", r.printed_jokers_per_deck in (1, 2), "must be 1 or 2"),
         ("ace_points", r.ace_points in (1, 10), "ace_points must be 10 or 1"),
         (
@@ -105,10 +136,13 @@ DEFAULT = RuleSet()
 
 PRESETS: dict[str, RuleSet] = {
     "S0": DEFAULT,
-    # S1: first/second life, ace = 1, one joker per sequence, PJ cut = only PJs, flat 80.
+    # S1: 2 decks + 4 PJ for 2-3 players, 3 decks + 6 PJ for 4-6; first/second life, ace = 1,
+    # one joker per sequence, PJ cut = only PJs, flat 80.
     "S1": replace(
         DEFAULT,
         decks=2,
+        extra_deck_from=4,
+        printed_jokers_per_deck=2,
         ace_points=1,
         printed_joker_cut=PRINTED_ONLY,
         max_jokers_per_sequence=1,
@@ -117,8 +151,9 @@ PRESETS: dict[str, RuleSet] = {
         loser_gate=TWO_SEQUENCES,
         full_count_mode=FLAT,
     ),
-    # S3: two decks with two jokers each, loser needs two sequences, sequences of at most 4.
-    "S3": replace(DEFAULT, loser_gate=TWO_SEQUENCES, max_sequence_length=4),
+    # S3: two decks and two jokers; a loser's groups count in stages (its notes, lines 7-8).
+    # Its "no sequence longer than four" (line 47) is advice, so no max_sequence_length here.
+    "S3": replace(DEFAULT, loser_gate=STAGED),
     "pool101": replace(DEFAULT, pool_limit=101, rejoin_below=79),
     "pool201": replace(
         DEFAULT, pool_limit=201, rejoin_below=174, first_drop_points=25, middle_drop_points=50

@@ -6,15 +6,19 @@ works). An unnamed ``PJ`` in a meld is accepted when some card can stand there.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 
-from .cards import NAMES, PJ, CardError, parse_card
+from .cards import NAMES, PJ, CardError, overflow_errors, parse_card
 from .groups import ACE_HIGH, ACE_LOW
 
 TARGET = 500
 JOKER_VALUE = 15
 ACE_VALUE = 15
 LOW_ACE_VALUE = 1
+MIN_PLAYERS, MAX_PLAYERS = 2, 8
+TWO_DECKS_FROM = 5  # S2: "when 5 or more play, two decks shuffled together (108 cards)"
+JOKERS_PER_DECK = 2  # a 54-card deck
 
 Token = str | int
 
@@ -36,6 +40,20 @@ def parse_joker(token: Token) -> tuple[int, int | None]:
                     raise CardError(token, f"a joker must stand for a card: {token!r}")
                 return PJ, named
     return parse_card(token), None
+
+
+def decks_for(players: int) -> int:
+    """Decks at a Rummy 500 table (S2): one 54-card deck up to 4 players, two from 5 to 8."""
+    if type(players) is not int or not MIN_PLAYERS <= players <= MAX_PLAYERS:
+        raise ValueError(f"Rummy 500 seats {MIN_PLAYERS} to {MAX_PLAYERS}, not {players!r}")
+    return 2 if players >= TWO_DECKS_FROM else 1
+
+
+def deck_count_errors(cards: Iterable[Token], players: int) -> list[str]:
+    """Cards of a hand's results seen more often than the table's decks hold. A named joker
+    (``PJ=8C``) is a joker: it may stand for a card the decks already hold (S2)."""
+    counts = Counter(parse_joker(t)[0] for t in cards)
+    return overflow_errors(counts, decks_for(players), JOKERS_PER_DECK)
 
 
 def card_value(token: Token) -> int:

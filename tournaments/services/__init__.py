@@ -1,8 +1,9 @@
-"""Game services: opening, deals, settlement, rejoin, split, cancel (small modules, one job each).
+"""Game services, one job each:
 
-- `terms`: a template's terms copied onto a game, its rules resolved;
-- `escrow`: moving money between wallets and a game's escrow (entries in, payouts and refunds out);
-- `games`: open, rejoin, split, cancel;
-- `deal_validation`: the synchronous checks of a posted deal, and scoring it with the engine;
-- `settlement`: storing a deal and settling it (the Celery task's body).
+- `games`: open, rejoin, split, cancel (and reading a client's game);
+- `intake`: checking and storing a posted deal (its settlement is queued after the commit);
+- `settlement`: settling stored deals, the Celery task's body;
+- `escrow`: money between wallets and a game's escrow (entries in, payouts and refunds out).
+
+What a format allows and pays is `tournaments.formats`' to say; these modules never branch on it.
 """

@@ -8,26 +8,26 @@ settlement that somehow ran twice could not pay twice: the ledger would return t
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Sequence
 from decimal import Decimal
 
-from django.db import connection
 from djmoney.money import Money
 
-from rummy_ledger.errors import Conflict
 from tournaments.models import Game, GamePlayer
 from tournaments.payouts import ZERO, Settlement, charge_by_bucket, refund_by_bucket
-from wallets.ledger import InsufficientFunds, Leg, TransferRequest, transfers_post
-from wallets.models import CHIPS, Account, Bucket, PlatformAccount, Player, Transfer
-from wallets.services import platform_accounts
+from tournaments.references import game_key, game_reference
+from wallets import references
+from wallets.errors import InsufficientFunds
+from wallets.models import CHIPS, Account, Bucket, PlatformAccount, Transfer
+from wallets.services.ledger import Leg, TransferRequest, transfers_post
+from wallets.services.players import platform_accounts
 
 
-class PlayersShort(Conflict):
-    code = "insufficient_funds"
+class PlayersShort(InsufficientFunds):
+    """Some players of a game cannot pay its entry; the details name every one of them."""
 
 
-FEE_ACCOUNT_CODE = f"platform:{PlatformAccount.FEE_REVENUE}"
+FEE_ACCOUNT_CODE = references.platform_account_code(PlatformAccount.FEE_REVENUE)
 
 
 def fee_account_id() -> int:
@@ -35,9 +35,11 @@ def fee_account_id() -> int:
     return pk if pk is not None else platform_accounts()[PlatformAccount.FEE_REVENUE].pk
 
 
-def escrow_create(*, code: str, currency: str) -> Account:
+def escrow_create(*, owner: object, name: str, currency: str) -> Account:
     return Account.objects.create(
-        kind=Account.Kind.ESCROW, code=code, balance=Money(ZERO, currency)
+        kind=Account.Kind.ESCROW,
+        code=references.escrow_account_code(owner, name),
+        balance=Money(ZERO, currency),
     )
 
 
@@ -65,17 +67,17 @@ def entries_collect(
     Every player is checked before anything is posted, so the 409 names everyone who is short;
     the ledger's own overdraft check (a concurrent spend) is the backstop and names them too.
     """
-    terms = game.terms
+    order = game.game_terms.entry_buckets
     accounts = wallet_accounts(s.player_id for s in seats)
     plans: list[tuple[GamePlayer, list[tuple[str, Decimal]]]] = []
     short: list[str] = []
     for seat in seats:
         balances = {
             bucket: accounts[(seat.player_id, bucket)].balance.amount
-            for bucket in terms["entry_buckets"]
+            for bucket in order
             if (seat.player_id, bucket) in accounts
         }
-        plan = charge_by_bucket(balances, terms["entry_buckets"], amount)
+        plan = charge_by_bucket(balances, order, amount)
         if plan is None:
             short.append(seat.player.external_id)
         else:
@@ -89,8 +91,8 @@ def entries_collect(
         requests.append(
             TransferRequest(
                 kind=Transfer.Kind.ENTRY,
-                reference=f"game:{game.pk}",
-                idempotency_key=f"game:{game.pk}:entry:{seat.player.external_id}:{entry_no}",
+                reference=game_reference(game.pk),
+                idempotency_key=game_key(game.pk, "entry", seat.player.external_id, entry_no),
                 legs=legs,
                 memo=f"entry {entry_no} to {game.game_id}",
             )
@@ -98,8 +100,8 @@ def entries_collect(
     try:
         transfers_post(requests=requests)
     except InsufficientFunds as exc:
-        codes = exc.details.get("accounts", [])
-        names = sorted({code.split(":")[1] for code in codes if code.startswith("player:")})
+        codes = [references.parse_account_code(c) for c in exc.details.get("accounts", [])]
+        names = sorted({c.player for c in codes if c.kind == references.PLAYER})
         raise _short(names, amount, game) from exc
     for seat, plan in plans:
         _add_contribution(seat, plan)
@@ -113,42 +115,6 @@ def _short(players: list[str], amount: Decimal, game: Game) -> PlayersShort:
     )
 
 
-def seats_with_accounts(game_ids: Sequence[int]) -> dict[int, list[GamePlayer]]:
-    """Every seat of these games with its player and its wallet account ids (`seat.accounts`,
-    bucket -> id), in one query: the settlement hot path reads nothing else about players."""
-    sql = f"""
-        SELECT gp.id, gp.game_id, gp.player_id, p.external_id, gp.seat, gp.score, gp.eliminated,
-               gp.rejoins, gp.entries, gp.contributed, gp.payout, gp.refund,
-               (SELECT array_agg(a.bucket || ':' || a.id) FROM {Account._meta.db_table} a
-                 WHERE a.player_id = gp.player_id AND a.kind = 'player')
-          FROM {GamePlayer._meta.db_table} gp JOIN {Player._meta.db_table} p ON p.id = gp.player_id
-         WHERE gp.game_id = ANY(%s) ORDER BY gp.game_id, gp.seat"""
-    out: dict[int, list[GamePlayer]] = {pk: [] for pk in game_ids}
-    with connection.cursor() as cursor:
-        cursor.execute(sql, [list(game_ids)])
-        for row in cursor.fetchall():
-            pk, game_id, player_id, ext, seat_no, score, elim, rejoins, entries, contrib = row[:10]
-            seat = GamePlayer(
-                id=pk,
-                game_id=game_id,
-                player=Player(id=player_id, external_id=ext),
-                seat=seat_no,
-                score=score,
-                eliminated=elim,
-                rejoins=rejoins,
-                entries=entries,
-                contributed=json.loads(contrib) if isinstance(contrib, str) else contrib,
-                payout=row[10],
-                refund=row[11],
-            )
-            seat.accounts = {
-                bucket: int(account_id)
-                for bucket, account_id in (item.split(":") for item in row[12] or [])
-            }
-            out[game_id].append(seat)
-    return out
-
-
 def settlement_requests(
     *, game: Game, seats: Sequence[GamePlayer], settlement: Settlement, fee_id: int | None
 ) -> list[TransferRequest]:
@@ -158,7 +124,8 @@ def settlement_requests(
       the platform;
     - `game:<pk>:refunds` (kind refund): every refund, back to the buckets it came from.
 
-    Records the amounts on the game and its seats (seats need `accounts`: `seats_with_accounts`).
+    Records the amounts on the game and its seats (seats need `accounts`:
+    `tournaments.queries.seats_with_accounts`).
     The keys are per game, so a game can never be paid twice whatever runs twice.
     """
     by_ext = {s.player.external_id: s for s in seats}
@@ -173,8 +140,8 @@ def settlement_requests(
         requests.append(
             TransferRequest(
                 kind=kind,
-                reference=f"game:{game.pk}",
-                idempotency_key=f"game:{game.pk}:{key}",
+                reference=game_reference(game.pk),
+                idempotency_key=game_key(game.pk, key),
                 legs=[Leg(game.escrow_id, Money(out, currency)), *legs],
                 memo=memo,
             )

@@ -1,41 +1,29 @@
 """Opening a game, rejoining a pool, an agreed split, cancelling: each one database transaction
-with the game row locked (`select_for_update`), so they serialize with its deal settlements."""
+with the game row locked (`select_for_update`), so they serialize with its deal settlements.
+What a format allows is the format's to say (`tournaments.formats`)."""
 
 from __future__ import annotations
 
 from django.db import IntegrityError, transaction
 from django.db.models import QuerySet
 
-from rummy_ledger.errors import Conflict, DomainError, NotFound
-from tournaments import rummy
-from tournaments.models import Format, Game, GamePlayer, GameTemplate, SplitPolicy
-from tournaments.payouts import cancel_settlement, drops_left, split_settlement
+from tournaments.errors import (
+    GameErrorCode,
+    GameExists,
+    GameNotFound,
+    GameNotOpen,
+    NotAllowed,
+    OpenRejected,
+)
+from tournaments.formats import Table, format_of
+from tournaments.models import Game, GamePlayer, GameTemplate
+from tournaments.payouts import cancel_settlement
+from tournaments.references import game_pk_of
 from tournaments.services import settlement
 from tournaments.services.escrow import contributions, entries_collect, escrow_create
-from tournaments.services.terms import POOL, game_ruleset, money, template_terms
+from wallets.errors import WalletErrorCode
 from wallets.models import ApiClient
-from wallets.services import player_get_or_create
-
-
-class GameNotFound(NotFound):
-    code = "game_not_found"
-
-
-class GameExists(Conflict):
-    code = "game_exists"
-
-
-class GameNotOpen(Conflict):
-    code = "game_not_open"
-
-
-class NotAllowed(Conflict):
-    code = "not_allowed"
-
-
-class OpenRejected(DomainError):
-    code = "invalid_players"
-    status = 422
+from wallets.services.players import player_get_or_create
 
 
 def templates_active() -> QuerySet[GameTemplate]:
@@ -57,13 +45,17 @@ def seats_of(game: Game) -> list[GamePlayer]:
     return list(game.players.select_related("player").order_by("seat"))
 
 
+def table_of(game: Game, seats: list[GamePlayer]) -> Table:
+    return Table(game.game_terms, seats, game.collected, game.deals_played)
+
+
 @transaction.atomic
 def game_open(*, client: ApiClient, game_id: str, template_slug: str, players: list[str]) -> Game:
-    """Open a game and collect every player's entry (points: maximum loss) into its escrow."""
+    """Open a game and collect every player's stake (points: maximum loss) into its escrow."""
     template = GameTemplate.objects.filter(slug=template_slug, active=True).first()
     if template is None:
         raise OpenRejected(
-            f"no active template {template_slug!r}", code="unknown_template", details={}
+            f"no active template {template_slug!r}", code=GameErrorCode.UNKNOWN_TEMPLATE
         )
     if len(set(players)) != len(players):
         raise OpenRejected("a player is listed twice", details={"players": players})
@@ -72,10 +64,10 @@ def game_open(*, client: ApiClient, game_id: str, template_slug: str, players: l
             f"this table seats 2 to {template.seats} players, got {len(players)}",
             details={"seats": template.seats},
         )
-    terms = template_terms(template)
+    terms = template.game_terms()
     try:
         with transaction.atomic():
-            escrow = escrow_create(code=f"escrow:{client.pk}:{game_id}", currency=template.currency)
+            escrow = escrow_create(owner=client.pk, name=game_id, currency=template.currency)
     except IntegrityError as exc:
         raise GameExists(f"game {game_id!r} is already open") from exc
     game = Game.objects.create(
@@ -85,20 +77,16 @@ def game_open(*, client: ApiClient, game_id: str, template_slug: str, players: l
         escrow=escrow,
         format=template.format,
         currency=template.currency,
-        terms=terms,
+        terms=terms.to_json(),
     )
-    start = 0
-    if template.format == Format.DEALS:
-        start = game_ruleset(terms).cap * terms["deals"]
-    seats = []
-    for n, external_id in enumerate(players, start=1):
-        seat = GamePlayer(
+    start = format_of(terms.format).opening_score(terms)
+    seats = [
+        GamePlayer(
             game=game, player=player_get_or_create(external_id=external_id), seat=n, score=start
         )
-        seats.append(seat)
-    game.collected = entries_collect(
-        game=game, seats=seats, amount=money(terms, "stake"), entry_no=1
-    )
+        for n, external_id in enumerate(players, start=1)
+    ]
+    game.collected = entries_collect(game=game, seats=seats, amount=terms.stake, entry_no=1)
     GamePlayer.objects.bulk_create(seats)
     game.save(update_fields=["collected"])
     return game
@@ -106,32 +94,26 @@ def game_open(*, client: ApiClient, game_id: str, template_slug: str, players: l
 
 @transaction.atomic
 def game_rejoin(*, client: ApiClient, game_id: str, player: str) -> Game:
-    """Pool: an eliminated player buys back in while every remaining score is below the bound,
-    paying the entry again into the pool, and starts at the highest remaining score + 1."""
+    """An eliminated player buys back in, paying the entry again into the pool, when the
+    format allows it (pool: while every remaining score is below the bound)."""
     game = _open_locked(client, game_id)
-    if game.format not in POOL or not game.terms["rejoin_allowed"]:
-        raise NotAllowed("this game allows no rejoin", code="rejoin_not_allowed")
+    terms = game.game_terms
+    fmt = format_of(terms.format)
+    if not fmt.allows_rejoin(terms):
+        raise NotAllowed("this game allows no rejoin", code=GameErrorCode.REJOIN_NOT_ALLOWED)
     seats = seats_of(game)
     seat = next((s for s in seats if s.player.external_id == player), None)
     if seat is None:
-        raise OpenRejected(f"{player!r} is not a player of this game", code="unknown_player")
-    if not seat.eliminated:
-        raise NotAllowed(f"{player} is still in the game", code="not_eliminated")
-    remaining = [s.score for s in seats if not s.eliminated]
-    rules = game_ruleset(game.terms)
-    if not rummy.can_rejoin(remaining, rules):
-        raise NotAllowed(
-            f"rejoin is closed: a remaining score has reached {rules.rejoin_below}",
-            code="rejoin_closed",
-            details={"scores": remaining},
+        raise OpenRejected(
+            f"{player!r} is not a player of this game", code=WalletErrorCode.UNKNOWN_PLAYER
         )
-    stake = money(game.terms, "stake")
+    score = fmt.rejoin_score(table_of(game, seats), seat)
     game.collected += entries_collect(
-        game=game, seats=[seat], amount=stake, entry_no=seat.entries + 1
+        game=game, seats=[seat], amount=terms.stake, entry_no=seat.entries + 1
     )
     seat.entries += 1
     seat.rejoins += 1
-    seat.score = rummy.rejoin_score(remaining)
+    seat.score = score
     seat.eliminated = False
     seat.save(update_fields=["entries", "rejoins", "score", "eliminated", "contributed"])
     game.save(update_fields=["collected"])
@@ -140,27 +122,12 @@ def game_rejoin(*, client: ApiClient, game_id: str, player: str) -> Game:
 
 @transaction.atomic
 def game_split(*, client: ApiClient, game_id: str) -> Game:
-    """Pool: the remaining players agree to share the prize (equal, or by drops left + 1)."""
+    """The remaining players agree to share the prize, when the format allows it (pool)."""
     game = _open_locked(client, game_id)
-    policy = game.terms["split_policy"]
-    if game.format not in POOL or policy == SplitPolicy.NONE:
-        raise NotAllowed("this game allows no split", code="split_not_allowed")
-    seats = seats_of(game)
-    remaining = [s for s in seats if not s.eliminated]
-    if len(remaining) < 2:
-        raise NotAllowed("a split needs at least two remaining players", code="split_not_allowed")
-    rules = game_ruleset(game.terms)
-    weights = {
-        s.player.external_id: (
-            1
-            if policy == SplitPolicy.EQUAL
-            else drops_left(s.score, rules.pool_limit, rules.first_drop_points) + 1
-        )
-        for s in remaining
-    }
-    result = split_settlement(
-        prize=game.collected, weights=weights, fee_percent=money(game.terms, "fee_percent")
-    )
+    fmt = format_of(game.game_terms.format)
+    if not fmt.allows_split(game.game_terms):
+        raise NotAllowed("this game allows no split", code=GameErrorCode.SPLIT_NOT_ALLOWED)
+    result = fmt.split(table_of(game, seats_of(game)))
     settlement.game_finish(game=game, result=result, outcome="split")
     return game
 
@@ -178,6 +145,16 @@ def game_cancel(*, client: ApiClient, game_id: str) -> Game:
         status=Game.Status.CANCELLED,
     )
     return game
+
+
+def game_mark_reversed(*, reference: str) -> None:
+    """A game whose reversal was approved (every transfer it moved undone) says so: `reversed`.
+    Any other reference is none of the games' business."""
+    game_pk = game_pk_of(reference)
+    if game_pk is not None:
+        Game.objects.filter(pk=game_pk).exclude(status=Game.Status.OPEN).update(
+            status=Game.Status.REVERSED
+        )
 
 
 def _open_locked(client: ApiClient, game_id: str) -> Game:

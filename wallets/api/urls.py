@@ -1,8 +1,30 @@
 from django.urls import path
 
+from rummy_ledger.api import fields  # noqa: F401  (registers the `ext_id` path converter)
 from wallets.api import views
 
 urlpatterns = [
-    path("players/<str:player_id>/wallet", views.WalletView.as_view(), name="wallet"),
-    path("players/<str:player_id>/deposits", views.DepositView.as_view(), name="deposits"),
+    path("players/<ext_id:player_id>/wallet", views.WalletView.as_view(), name="wallet"),
+    path("players/<ext_id:player_id>/deposits", views.DepositView.as_view(), name="deposits"),
+    path("players/<ext_id:player_id>/kyc", views.KycView.as_view(), name="kyc"),
+    path(
+        "players/<ext_id:player_id>/withdrawals",
+        views.WithdrawalView.as_view(),
+        name="withdrawals",
+    ),
+    path(
+        "players/<ext_id:player_id>/tax/<str:fy>",
+        views.TaxStatementView.as_view(),
+        name="tax-statement",
+    ),
+    path(
+        "withdrawals/<int:withdrawal_id>/paid",
+        views.WithdrawalPaidView.as_view(),
+        name="withdrawal-paid",
+    ),
+    path(
+        "withdrawals/<int:withdrawal_id>/failed",
+        views.WithdrawalFailedView.as_view(),
+        name="withdrawal-failed",
+    ),
 ]

@@ -1,65 +1,19 @@
-"""Finance staff's roles as groups, and the indexes their admin pages need.
-
-Roles:
-- finance viewer: view everything in the ledger and the games;
-- finance operator: viewer + propose adjustments and reversals, start a reconciliation, import
-  gateway statements, issue and deactivate API clients, edit game templates;
-- finance approver: viewer + approve or reject what an operator proposed (never their own: the
-  services and a CHECK constraint refuse it).
-The indexes are plain SQL (not model state): a BRIN index for entry date ranges on an
-append-only table, and a pattern index for prefix search of transfer references (`game:12`).
+"""Finance staff's roles as groups (`wallets.roles`), and the indexes their admin pages need:
+a BRIN index for entry date ranges on an append-only table, and a pattern index for prefix
+search of transfer references (`game:12`). The indexes entered the models' state in 0005.
 """
 
-from django.contrib.auth.management import create_permissions
 from django.db import migrations
 
-VIEWER = "finance viewer"
-OPERATOR = "finance operator"
-APPROVER = "finance approver"
-
-EXTRA = {
-    OPERATOR: [
-        "wallets.add_adjustment",
-        "wallets.add_reversal",
-        "wallets.run_reconciliation",
-        "wallets.add_gatewaystatement",
-        "wallets.add_apiclient",
-        "wallets.change_apiclient",
-        "tournaments.add_gametemplate",
-        "tournaments.change_gametemplate",
-    ],
-    APPROVER: ["wallets.approve_adjustment", "wallets.approve_reversal"],
-}
-
-
-def _ensure_permissions(apps):
-    for app_config in apps.get_app_configs():
-        app_config.models_module = True
-        create_permissions(app_config, apps=apps, verbosity=0)
-        app_config.models_module = None
+from wallets import roles
 
 
 def roles_create(apps, schema_editor):
-    _ensure_permissions(apps)
-    Group = apps.get_model("auth", "Group")
-    Permission = apps.get_model("auth", "Permission")
-    views = list(
-        Permission.objects.filter(
-            content_type__app_label__in=["wallets", "tournaments"], codename__startswith="view_"
-        )
-    )
-    for name in (VIEWER, OPERATOR, APPROVER):
-        group, _ = Group.objects.get_or_create(name=name)
-        group.permissions.add(*views)
-        for perm in EXTRA.get(name, []):
-            app_label, codename = perm.split(".")
-            group.permissions.add(
-                Permission.objects.get(content_type__app_label=app_label, codename=codename)
-            )
+    roles.roles_ensure(apps)
 
 
 def roles_delete(apps, schema_editor):
-    apps.get_model("auth", "Group").objects.filter(name__in=[VIEWER, OPERATOR, APPROVER]).delete()
+    apps.get_model("auth", "Group").objects.filter(name__in=roles.ROLES).delete()
 
 
 INDEXES = """

@@ -1,8 +1,9 @@
 """Nightly reconciliation: set-based SQL checks that prove the books, stored as a report.
 
-`reconcile_run()` is the one entry point (Celery beat, `manage.py reconcile`, the admin button).
+`reconcile_run()` is the one entry point (Celery beat, `manage.py reconcile`, the admin button);
+apps add their own checks with `register()`.
 """
 
-from wallets.reconciliation.runner import CHECKS, reconcile_run
+from wallets.reconciliation.runner import CHECKS, Check, kind_description, reconcile_run, register
 
-__all__ = ["CHECKS", "reconcile_run"]
+__all__ = ["CHECKS", "Check", "kind_description", "reconcile_run", "register"]

@@ -4,7 +4,9 @@ A statement is a CSV with the columns `reference, amount, date, type` (type: dep
 withdrawal; date ISO `YYYY-MM-DD`, the gateway's day in the platform's time zone). Importing is
 a service; checking is three set-based queries over every imported line (the newest statement
 wins when two carry the same reference) and every ledger record of the statements' periods.
-A ledger record's amount is what it moved through the gateway clearing account.
+A ledger record's amount is what it moved through the gateway clearing account: a deposit's
+whole amount (GST included), under the deposit's reference; a paid withdrawal's payout (TDS
+withheld), under the gateway reference it was reported paid with.
 """
 
 from __future__ import annotations
@@ -18,19 +20,20 @@ from decimal import Decimal, InvalidOperation
 from django.conf import settings
 from django.db import transaction
 
-from rummy_ledger.errors import DomainError
+from wallets import references
+from wallets.errors import StatementInvalid
 from wallets.models import CASH, GatewayStatement, GatewayStatementLine, PlatformAccount
 from wallets.money import PAISA
 
-
-class StatementInvalid(DomainError):
-    code = "statement_invalid"
-
-
+KINDS = {
+    "gateway_missing_in_ledger": "gateway line with no ledger record",
+    "gateway_missing_in_statement": "ledger record missing from the gateway statement",
+    "gateway_amount_mismatch": "gateway and ledger amounts differ",
+}
 REQUIRED_COLUMNS = {"reference", "amount", "date", "type"}
 
 
-def _parse(text: str) -> list[GatewayStatementLine]:
+def statement_parse(text: str) -> list[GatewayStatementLine]:
     reader = csv.DictReader(io.StringIO(text))
     columns = {c.strip().lower() for c in reader.fieldnames or []}
     if not columns >= REQUIRED_COLUMNS:
@@ -79,7 +82,7 @@ def gateway_statement_import(*, name: str, content: bytes, imported_by=None) -> 
         text = content.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise StatementInvalid("the statement is not UTF-8 text") from exc
-    lines = _parse(text)
+    lines = statement_parse(text)
     statement = GatewayStatement.objects.create(
         name=name[:200],
         sha256=digest,
@@ -94,9 +97,12 @@ def gateway_statement_import(*, name: str, content: bytes, imported_by=None) -> 
     return statement
 
 
-# The ledger side reads the clearing account's entries of the statements' span through the
-# (account, created_at) index; only a line with no match there (recorded on another day) is then
-# looked up by reference. A few index range scans, never the whole entry or transfer table.
+# The ledger side: deposits are read from the clearing account's entries of the statements'
+# span through the (account, created_at) index; only a line with no match there (recorded on
+# another day) is then looked up by reference. Withdrawals are the paid ones, named by the
+# gateway's reference and dated by when the gateway reported them paid; their amount is what
+# their approval moved into the clearing account (the payout, net of TDS). A few index range
+# scans, never the whole entry or transfer table.
 _LEDGER_SIDE = """
 CREATE TEMP TABLE recon_gateway ON COMMIT DROP AS
 WITH lines AS MATERIALIZED (
@@ -110,21 +116,32 @@ WITH lines AS MATERIALIZED (
       JOIN wallets_transfer t
         ON t.id = e.transfer_id AND t.created_at >= %(lo)s AND t.created_at < %(hi)s
      WHERE e.account_id = %(clearing)s AND e.created_at >= %(lo)s AND e.created_at < %(hi)s
-       AND t.kind IN ('deposit', 'withdrawal')
+       AND t.kind = 'deposit'
 ), elsewhere AS (
     SELECT t.id, t.kind, t.reference, t.created_at, e.amount, e.amount_currency
       FROM wallets_transfer t
       JOIN wallets_entry e ON e.transfer_id = t.id AND e.account_id = %(clearing)s
      WHERE t.reference = ANY (ARRAY(
                SELECT l.reference FROM lines l
-                WHERE NOT EXISTS (SELECT 1 FROM in_span s
-                                   WHERE s.kind = l.kind AND s.reference = l.reference)))
-       AND t.kind IN ('deposit', 'withdrawal')
+                WHERE l.kind = 'deposit'
+                  AND NOT EXISTS (SELECT 1 FROM in_span s WHERE s.reference = l.reference)))
+       AND t.kind = 'deposit'
        AND t.id NOT IN (SELECT id FROM in_span)
+), paid AS (
+    SELECT w.id, 'withdrawal'::varchar AS kind, w.gateway_reference AS reference,
+           w.settled_at AS created_at, e.amount, e.amount_currency
+      FROM wallets_withdrawal w
+      JOIN wallets_entry e ON e.transfer_id = w.approval_transfer_id
+                          AND e.account_id = %(clearing)s
+     WHERE w.status = 'paid'
+       AND (w.settled_at >= %(lo)s AND w.settled_at < %(hi)s
+            OR w.gateway_reference = ANY (ARRAY(
+                   SELECT l.reference FROM lines l WHERE l.kind = 'withdrawal')))
 ), ledger AS (
     SELECT kind, reference, abs(sum(amount)) AS amount, amount_currency AS currency,
            (min(created_at) AT TIME ZONE %(tz)s)::date AS date
-      FROM (SELECT * FROM in_span UNION ALL SELECT * FROM elsewhere) AS c
+      FROM (SELECT * FROM in_span UNION ALL SELECT * FROM elsewhere
+            UNION ALL SELECT * FROM paid) AS c
      GROUP BY kind, reference, amount_currency
 )
 SELECT coalesce(l.kind, g.kind) AS kind, coalesce(l.reference, g.reference) AS reference,
@@ -173,7 +190,7 @@ def gateway_statement(cursor, ctx: dict) -> int:
     cursor.execute("DROP TABLE IF EXISTS recon_gateway")
     cursor.execute(
         "SELECT id FROM wallets_account WHERE code = %s",
-        [f"platform:{PlatformAccount.GATEWAY_CLEARING}"],
+        [references.platform_account_code(PlatformAccount.GATEWAY_CLEARING)],
     )
     row = cursor.fetchone()
     cursor.execute(_SPAN, {"tz": settings.TIME_ZONE})

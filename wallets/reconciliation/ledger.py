@@ -7,15 +7,21 @@ No Python loop per row anywhere.
 
 Every transfer sums to zero per currency: proven without grouping the entries by transfer (which
 costs about four times the account pass on a million entries). The same pass adds a seeded,
-random weighting per transfer: sum(paise * w(transfer)), w an odd 20-bit weight drawn from a
-fresh seed on every run (stored in the report). When every transfer sums to zero per currency,
-the weighted total of each currency is exactly zero whatever the weights; a single transfer that
-does not makes it non-zero for sure (w is odd, never zero), and several only cancel out by a
-roughly one-in-half-a-million accident of the weights, which nobody can aim for without the seed
-and which the next night's fresh seed undoes. Only when a currency's weighted total is not zero
-does the exact per-transfer query run, to list the culprits. Integer arithmetic keeps the pass
-cheap: a single entry above 10^11 (in rupees or chips) would overflow it and fail the run loudly,
-never pass it silently.
+random weighting per transfer: sum((paise mod p) * w(transfer)), w an odd 20-bit weight drawn from
+a fresh seed on every run and p a fresh random 43-bit prime (both stored in the report). When
+every transfer sums to zero per currency, each transfer's weighted residues sum to a multiple of
+p, and so does the currency's total: the check is `total mod p == 0`, whatever the weights. A
+single transfer that does not balance already shows in the currency's plain total; transfers
+that do not balance but cancel each other out in the total make the weighted total a
+non-multiple of p, except by a roughly one-in-half-a-million accident of the weights (or if they
+are off by an exact multiple of p), which nobody can aim for without the seed and the prime, and
+which the next night's fresh ones undo. Only when a currency's check fails does the exact
+per-transfer query run, to list the culprits.
+
+Integer arithmetic keeps the pass cheap and is safe for any amount the columns hold
+(numeric(18,2): at most 10^18 paise, a bigint): a residue is below 2^43 and a weight below 2^20,
+so no product leaves bigint, and PostgreSQL sums bigints without overflow. (The weight times the
+whole amount overflowed above 10^11 rupees and failed the run for good.)
 """
 
 from __future__ import annotations
@@ -23,6 +29,13 @@ from __future__ import annotations
 import secrets
 
 LEDGER_TABLE = "recon_ledger"
+MODULUS_BITS = 43  # residue < 2^43, weight < 2^20: every product fits a bigint
+ENTRY_PASS_KINDS = {
+    "cached_balance": "cached balance differs from its entries",
+    "foreign_currency": "entry in a currency other than its account's",
+    "currency_total": "balances of a currency do not sum to zero",
+    "negative_balance": "player or escrow balance below zero",
+}
 
 ONE_PASS = f"""
 DROP TABLE IF EXISTS {LEDGER_TABLE};
@@ -31,8 +44,8 @@ WITH sums AS MATERIALIZED (
     -- sums in paise (integer aggregates combine far faster across parallel workers)
     SELECT account_id, amount_currency AS currency, sum((amount * 100)::bigint) AS total,
            count(*) AS n,
-           sum((amount * 100)::bigint * ((hashint8extended(transfer_id, %(seed)s) >> 44) | 1))
-               AS weighted,
+           sum(((amount * 100)::bigint %% %(modulus)s)
+               * ((hashint8extended(transfer_id, %(seed)s) >> 44) | 1)) AS weighted,
            sum((amount * 100)::bigint) FILTER (WHERE amount > 0) AS inflow
       FROM wallets_entry
      GROUP BY account_id, amount_currency
@@ -104,7 +117,8 @@ SELECT %(report)s, r.kind, coalesce(a.code, r.subject), r.expected, r.actual, r.
 )
 
 PER_CURRENCY = f"""
-SELECT currency, actual <> 0, (details ->> 'entries')::bigint, (details ->> 'accounts')::bigint
+SELECT currency, mod(actual, %(modulus)s) <> 0, (details ->> 'entries')::bigint,
+       (details ->> 'accounts')::bigint
   FROM {LEDGER_TABLE} WHERE kind = '_per_currency'
 """
 
@@ -126,18 +140,48 @@ SELECT %(report)s, 'unbalanced_transfer', 'transfer ' || s.transfer_id, 0, s.tot
 
 def entry_pass(cursor, ctx: dict) -> int:
     """The one pass over the entries; stores its findings in the report."""
-    seed = secrets.randbits(63)
-    cursor.execute(ONE_PASS, {"seed": seed})
-    cursor.execute(PER_CURRENCY)
+    seed, modulus = secrets.randbits(63), random_prime(MODULUS_BITS)
+    cursor.execute(ONE_PASS, {"seed": seed, "modulus": modulus})
+    cursor.execute(PER_CURRENCY, {"modulus": modulus})
     rows = cursor.fetchall()
     stats = ctx["stats"]
     stats["transfer_checksum_seed"] = seed
+    stats["transfer_checksum_modulus"] = modulus
     stats["entries"] = sum(row[2] for row in rows)
     stats["accounts_with_entries"] = sum(row[3] for row in rows)
     ctx["checksum_failed"] = [row[0] for row in rows if row[1]]
     stats["transfer_checksum_failed_for"] = ctx["checksum_failed"]
     cursor.execute(ACCOUNTS, {"report": ctx["report_id"]})
     return cursor.rowcount
+
+
+def random_prime(bits: int) -> int:
+    """A random prime of exactly `bits` bits (Miller-Rabin with the bases that are exact below
+    3.3 * 10^24)."""
+    while True:
+        candidate = secrets.randbits(bits - 1) | (1 << (bits - 1)) | 1
+        if _is_prime(candidate):
+            return candidate
+
+
+def _is_prime(n: int) -> bool:
+    bases = (2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41)
+    if n < 2 or any(n % b == 0 for b in bases):
+        return n in bases
+    d, r = n - 1, 0
+    while d % 2 == 0:
+        d, r = d // 2, r + 1
+    for a in bases:
+        x = pow(a, d, n)
+        if x in (1, n - 1):
+            continue
+        for _ in range(r - 1):
+            x = pow(x, 2, n)
+            if x == n - 1:
+                break
+        else:
+            return False
+    return True
 
 
 def unbalanced_transfer(cursor, ctx: dict) -> int:

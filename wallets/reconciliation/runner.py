@@ -1,7 +1,10 @@
-"""Run every check inside one REPEATABLE READ snapshot and store the report.
+"""Run every registered check inside one REPEATABLE READ snapshot and store the report.
 
 One snapshot matters: a posting committed between reading the entries and reading the cached
-balances would otherwise show up as a false discrepancy.
+balances would otherwise show up as a false discrepancy. The ledger's own checks come first (the
+one pass over the entries leaves its findings in a temporary table later checks may read);
+other apps register theirs with `register` from their AppConfig.ready(), so this module names
+no other app's tables.
 """
 
 from __future__ import annotations
@@ -16,26 +19,46 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from wallets.models import ReconciliationReport
-from wallets.reconciliation import games, gateway, ledger
+from wallets.reconciliation import gateway, ledger, payments
 
 log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
 class Check:
+    """`run(cursor, ctx)` inserts its discrepancies into the report and returns how many;
+    `kinds` describes each discrepancy kind it reports, for finance."""
+
     name: str
     run: Callable[..., int]
+    kinds: dict[str, str]
 
 
 CHECKS: list[Check] = [
-    Check("balances, currencies and totals (one pass over the entries)", ledger.entry_pass),
-    Check("transfers sum to zero", ledger.unbalanced_transfer),
-    Check("finished games' escrow", games.escrow_not_empty),
-    Check("games collected vs paid", games.game_unbalanced),
-    Check("games open too long", games.game_stuck),
-    Check("deals not settled", games.deal_unsettled),
-    Check("gateway statement", gateway.gateway_statement),
+    Check(
+        "balances, currencies and totals (one pass over the entries)",
+        ledger.entry_pass,
+        ledger.ENTRY_PASS_KINDS,
+    ),
+    Check(
+        "transfers sum to zero",
+        ledger.unbalanced_transfer,
+        {"unbalanced_transfer": "transfer does not sum to zero"},
+    ),
+    Check("gateway statement", gateway.gateway_statement, gateway.KINDS),
+    Check("GST on deposits", payments.gst, payments.GST_KINDS),
+    Check("TDS withheld", payments.tds, payments.TDS_KINDS),
+    Check("withdrawals pending and stuck", payments.withdrawals, payments.WITHDRAWAL_KINDS),
 ]
+
+
+def register(check: Check) -> None:
+    """Add another app's check (once; registering the same name again replaces it)."""
+    CHECKS[:] = [c for c in CHECKS if c.name != check.name] + [check]
+
+
+def kind_description(kind: str) -> str:
+    return next((c.kinds[kind] for c in CHECKS if kind in c.kinds), kind)
 
 
 def reconcile_run(

@@ -1,20 +1,28 @@
-"""`make run`: migrate, seed demo data, then run the web server and a Celery worker (with beat)."""
+"""`make run`: migrate, seed demo data, then run and supervise web, beat and Celery workers.
+
+See `rummy_ledger.supervisor` for what happens when one of them dies. Exit status: 0 after
+Ctrl-C or SIGTERM, 1 when a process kept dying and the supervisor gave up, 2 when the port is
+taken (nothing was started).
+"""
 
 import os
+import secrets
 import signal
-import subprocess
+import socket
 import sys
-import time
 
 from django.conf import settings
 from django.core.management import call_command
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, CommandError
 
-from rummy_ledger import embedded
+from rummy_ledger import embedded, instance
+from rummy_ledger.supervisor import Child, Daemon, Supervisor
+
+PORT_IN_USE = 2
 
 
 class Command(BaseCommand):
-    help = "Run the service: embedded database and broker, demo data, web and worker."
+    help = "Run the service: embedded database and broker, demo data, web and workers, supervised."
 
     def add_arguments(self, parser):
         parser.add_argument("--port", type=int, default=int(os.environ.get("PORT", "8000")))
@@ -22,56 +30,110 @@ class Command(BaseCommand):
         parser.add_argument("--no-demo", action="store_true", help="skip demo data")
 
     def handle(self, *args, port: int, workers: int, no_demo: bool, **options):
-        # SIGTERM (e.g. from `timeout` or a process manager) shuts down like Ctrl-C does.
+        # Until the supervisor takes over, SIGTERM (e.g. from `timeout`) stops like Ctrl-C does.
         signal.signal(signal.SIGTERM, _interrupt)
         signal.signal(signal.SIGHUP, _interrupt)
-        started_redis = False
-        if not os.environ.get("CELERY_BROKER_URL"):
-            started_redis = embedded.ensure_redis(settings.DATA_DIR)
-        call_command("migrate", verbosity=0)
-        call_command("collectstatic", interactive=False, verbosity=0)
-        if not no_demo:
-            call_command("seed_demo", base_url=f"http://127.0.0.1:{port}")
-            call_command("seed_games")
+        # The port first, before anything is started: bound here and handed to gunicorn, so no
+        # other server can take it in between and a restarted gunicorn finds it at once.
+        listener = _listen("127.0.0.1", port)
+        daemons = self._embedded_daemons()
+        try:
+            for daemon in daemons:
+                daemon.start()  # the broker must answer before migrate and seed_demo run
+            call_command("migrate", verbosity=0)
+            call_command("collectstatic", interactive=False, verbosity=0)
+            if not no_demo:
+                call_command("seed_demo", base_url=f"http://127.0.0.1:{port}")
+                call_command("seed_games")
+            token = secrets.token_hex(16)
+            children = self._children(listener, port, workers, token, demo=not no_demo)
+            supervisor = Supervisor([*daemons, *children], say=self._say)
+            self._say(
+                f"Serving on http://127.0.0.1:{port}/  (API docs /api/docs/, admin /admin/). "
+                "Ctrl-C stops everything."
+            )
+            status = supervisor.run()
+        except KeyboardInterrupt:
+            status = 0
+        finally:
+            for daemon in daemons:
+                daemon.wait(0)  # stops what this run started; a no-op after supervisor.run
+            listener.close()
+        if status:
+            sys.exit(status)
+
+    def _say(self, message: str) -> None:
+        self.stdout.write(f"serve: {message}")
+        self.stdout.flush()
+
+    def _embedded_daemons(self) -> list[Daemon]:
+        """The embedded servers this checkout runs on, watched and restarted when they die."""
+        data_dir = settings.DATA_DIR
+        daemons = []
+        if embedded.postgres_attached(data_dir):
+            daemons.append(
+                Daemon(
+                    "embedded PostgreSQL",
+                    pid=lambda: embedded.postgres_pid(data_dir),
+                    ensure=lambda: embedded.ensure_postgres(data_dir),
+                )  # stops by itself when the last process using it exits
+            )
+        if embedded.redis_url(data_dir) == settings.CELERY_BROKER_URL:
+            daemons.append(
+                Daemon(
+                    "embedded Redis",
+                    pid=lambda: embedded.redis_pid(data_dir),
+                    ensure=lambda: embedded.ensure_redis(data_dir),
+                    stop=lambda: embedded.stop_redis(data_dir),
+                )
+            )
+        return daemons
+
+    def _children(self, listener, port: int, workers: int, token: str, *, demo: bool) -> list:
+        web_env = {**os.environ, instance.ENV: token}
         celery = [sys.executable, "-m", "celery", "-A", "rummy_ledger"]
-        commands = [
-            [sys.executable, "-m", "gunicorn", "rummy_ledger.wsgi", "--bind",
-             f"127.0.0.1:{port}", "--workers", "2", "--access-logfile", "-"],
-            [*celery, "beat", "--loglevel", "INFO"],
+        fd = listener.fileno()
+        children = [
+            Child(
+                "web",
+                [sys.executable, "-m", "gunicorn", "rummy_ledger.wsgi", "--bind", f"fd://{fd}",
+                 "--workers", os.environ.get("WEB_CONCURRENCY", "2"), "--access-logfile", "-",
+                 # gunicorn's default control socket is one per user, shared by every gunicorn
+                 # on the machine: each run gets its own.
+                 "--control-socket", str(settings.DATA_DIR / "gunicorn.ctl")],
+                env=web_env,
+                pass_fds=[fd],
+            ),
+            Child("beat", [*celery, "beat", "--loglevel", "INFO"]),
             # One solo worker per process: no prefork parent relaying every message by pipe.
-            *([*celery, "worker", "--pool", "solo", "-n", f"worker{n}@%h", "--loglevel", "INFO"]
+            *(Child(f"worker{n}", [*celery, "worker", "--pool", "solo", "-n", f"worker{n}@%h",
+                                   "--loglevel", "INFO"])
               for n in range(1, workers + 1)),
         ]  # fmt: skip
-        children = [subprocess.Popen(command) for command in commands]
-        self.stdout.write(
-            f"Serving on http://127.0.0.1:{port}/  (API docs /api/docs/, admin /admin/). "
-            "Ctrl-C stops everything."
-        )
-        simulator = None
-        if not no_demo:  # a game-server simulator plays real games over HTTP, then stops
-            simulator = subprocess.Popen(
-                [sys.executable, str(settings.BASE_DIR / "manage.py"), "simulate",
-                 "--base-url", f"http://127.0.0.1:{port}",
-                 "--rounds", os.environ.get("SIMULATE_ROUNDS", "3")]
-            )  # fmt: skip
-        try:
-            while all(child.poll() is None for child in children):
-                time.sleep(0.5)
-        except KeyboardInterrupt:
-            pass
-        finally:
-            if simulator is not None and simulator.poll() is None:
-                simulator.terminate()
-            for child in children:
-                if child.poll() is None:
-                    child.send_signal(signal.SIGTERM)
-            for child in children:
-                try:
-                    child.wait(timeout=20)
-                except subprocess.TimeoutExpired:
-                    child.kill()
-            if started_redis:
-                embedded.stop_redis(settings.DATA_DIR)
+        if demo:  # a game-server simulator plays real games over HTTP, then stops
+            simulate = [
+                sys.executable, str(settings.BASE_DIR / "manage.py"), "simulate",
+                "--base-url", f"http://127.0.0.1:{port}", "--instance", token,
+                "--rounds", os.environ.get("SIMULATE_ROUNDS", "3"),
+            ]  # fmt: skip
+            children.append(Child("simulator", simulate, restart=False))
+        return children
+
+
+def _listen(host: str, port: int) -> socket.socket:
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as gunicorn does
+    try:
+        sock.bind((host, port))
+    except OSError as exc:
+        sock.close()
+        raise CommandError(
+            f"cannot listen on {host}:{port}: {exc.strerror}. Another server is probably "
+            "running there; stop it or choose another port (--port, or PORT=... make run).",
+            returncode=PORT_IN_USE,
+        ) from None
+    sock.listen(2048)
+    return sock
 
 
 def _interrupt(signum, frame):

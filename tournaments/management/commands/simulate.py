@@ -1,33 +1,24 @@
 """`manage.py simulate`: a game-server simulator playing real games over HTTP against a running
-service, then a summary per template and a check that the books balance."""
+service (and the payment gateway: deposits, KYC, withdrawals), then a summary per template and
+a check that the books balance."""
 
 import time
 import urllib.error
 import urllib.request
-from decimal import Decimal
 
+from django.contrib.auth.models import Group, User
 from django.core.management import call_command
-from django.core.management.base import BaseCommand
-from django.db import connection
+from django.core.management.base import BaseCommand, CommandError
 from djmoney.money import Money
 
-from tournaments.models import Game
-from tournaments.simulator import Http, Simulator
-from wallets.api_keys import api_client_create
-from wallets.models import CHIPS, ApiClient
-from wallets.services import chips_grant
-
-LEDGER_CHECKS = {
-    "transfers that do not sum to zero": """
-        SELECT transfer_id FROM wallets_entry
-        GROUP BY transfer_id, amount_currency HAVING sum(amount) <> 0""",
-    "cached balances that differ from their entries": """
-        SELECT a.code FROM wallets_account a LEFT JOIN wallets_entry e ON e.account_id = a.id
-        WHERE a.kind <> 'platform' GROUP BY a.id HAVING a.balance <> coalesce(sum(e.amount), 0)""",
-    "currencies that do not net to zero": """
-        SELECT amount_currency FROM wallets_entry
-        GROUP BY amount_currency HAVING sum(amount) <> 0""",
-}
+from tournaments.simulator import Http, Simulator, WrongServer
+from tournaments.simulator_money import PaymentGateway
+from wallets.api_keys import api_client_rekey
+from wallets.models import CHIPS, ReconciliationReport, WithdrawalReview
+from wallets.reconciliation import reconcile_run
+from wallets.roles import APPROVER, OPERATOR, roles_ensure
+from wallets.services.deposits import chips_grant
+from wallets.services.proposals import proposal_decide, withdrawal_review_propose
 
 
 class Command(BaseCommand):
@@ -39,17 +30,27 @@ class Command(BaseCommand):
         parser.add_argument("--players", type=int, default=12)
         parser.add_argument("--seed", type=int, default=None)
         parser.add_argument("--wait", type=float, default=60, help="seconds to wait for the web")
+        parser.add_argument(
+            "--instance",
+            help="the server's instance token (X-Rummy-Instance): refuse to play against any other",
+        )
 
-    def handle(self, *args, base_url, rounds, players, seed, wait, **options):
+    def handle(self, *args, base_url, rounds, players, seed, wait, instance, **options):
+        probe = Http(base_url, "", instance=instance)
+        try:
+            self._wait_for(probe, base_url, wait)
+        except WrongServer as exc:
+            raise CommandError(f"Not simulating: {exc}.") from None
         call_command("seed_games", verbosity=0)
-        name = f"simulator-{ApiClient.objects.count() + 1}"
-        _client, key = api_client_create(name=name, scopes=["games", "payments"])
-        http = Http(base_url, key)
-        self._wait_for(base_url, wait)
+        # one simulator client, its key replaced on every run (the last run's stops working)
+        _client, key = api_client_rekey(name="simulator", scopes=["games", "payments"])
+        http = Http(base_url, key, instance=instance)
         run = f"{int(time.time())}"
         names = [f"sim-player-{run}-{n}" for n in range(1, players + 1)]
-        for p in names:  # cash through the deposits endpoint, like the payment gateway
-            http.post(f"players/{p}/deposits", {"amount": "5000.00", "reference": f"sim-{p}"})
+        gateway = PaymentGateway(http, seed=seed)
+        gateway.fund(names)  # cash through the deposits endpoint, GST taken
+        gateway.verify(names)
+        for p in names:
             chips_grant(player_external_id=p, amount=Money("100000.00", CHIPS), reference=p)
         templates = http.get("templates")["templates"]
         sim = Simulator(http, names, seed=seed, say=self.stdout.write)
@@ -57,22 +58,26 @@ class Command(BaseCommand):
         for _ in range(rounds):
             for template in templates:
                 sim.play(template)
-        self._summary(sim)
+        gateway.cash_out(names, approve=finance_approves())
+        self._summary(sim, gateway)
 
-    def _wait_for(self, base_url: str, wait: float) -> None:
+    def _wait_for(self, probe: Http, base_url: str, wait: float) -> None:
+        url = f"{base_url.rstrip('/')}/api/schema/"
         deadline = time.monotonic() + wait
         while True:
             try:
-                urllib.request.urlopen(f"{base_url.rstrip('/')}/api/schema/", timeout=2)
+                with urllib.request.urlopen(url, timeout=2) as response:
+                    probe.check_instance(response.headers, url)
                 return
-            except urllib.error.HTTPError:
-                return  # it answers
+            except urllib.error.HTTPError as exc:  # it answers
+                probe.check_instance(exc.headers, url)
+                return
             except OSError:
                 if time.monotonic() > deadline:
                     raise
                 time.sleep(0.5)
 
-    def _summary(self, sim: Simulator) -> None:
+    def _summary(self, sim: Simulator, gateway: PaymentGateway) -> None:
         w = self.stdout.write
         w("")
         w(
@@ -84,25 +89,47 @@ class Command(BaseCommand):
                 f"{slug:<18}{t.games:>6}{t.deals:>7}{t.rejoins:>8}{t.splits:>7}"
                 f"{t.collected:>13}{t.paid_out:>13}{t.refunded:>13}{t.fee:>11}"
             )
-        unbalanced = [g for t in sim.tallies.values() for g in t.unbalanced]
-        problems = list(unbalanced)
-        with connection.cursor() as cursor:
-            for label, sql in LEDGER_CHECKS.items():
-                cursor.execute(sql)
-                problems += [f"{label}: {row[0]}" for row in cursor.fetchall()]
-        open_escrow = (
-            Game.objects.exclude(status=Game.Status.OPEN)
-            .exclude(escrow__balance=Decimal(0))
-            .values_list("game_id", flat=True)
-        )
-        problems += [f"finished game with money left in escrow: {g}" for g in open_escrow]
+        for line in gateway.summary():
+            w(line)
+        problems = [g for t in sim.tallies.values() for g in t.unbalanced]
+        report = reconcile_run(trigger=ReconciliationReport.Trigger.COMMAND)
+        problems += [f"{d.kind}: {d.subject}" for d in report.discrepancies.order_by("kind")[:20]]
+        if report.status == ReconciliationReport.Status.FAILED:
+            problems.append(f"reconciliation failed: {report.error}")
         if problems:
             w(self.style.ERROR("Books do NOT balance:\n  " + "\n  ".join(problems[:20])))
         else:
             w(
                 self.style.SUCCESS(
-                    "Books balance: every game paid out + refunded + fee == collected, every "
-                    "transfer sums to zero, cached balances == entries, escrows of closed games "
-                    "are empty."
+                    "Books balance: every game paid out + refunded + fee == collected, and "
+                    f"reconciliation #{report.pk} is clean (cached balances == entries, every "
+                    "transfer and currency sums to zero, escrows of closed games are empty, GST "
+                    "and TDS payable match the deposits and withdrawals)."
                 )
             )
+
+
+def finance_approves():
+    """Finance's part, in-process (it is admin work, not HTTP): an operator reviews a waiting
+    withdrawal, an approver approves it (two staff users of the simulator's own)."""
+    roles_ensure()
+    staff = {}
+    for role, group in (("operator", OPERATOR), ("approver", APPROVER)):
+        user, _ = User.objects.get_or_create(
+            username=f"simulator-{role}", defaults={"is_staff": True}
+        )
+        user.groups.add(Group.objects.get(name=group))
+        staff[role] = User.objects.get(pk=user.pk)  # fresh permission cache
+
+    def approve(withdrawal_id: int) -> None:
+        review = withdrawal_review_propose(
+            proposed_by=staff["operator"], withdrawal_id=withdrawal_id, reason="simulated review"
+        )
+        proposal_decide(
+            model=WithdrawalReview,
+            proposal_id=review.pk,
+            decided_by=staff["approver"],
+            approve=True,
+        )
+
+    return approve

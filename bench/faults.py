@@ -1,0 +1,557 @@
+"""Load and faults: many concurrent game-server tables over HTTP against `manage.py serve`
+(gunicorn with WEB_CONCURRENCY workers, two Celery workers, beat), with faults injected while
+they play. `make chaos` runs it.
+
+1. Throughput, no fault, `--clients` clients, each phase `--phase-seconds`: an authenticated
+   `GET /templates` (the baseline), then tables that open a 4-player points game and post its
+   deal (the game server's two writes). Printed: each rate, the ratios to the GET (goal 0.5),
+   p50/p99 ingest latency (goal p99 < 100 ms) and the settlement lag (goal p99 < 2 s).
+2. Faults, the same tables playing throughout: kill -9 a Celery worker (`serve` restarts it),
+   kill -9 a gunicorn worker (its master replaces it), the broker down for 20 s, PostgreSQL
+   restarted. For each, the time from the fault's start to full recovery: until the API answers
+   and every deal acknowledged by the end of the fault is settled (the broker's includes its
+   20 s down).
+3. Checks: every acknowledged deal is stored once and settled once (one settlement transfer per
+   game), no game of the run is left open, `manage.py reconcile` exits 0, and no client got an
+   answer other than success or a retryable 409/503 with Retry-After (it retries those, with the
+   same Idempotency-Key, as a game server must; a cut connection is retried the same way).
+
+Services: the embedded PostgreSQL and Redis of a data dir of its own under /tmp by default (the
+broker is frozen with SIGSTOP for 20 s, since `serve` would restart a stopped one at once; the
+PostgreSQL is stopped and `serve` restarts it). With DATABASE_URL and CELERY_BROKER_URL set, the
+machine's own servers: RabbitMQ is stopped with `rabbitmqctl stop_app` / `start_app`, Redis with
+`redis-cli shutdown` and started again as the machine starts it, PostgreSQL 15 restarted with
+`pg_ctlcluster`. Everything it stops it starts again. The last line is one JSON object.
+
+Run: `.venv/bin/python bench/faults.py [--clients 8] [--phase-seconds 20] [--no-faults]`
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.error
+import urllib.request
+import uuid
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+os.environ.setdefault("LOG_LEVEL", "WARNING")
+SYSTEM = bool(os.environ.get("DATABASE_URL"))
+if not SYSTEM:
+    os.environ["RUMMY_EMBEDDED"] = "1"
+    os.environ["RUMMY_DATA_DIR"] = tempfile.mkdtemp(prefix="rl-chaos-", dir="/tmp")
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "rummy_ledger.settings")
+
+import django  # noqa: E402
+
+django.setup()
+
+from decimal import Decimal  # noqa: E402
+
+from django.conf import settings  # noqa: E402
+from django.db import connection  # noqa: E402
+from django.db.models import Count, F, Q  # noqa: E402
+from djmoney.money import Money  # noqa: E402
+
+from rummy_ledger import embedded  # noqa: E402
+from tournaments.models import Deal, Game, GameTemplate  # noqa: E402
+from tournaments.simulator import Simulator  # noqa: E402
+from wallets.api_keys import api_client_create  # noqa: E402
+from wallets.models import Account, Transfer  # noqa: E402
+from wallets.services.deposits import deposit_register  # noqa: E402
+
+TEMPLATE = "chaos-points-4"
+SEATS = 4
+PLAYERS = 2000  # tables rarely share a player, as on a real platform
+BROKER_DOWN_SECONDS = 20
+RETRYABLE = {409, 503}
+
+
+# --- the service ----------------------------------------------------------------------------
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+class Stack:
+    """`manage.py serve --no-demo` on a port of its own; its log names every child's pid."""
+
+    def __init__(self, web_workers: int):
+        self.port = free_port()
+        self.log_path = Path(tempfile.mkstemp(prefix="rl-chaos-serve-", suffix=".log")[1])
+        env = {**os.environ, "WEB_CONCURRENCY": str(web_workers), "PYTHONUNBUFFERED": "1"}
+        self.process = subprocess.Popen(
+            [sys.executable, str(ROOT / "manage.py"), "serve", "--no-demo", "--workers", "2",
+             "--port", str(self.port)],
+            env=env, stdout=self.log_path.open("w"), stderr=subprocess.STDOUT,
+        )  # fmt: skip
+        self.wait_for(r"^serve: Serving on", 180)
+
+    def log(self) -> str:
+        return self.log_path.read_text()
+
+    def wait_for(self, pattern: str, timeout: float, after: int = 0) -> re.Match:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            match = re.compile(pattern, re.M).search(self.log(), after)
+            if match:
+                return match
+            if self.process.poll() is not None:
+                raise SystemExit(f"serve exited:\n{self.log()[-3000:]}")
+            time.sleep(0.1)
+        raise SystemExit(f"no {pattern!r} in the serve log:\n{self.log()[-3000:]}")
+
+    def pid_of(self, name: str) -> int:
+        pids = re.findall(rf"^serve: {name} (?:started|restarted) \(pid (\d+)\)", self.log(), re.M)
+        return int(pids[-1])
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            try:
+                self.process.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+
+
+def seed() -> tuple[str, list[str]]:
+    players = [f"chaos-{n}" for n in range(PLAYERS)]
+    for p in players:
+        if not Account.objects.filter(code=f"player:{p}:deposit").exists():
+            deposit_register(
+                player_external_id=p, amount=Money("100000000.00", "INR"), reference=f"seed-{p}"
+            )
+    GameTemplate.objects.get_or_create(
+        slug=TEMPLATE,
+        defaults={"format": "points", "seats": SEATS, "point_value": Decimal("0.10"),
+                  "fee_percent": Decimal("15")},
+    )  # fmt: skip
+    _, key = api_client_create(name=f"chaos-{uuid.uuid4().hex[:8]}", scopes=["games"])
+    connection.close()
+    return key, players
+
+
+# --- the tables -------------------------------------------------------------------------------
+
+
+@dataclass
+class Tally:
+    answers: Counter = field(default_factory=Counter)  # (operation, status)
+    bad: list = field(default_factory=list)  # answers that are neither success nor retryable
+    latency: dict = field(default_factory=lambda: {"open": [], "deal": [], "get": []})
+    acked: list = field(default_factory=list)  # (game_id, time acknowledged)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def add(self, operation: str, status: int | str, seconds: float | None = None) -> None:
+        with self.lock:
+            self.answers[(operation, status)] += 1
+            if seconds is not None:
+                self.latency[operation].append(seconds)
+
+
+class Client:
+    """One game server's HTTP calls: a retryable answer (409/503 with Retry-After, a cut
+    connection) is retried with the same Idempotency-Key until it succeeds."""
+
+    def __init__(self, base: str, key: str, tally: Tally):
+        self.base, self.key, self.tally = base + "/api/v1/", key, tally
+
+    def call(self, operation: str, method: str, path: str, body: dict | None = None) -> dict:
+        headers = {"Authorization": f"Api-Key {self.key}", "Content-Type": "application/json"}
+        if method == "POST":
+            headers["Idempotency-Key"] = uuid.uuid4().hex
+        data = None if body is None else json.dumps(body).encode()
+        deadline = time.monotonic() + 300
+        while True:
+            started = time.perf_counter()
+            request = urllib.request.Request(self.base + path, data, headers, method=method)
+            try:
+                with urllib.request.urlopen(request, timeout=60) as response:
+                    payload = json.loads(response.read() or b"{}")
+                self.tally.add(operation, response.status, time.perf_counter() - started)
+                return payload
+            except urllib.error.HTTPError as exc:
+                exc.read()
+                self.tally.add(operation, exc.code)
+                retry_after = exc.headers.get("Retry-After")
+                if exc.code not in RETRYABLE or retry_after is None:
+                    with self.tally.lock:
+                        self.tally.bad.append((operation, exc.code, path))
+                    raise
+                pause = min(float(retry_after), 2.0) * random.uniform(0.25, 1.0)
+            except (OSError, urllib.error.URLError) as exc:  # a killed web worker, a reset
+                self.tally.add(operation, type(exc).__name__)
+                pause = 0.2
+            if time.monotonic() > deadline:
+                raise SystemExit(f"{operation} {path} did not succeed within 300 s")
+            time.sleep(pause)
+
+
+class Tables:
+    """`clients` threads, each a table that opens a game and posts its deal, again and again."""
+
+    def __init__(self, base: str, key: str, players: list[str], clients: int, run: str):
+        self.tally = Tally()
+        self.stop = threading.Event()
+        self.base, self.key, self.players, self.run = base, key, players, run
+        templates = Client(base, key, self.tally).call("get", "GET", "templates")["templates"]
+        rules = next(t for t in templates if t["slug"] == TEMPLATE)
+        sim = Simulator(None, [], seed=7)  # only its hand builder: seats 0..3, named at play
+        self.bodies = [sim._deal13(rules, list(range(SEATS)), 1) for _ in range(64)]
+        self.threads = [
+            threading.Thread(target=self._table, args=(n,), daemon=True) for n in range(clients)
+        ]
+
+    def start(self) -> None:
+        for thread in self.threads:
+            thread.start()
+
+    def finish(self) -> None:
+        self.stop.set()
+        for thread in self.threads:
+            thread.join(timeout=400)
+
+    def _table(self, n: int) -> None:
+        client = Client(self.base, self.key, self.tally)
+        rng = random.Random(f"{self.run}-{n}")
+        played = 0
+        while not self.stop.is_set():
+            played += 1
+            game_id = f"{self.run}-{n}-{played}"
+            seated = rng.sample(self.players, SEATS)
+            body = json.loads(json.dumps(rng.choice(self.bodies)))  # a private copy
+            for result in body["results"]:
+                result["player"] = seated[result["player"]]
+            try:
+                opening = {"game_id": game_id, "template": TEMPLATE, "players": seated}
+                client.call("open", "POST", "games", opening)
+                client.call("deal", "POST", f"games/{game_id}/deals", body)
+            except urllib.error.HTTPError:
+                continue  # counted as bad; the checks afterwards fail the run
+            with self.tally.lock:
+                self.tally.acked.append((game_id, time.monotonic()))
+
+
+def get_rate(base: str, key: str, clients: int, seconds: float) -> tuple[float, Tally]:
+    tally = Tally()
+    stop = time.monotonic() + seconds
+
+    def loop():
+        client = Client(base, key, tally)
+        while time.monotonic() < stop:
+            client.call("get", "GET", "templates")
+
+    threads = [threading.Thread(target=loop) for _ in range(clients)]
+    started = time.perf_counter()
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return len(tally.latency["get"]) / (time.perf_counter() - started), tally
+
+
+# --- settlement and the checks --------------------------------------------------------------
+
+
+def run_deals(run: str):
+    return Deal.objects.filter(game__game_id__startswith=f"{run}-")
+
+
+def unsettled(run: str, games: list[str]) -> int:
+    if not games:
+        return 0
+    settled = run_deals(run).filter(status=Deal.Status.SETTLED, game__game_id__in=games).count()
+    return len(games) - settled
+
+
+def wait_settled(run: str, games: list[str], timeout: float) -> float:
+    started = time.monotonic()
+    while True:
+        try:
+            left = unsettled(run, games)
+        except Exception:  # the database is restarting
+            connection.close()
+            left = -1
+        if left == 0:
+            return time.monotonic() - started
+        if time.monotonic() - started > timeout:
+            raise SystemExit(f"{left} acknowledged deals still unsettled after {timeout:.0f} s")
+        time.sleep(0.2)
+
+
+def api_answers(base: str, key: str) -> bool:
+    request = urllib.request.Request(
+        base + "/api/v1/templates", headers={"Authorization": f"Api-Key {key}"}
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=5) as response:
+            return response.status == 200
+    except OSError:
+        return False
+
+
+def percentile(values: list[float], p: float) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(p / 100 * (len(ordered) - 1)))]
+
+
+def settlement_lags(run: str) -> list[float]:
+    """Seconds from a deal's storing to its settlement (both by the database's clock)."""
+    deals = run_deals(run).filter(status=Deal.Status.SETTLED)
+    lags = deals.annotate(lag=F("settled_at") - F("created_at"))
+    return [d.total_seconds() for d in lags.values_list("lag", flat=True)]
+
+
+def check(run: str, acked: list[str]) -> dict:
+    """Every acknowledged deal stored and settled once, no game open, reconcile clean."""
+    games = Game.objects.filter(game_id__startswith=f"{run}-")
+    stored = set(run_deals(run).values_list("game__game_id", flat=True))
+    doubled = run_deals(run).values("game_id").annotate(n=Count("id")).filter(n__gt=1).count()
+    references = [f"game:{pk}" for pk in games.values_list("pk", flat=True)]
+    settlements = (
+        Transfer.objects.filter(kind="settlement", reference__in=references)
+        .values("reference")
+        .annotate(n=Count("id"))
+    )
+    twice = [s["reference"] for s in settlements if s["n"] != 1]
+    open_games = games.filter(status=Game.Status.OPEN)
+    open_with_deal = open_games.filter(~Q(deals=None)).count()
+    reconcile = subprocess.run(
+        [sys.executable, str(ROOT / "manage.py"), "reconcile"],
+        env=os.environ, capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    return {
+        "acknowledged": len(acked),
+        "lost": sorted(set(acked) - stored)[:10],
+        "stored_not_acknowledged": len(stored - set(acked)),
+        "deals_doubled": doubled,
+        "settled_more_than_once": twice[:10],
+        "games_open_with_a_deal": open_with_deal,
+        "games_opened_without_deal": open_games.count() - open_with_deal,
+        "reconcile_exit": reconcile.returncode,
+        "reconcile_tail": reconcile.stdout.strip().splitlines()[-3:],
+    }
+
+
+# --- faults -----------------------------------------------------------------------------------
+
+
+def broker_kind() -> str:
+    url = settings.CELERY_BROKER_URL
+    if not SYSTEM or url.startswith("redis+socket"):
+        return "embedded-redis"
+    return "rabbitmq" if url.startswith("amqp") else "redis"
+
+
+def broker_down() -> None:
+    kind = broker_kind()
+    if kind == "embedded-redis":
+        os.kill(embedded.redis_pid(settings.DATA_DIR), signal.SIGSTOP)
+    elif kind == "rabbitmq":
+        subprocess.run(["rabbitmqctl", "stop_app"], check=True, capture_output=True)
+    else:
+        subprocess.run(["redis-cli", "-p", "6379", "shutdown", "nosave"], capture_output=True)
+
+
+def broker_up() -> None:
+    kind = broker_kind()
+    if kind == "embedded-redis":
+        os.kill(embedded.redis_pid(settings.DATA_DIR), signal.SIGCONT)
+    elif kind == "rabbitmq":
+        subprocess.run(["rabbitmqctl", "start_app"], check=True, capture_output=True)
+    else:  # as the machine starts it (/work/.library/env/machines/python-svc.md)
+        subprocess.run(
+            ["redis-server", "--daemonize", "yes", "--bind", "127.0.0.1", "-::1", "--port",
+             "6379", "--save", "", "--appendonly", "no", "--dir", "/var/lib/redis",
+             "--logfile", "/var/log/redis/ci.log"],
+            check=True,
+        )  # fmt: skip
+
+
+def postgres_restart(stack: Stack) -> None:
+    if SYSTEM:
+        subprocess.run(
+            ["pg_ctlcluster", "--skip-systemctl-redirect", "15", "main", "restart"], check=True
+        )
+    else:  # a fast shutdown; `serve` notices and starts it again
+        after = len(stack.log())
+        os.kill(embedded.postgres_pid(settings.DATA_DIR), signal.SIGINT)
+        stack.wait_for(r"^serve: embedded PostgreSQL restarted", 60, after)
+
+
+def gunicorn_worker(stack: Stack) -> int:
+    master = stack.pid_of("web")
+    children = subprocess.run(
+        ["pgrep", "-P", str(master)], capture_output=True, text=True
+    ).stdout.split()
+    return int(children[0])
+
+
+def faults(stack: Stack) -> list[tuple[str, object]]:
+    def kill_worker():
+        os.kill(stack.pid_of("worker1"), signal.SIGKILL)
+
+    def kill_web_worker():
+        os.kill(gunicorn_worker(stack), signal.SIGKILL)
+
+    def broker_outage():
+        broker_down()
+        time.sleep(BROKER_DOWN_SECONDS)
+        broker_up()
+
+    return [
+        ("celery worker kill -9", kill_worker),
+        ("gunicorn worker kill -9", kill_web_worker),
+        (f"broker down {BROKER_DOWN_SECONDS} s ({broker_kind()})", broker_outage),
+        ("PostgreSQL restart", lambda: postgres_restart(stack)),
+    ]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--clients", type=int, default=8)
+    parser.add_argument("--phase-seconds", type=float, default=20)
+    parser.add_argument("--web-workers", type=int, default=3)
+    parser.add_argument("--no-faults", action="store_true")
+    args = parser.parse_args()
+    stack = Stack(args.web_workers)
+    figures: dict = {"clients": args.clients, "web_workers": args.web_workers,
+                     "celery_workers": 2, "broker": broker_kind(),
+                     "database": "postgresql-15" if SYSTEM else "embedded"}  # fmt: skip
+    try:
+        key, players = seed()
+        base = f"http://127.0.0.1:{stack.port}"
+        get_per_s, get_tally = get_rate(base, key, args.clients, args.phase_seconds)
+
+        run = f"c{uuid.uuid4().hex[:6]}"
+        tables = Tables(base, key, players, args.clients, run)
+        started = time.perf_counter()
+        tables.start()
+        time.sleep(args.phase_seconds)
+        tables.finish()
+        elapsed = time.perf_counter() - started
+        acked = [g for g, _ in tables.tally.acked]
+        wait_settled(run, acked, 120)
+        lat = tables.tally.latency
+        lags = settlement_lags(run)
+        deals_per_s, opens_per_s = len(lat["deal"]) / elapsed, len(lat["open"]) / elapsed
+        figures |= {
+            "get_per_s": round(get_per_s, 1),
+            "deal_posts_per_s": round(deals_per_s, 1),
+            "opens_per_s": round(opens_per_s, 1),
+            "deal_ratio_to_get": round(deals_per_s / get_per_s, 3),
+            "open_ratio_to_get": round(opens_per_s / get_per_s, 3),
+            "ingest_p50_ms": round(percentile(lat["deal"], 50) * 1000, 1),
+            "ingest_p99_ms": round(percentile(lat["deal"], 99) * 1000, 1),
+            "open_p99_ms": round(percentile(lat["open"], 99) * 1000, 1),
+            "get_p99_ms": round(percentile(get_tally.latency["get"], 99) * 1000, 1),
+            "settlement_lag_p50_s": round(percentile(lags, 50), 3),
+            "settlement_lag_p99_s": round(percentile(lags, 99), 3),
+        }
+        print(
+            f"no fault, {args.clients} clients: GET /templates {get_per_s:,.0f}/s; deal posts "
+            f"{deals_per_s:,.0f}/s = {deals_per_s / get_per_s:.2f} x GET (goal 0.5), game opens "
+            f"{opens_per_s:,.0f}/s = {opens_per_s / get_per_s:.2f} x GET (goal 0.5); ingest p50 "
+            f"{figures['ingest_p50_ms']} ms, p99 {figures['ingest_p99_ms']} ms (goal < 100); "
+            f"settlement lag p50 {figures['settlement_lag_p50_s']} s, p99 "
+            f"{figures['settlement_lag_p99_s']} s (goal < 2)",
+            flush=True,
+        )
+        figures["no_fault_check"] = check(run, acked)
+
+        if not args.no_faults:
+            figures |= fault_run(stack, base, key, players, args)
+    finally:
+        stack.stop()
+        connection.close()
+        if not SYSTEM:
+            embedded.stop_redis(settings.DATA_DIR)
+            embedded.stop_postgres(settings.DATA_DIR)
+            shutil.rmtree(settings.DATA_DIR, ignore_errors=True)
+    print(json.dumps(figures, default=str))
+    failed = [
+        name for name in ("no_fault_check", "fault_check") if name in figures
+        and (figures[name]["lost"] or figures[name]["deals_doubled"]
+             or figures[name]["settled_more_than_once"] or figures[name]["games_open_with_a_deal"]
+             or figures[name]["reconcile_exit"])
+    ] + (["bad_answers"] if figures.get("bad_answers") else [])  # fmt: skip
+    if failed:
+        raise SystemExit(f"faults: FAILED {failed}")
+    print("faults: every acknowledged deal settled exactly once, no game stuck, reconcile clean")
+
+
+def fault_run(stack: Stack, base: str, key: str, players: list[str], args) -> dict:
+    run = f"f{uuid.uuid4().hex[:6]}"
+    tables = Tables(base, key, players, args.clients, run)
+    started = time.perf_counter()
+    tables.start()
+    recoveries = {}
+    try:
+        time.sleep(args.phase_seconds / 2)
+        for name, inject in faults(stack):
+            injected = time.monotonic()
+            inject()
+            with tables.tally.lock:
+                acked = [g for g, _ in tables.tally.acked]
+            while not api_answers(base, key):
+                time.sleep(0.1)
+            wait_settled(run, acked, 300)
+            recoveries[name] = round(time.monotonic() - injected, 2)
+            print(f"fault: {name}: full recovery in {recoveries[name]} s", flush=True)
+            connection.close()
+            time.sleep(args.phase_seconds / 2)
+    finally:
+        tables.finish()
+    elapsed = time.perf_counter() - started
+    acked = [g for g, _ in tables.tally.acked]
+    wait_settled(run, acked, 300)
+    lat = tables.tally.latency
+    lags = settlement_lags(run)
+    answers = {f"{op} {status}": n for (op, status), n in sorted(tables.tally.answers.items(),
+                                                                  key=str)}  # fmt: skip
+    result = {
+        "fault_seconds": round(elapsed, 1),
+        "fault_deals_per_s": round(len(lat["deal"]) / elapsed, 1),
+        "fault_ingest_p50_ms": round(percentile(lat["deal"], 50) * 1000, 1),
+        "fault_ingest_p99_ms": round(percentile(lat["deal"], 99) * 1000, 1),
+        "fault_settlement_lag_p50_s": round(percentile(lags, 50), 3),
+        "fault_settlement_lag_p99_s": round(percentile(lags, 99), 3),
+        "fault_settlement_lag_max_s": round(max(lags, default=0), 3),
+        "recovery_s": recoveries,
+        "answers": answers,
+        "bad_answers": tables.tally.bad[:20],
+    }
+    print(
+        f"with faults: {result['fault_deals_per_s']} deals/s over {result['fault_seconds']} s, "
+        f"ingest p50 {result['fault_ingest_p50_ms']} ms p99 {result['fault_ingest_p99_ms']} ms, "
+        f"settlement lag p50 {result['fault_settlement_lag_p50_s']} s p99 "
+        f"{result['fault_settlement_lag_p99_s']} s max {result['fault_settlement_lag_max_s']} s; "
+        f"answers {answers}",
+        flush=True,
+    )
+    result["fault_check"] = check(run, acked)
+    return result
+
+
+if __name__ == "__main__":
+    main()

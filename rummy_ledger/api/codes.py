@@ -1,0 +1,32 @@
+"""The API's own error codes, and the whole catalogue: every app's codes, one meaning each."""
+
+from enum import StrEnum
+
+from rummy_ledger.errors import CommonErrorCode
+from tournaments.errors import GameErrorCode
+from wallets.errors import WalletErrorCode
+
+
+class ApiErrorCode(StrEnum):
+    PARSE_ERROR = "parse_error"
+    BAD_REQUEST = "bad_request"
+    PAYLOAD_TOO_LARGE = "payload_too_large"
+    NOT_AUTHENTICATED = "not_authenticated"
+    AUTHENTICATION_FAILED = "authentication_failed"
+    PERMISSION_DENIED = "permission_denied"
+    METHOD_NOT_ALLOWED = "method_not_allowed"
+    NOT_ACCEPTABLE = "not_acceptable"
+    UNSUPPORTED_MEDIA_TYPE = "unsupported_media_type"
+    THROTTLED = "throttled"
+    IDEMPOTENCY_KEY_REQUIRED = "idempotency_key_required"
+    IDEMPOTENCY_CONFLICT = "idempotency_conflict"
+    REQUEST_IN_FLIGHT = "request_in_flight"
+    SERVER_ERROR = "server_error"
+    SERVICE_UNAVAILABLE = "service_unavailable"  # the database does not answer: retry (503)
+
+
+CATALOGUE = (CommonErrorCode, ApiErrorCode, WalletErrorCode, GameErrorCode)
+
+
+def all_codes() -> list[str]:
+    return [code.value for enum in CATALOGUE for code in enum]

@@ -1,0 +1,125 @@
+"""`Idempotency-Key` for every write: a repeat gets the first response, byte for byte.
+
+The record is claimed in the same transaction as the write it guards (INSERT ... ON CONFLICT DO
+NOTHING on the unique (client, key)), and the response is stored in that transaction too: a write
+and its record commit together or not at all, so a crash leaves nothing half-done. A repeat that
+arrives while the first is still running waits on the unique index for a moment, then gets 409
+with `Retry-After`; a repeat with another body (or for another endpoint) gets 409. Refusals (4xx)
+are stored and replayed like successes: the first answer is the answer.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Callable
+
+from django.db import DatabaseError, connection, transaction
+from drf_spectacular.utils import OpenApiParameter
+from rest_framework import exceptions
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from rummy_ledger.api.codes import ApiErrorCode
+from rummy_ledger.api.errors import exception_handler
+from rummy_ledger.api.models import IdempotencyRecord
+from rummy_ledger.errors import Conflict, DomainError, Retryable
+
+HEADER = "Idempotency-Key"
+IN_FLIGHT_WAIT = "300ms"
+# 1 to 128 visible ASCII characters (a UUID, a ULID, the server's own request id...).
+KEY_PATTERN = r"[!-~]{1,128}"
+_KEY = re.compile(KEY_PATTERN)
+_KEY_SCHEMA = {"type": "string", "minLength": 1, "maxLength": 128, "pattern": f"^{KEY_PATTERN}$"}
+_KEY_HELP = "A repeat with the same key replays the first response; 1 to 128 visible ASCII."
+
+IDEMPOTENCY_HEADER = OpenApiParameter(
+    HEADER, _KEY_SCHEMA, OpenApiParameter.HEADER, required=True, description=_KEY_HELP
+)
+IDEMPOTENCY_HEADER_OPTIONAL = OpenApiParameter(
+    HEADER, _KEY_SCHEMA, OpenApiParameter.HEADER, required=False, description=_KEY_HELP
+)
+
+
+class KeyRequired(DomainError):
+    code = ApiErrorCode.IDEMPOTENCY_KEY_REQUIRED
+
+
+class KeyReused(Conflict):
+    code = ApiErrorCode.IDEMPOTENCY_CONFLICT
+
+
+class InFlight(Retryable):
+    code = ApiErrorCode.REQUEST_IN_FLIGHT
+
+
+def request_hash(request: Request) -> str:
+    body = json.dumps(request.data, sort_keys=True, default=str)
+    return hashlib.sha256(f"{request.method} {request.path}\n{body}".encode()).hexdigest()
+
+
+def idempotent(
+    request: Request, operation: Callable[[], Response], *, required: bool = True
+) -> Response:
+    """Run `operation` once per key: a repeat replays its first response. Where the key is not
+    `required` (a write with a natural key of its own, such as a deposit's reference), a request
+    without one simply runs."""
+    if HEADER not in request.headers and not required:
+        return operation()
+    key = request.headers.get(HEADER, "")
+    if _KEY.fullmatch(key) is None:
+        raise KeyRequired(f"every write needs an {HEADER} header of 1 to 128 visible ASCII")
+    digest = request_hash(request)
+    client = request.auth
+    with transaction.atomic():
+        if not _claim(client.pk, key, digest):
+            return _replay(client.pk, key, digest)
+        try:
+            with transaction.atomic():
+                response = operation()
+        except Retryable:
+            raise  # contention: nothing to remember, the client retries
+        except (DomainError, exceptions.APIException) as exc:
+            response = exception_handler(exc, {})
+        IdempotencyRecord.objects.filter(client_id=client.pk, key=key).update(
+            status_code=response.status_code, response=response.data
+        )
+    return response
+
+
+def _claim(client_id: int, key: str, digest: str) -> bool:
+    """Claim the key; a repeat of a request still running waits IN_FLIGHT_WAIT at most.
+
+    The short wait applies to the claim alone: the request's own lock bound (the session's
+    `lock_timeout`, rummy_ledger.api.database) is put back for the rest of the transaction.
+    """
+    table = IdempotencyRecord._meta.db_table
+    try:
+        with connection.cursor() as cursor:
+            # One round trip: keep the request's bound, wait briefly for the claim, put it back.
+            cursor.execute(
+                "SELECT set_config('rummy.request_lock_timeout', current_setting('lock_timeout'),"
+                " true), set_config('lock_timeout', %s, true);"
+                f"INSERT INTO {table} (client_id, key, request_hash, created_at) "
+                "VALUES (%s, %s, %s, now()) ON CONFLICT (client_id, key) DO NOTHING RETURNING id;"
+                "SELECT set_config('lock_timeout', current_setting('rummy.request_lock_timeout'),"
+                " true)",
+                [IN_FLIGHT_WAIT, client_id, key, digest],
+            )
+            cursor.nextset()
+            claimed = cursor.fetchone() is not None
+    except DatabaseError as exc:
+        if getattr(exc.__cause__, "sqlstate", None) == "55P03":
+            raise InFlight("a request with this Idempotency-Key is still running") from exc
+        raise
+    return claimed
+
+
+def _replay(client_id: int, key: str, digest: str) -> Response:
+    record = IdempotencyRecord.objects.get(client_id=client_id, key=key)
+    if record.request_hash != digest:
+        raise KeyReused(f"{HEADER} {key!r} was used for a different request")
+    response = Response(record.response, status=record.status_code)
+    response["Idempotent-Replayed"] = "true"
+    return response

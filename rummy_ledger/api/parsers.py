@@ -1,0 +1,76 @@
+"""The API takes JSON only, and bounded: the only parser (`DEFAULT_PARSER_CLASSES`), so a form or
+multipart body is a 415 before any view sees it.
+
+Everything that costs the server is checked before `json.loads` runs: the body's size
+(`API_MAX_BODY_BYTES`: the Content-Length first, then at most that many bytes are read) and its
+nesting depth (`API_MAX_JSON_DEPTH`: a scan of the raw bytes; 100,000 nested `[` used to be a
+RecursionError). Then the parse itself refuses what JSON allows but a money API must not guess
+at: a key given twice (the last one winning silently), `NaN` and `Infinity`.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from itertools import accumulate
+
+from django.conf import settings
+from rest_framework import exceptions, status
+from rest_framework.parsers import BaseParser
+
+
+class PayloadTooLarge(exceptions.APIException):
+    status_code = status.HTTP_413_REQUEST_ENTITY_TOO_LARGE
+    default_detail = "The request body is too large."
+
+
+# A string, or an unterminated one up to the end: linear time whatever the input (no backtracking
+# into the possessive repetition, and no start position is scanned twice).
+_STRING = re.compile(rb'"(?:[^"\\]|\\.)*+(?:"|\\?\Z)', re.DOTALL)
+_NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
+_STEP = {ord("["): 1, ord("{"): 1, ord("]"): -1, ord("}"): -1}
+
+
+def nesting_depth(raw: bytes) -> int:
+    """How deep arrays and objects nest in a JSON text, brackets inside strings not counted."""
+    brackets = _STRING.sub(b"", raw).translate(None, _NOT_BRACKETS)
+    return max(accumulate(_STEP[b] for b in brackets), default=0)
+
+
+def _object(pairs: list[tuple[str, object]]) -> dict:
+    seen: dict = {}
+    for key, value in pairs:
+        if key in seen:
+            raise exceptions.ParseError(f"JSON key {key!r} is given twice")
+        seen[key] = value
+    return seen
+
+
+def _refuse_constant(name: str):
+    raise exceptions.ParseError(f"{name} is not a JSON number")
+
+
+class StrictJSONParser(BaseParser):
+    media_type = "application/json"
+
+    def parse(self, stream, media_type=None, parser_context=None):
+        limit = settings.API_MAX_BODY_BYTES
+        request = (parser_context or {}).get("request")
+        declared = request.META.get("CONTENT_LENGTH") if request is not None else None
+        too_large = f"the request body is limited to {limit} bytes"
+        if declared and declared.isdigit() and int(declared) > limit:
+            raise PayloadTooLarge(too_large)
+        raw = stream.read(limit + 1) if stream is not None else b""
+        if len(raw) > limit:
+            raise PayloadTooLarge(too_large)
+        depth = settings.API_MAX_JSON_DEPTH
+        if nesting_depth(raw) > depth:
+            raise exceptions.ParseError(f"JSON nests deeper than {depth} levels")
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise exceptions.ParseError("the body is not UTF-8") from exc
+        try:
+            return json.loads(text, object_pairs_hook=_object, parse_constant=_refuse_constant)
+        except ValueError as exc:
+            raise exceptions.ParseError(f"JSON parse error: {exc}") from exc

@@ -1,0 +1,10 @@
+from django.apps import AppConfig
+
+
+class RummyLedgerConfig(AppConfig):
+    name = "rummy_ledger"
+    verbose_name = "rummy-ledger"
+
+    def ready(self) -> None:
+        # Shared tasks bind to this app in every Django process (web, management commands).
+        from rummy_ledger.celery import app  # noqa: F401

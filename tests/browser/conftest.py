@@ -1,0 +1,220 @@
+"""Finance admin in a real headless Chromium (Debian's `chromium` package, driven by Playwright),
+against pytest-django's live server on the test database.
+
+- Each role logs in through the real login form, in its own browser context (its own cookies).
+- Every page a test visits is saved as `test-output/screenshots/<page>--<role>.png`.
+- A test fails on any console error, uncaught page error or 4xx/5xx response of the page's
+  requests, except a refusal the test went to see (`Tab.refused`).
+- Nothing downloads a browser: `make test` installs Debian's package when it may (root with
+  apt-get); without /usr/bin/chromium these tests are skipped with one line saying why.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+from django.contrib.auth.models import User
+
+from tests.builders import points_game, staff
+from wallets.api_keys import api_client_create
+
+ROOT = Path(__file__).resolve().parents[2]
+HERE = Path(__file__).resolve().parent
+CHROMIUM = Path("/usr/bin/chromium")
+SCREENSHOTS = ROOT / "test-output" / "screenshots"
+SKIP_REASON = (
+    f"browser tests skipped: {CHROMIUM} is missing "
+    "(install Debian's chromium and chromium-driver: `make test` does it as root with apt-get)"
+)
+# What works in this container: no sandbox (root, no user namespaces), no GPU, and nothing that
+# talks to the network behind the test's back. Playwright adds --headless and a fresh profile.
+LAUNCH_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+PASSWORD = "correct horse battery staple"
+ROLES = {
+    "viewer": ("finance viewer",),
+    "operator": ("finance operator",),
+    "approver": ("finance approver",),
+    "operator-approver": ("finance operator", "finance approver"),
+    "superuser": (),
+}
+TIMEOUT_MS = 15_000
+GAME_ID = "sim-597bcd-5"  # an external game id, as the simulator and game servers name games
+
+_skipped: list[str] = []
+
+
+def pytest_collection_modifyitems(config, items):
+    if CHROMIUM.exists():
+        return
+    for item in items:
+        if item.path.is_relative_to(HERE):
+            item.add_marker(pytest.mark.skip(reason=SKIP_REASON))
+            _skipped.append(item.nodeid)
+
+
+def pytest_terminal_summary(terminalreporter):
+    if _skipped:
+        terminalreporter.write_line(SKIP_REASON)
+
+
+@pytest.fixture(scope="module")
+def chromium():
+    """One browser per module. Playwright's sync API keeps an asyncio loop running on this thread,
+    which trips Django's async-safety check on every ORM call the test itself makes; the check is
+    off only while the browser runs (the live server's own thread never sees that loop)."""
+    from playwright.sync_api import sync_playwright
+
+    previous = os.environ.get("DJANGO_ALLOW_ASYNC_UNSAFE")
+    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
+    try:
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.launch(
+                executable_path=str(CHROMIUM), args=LAUNCH_ARGS, headless=True
+            )
+            yield browser
+            browser.close()
+    finally:
+        if previous is None:
+            os.environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
+        else:
+            os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = previous
+
+
+@dataclass
+class Tab:
+    """One role's browser tab that records every problem the page reports."""
+
+    page: object
+    role: str
+    base_url: str
+    user: User
+    problems: list[str] = field(default_factory=list)
+    allowed: set[int] = field(default_factory=set)
+
+    def __post_init__(self):
+        self.page.set_default_timeout(TIMEOUT_MS)
+        self.page.on("console", self._console)
+        self.page.on("pageerror", lambda exc: self.problems.append(f"page error: {exc}"))
+        self.page.on("response", self._response)
+
+    def _console(self, message) -> None:
+        if message.type != "error":
+            return
+        refused = re.search(r"status of (\d{3})", message.text)
+        if refused and int(refused.group(1)) in self.allowed:
+            return
+        self.problems.append(f"console error: {message.text} ({message.location.get('url')})")
+
+    def _response(self, response) -> None:
+        if response.status >= 400 and response.status not in self.allowed:
+            self.problems.append(f"HTTP {response.status} {response.request.method} {response.url}")
+
+    def check(self) -> None:
+        problems, self.problems = self.problems, []
+        assert not problems, f"{self.role} at {self.page.url}:\n" + "\n".join(problems)
+
+    def shot(self, name: str) -> Path:
+        """Save the whole page as `<name>--<role>.png` and fail on anything it reported."""
+        self.page.wait_for_load_state("load")
+        path = SCREENSHOTS / f"{name}--{self.role}.png"
+        self.page.screenshot(path=path, full_page=True)
+        self.check()
+        return path
+
+    def visit(self, path: str, name: str) -> None:
+        response = self.page.goto(self.base_url + path)
+        assert response is not None and response.ok, (path, response and response.status)
+        self.shot(name)
+
+    @contextmanager
+    def refused(self, status: int = 403):
+        """Allow one refusal the test deliberately asks for, and only while it asks."""
+        self.allowed.add(status)
+        try:
+            yield
+        finally:
+            self.allowed.discard(status)
+
+    def text(self, selector: str = "#content") -> str:
+        return self.page.locator(selector).inner_text()
+
+    def messages(self) -> str:
+        messages = self.page.locator("ul.messagelist")
+        return messages.inner_text() if messages.count() else ""
+
+
+@pytest.fixture(scope="session")
+def live_server(request):
+    """pytest-django's live server, but static files come through the WhiteNoise middleware as in
+    production, not through the test server's own static handler (which would hide a static file
+    WhiteNoise cannot find)."""
+    from pytest_django.live_server_helper import LiveServer
+
+    server = LiveServer(request.config.getvalue("liveserver") or "localhost", start=False)
+    server.thread.static_handler = lambda handler: handler
+    server.start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def browser_settings(settings):
+    # a fast hasher: every role logs in through the form, and PBKDF2 would cost seconds per test
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+    return settings
+
+
+@pytest.fixture
+def login(chromium, live_server, transactional_db, browser_settings):
+    """`login(role)` -> a Tab of a new staff user in that role, logged in through the form."""
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    contexts, tabs = [], []
+
+    def open_as(role: str, username: str | None = None) -> Tab:
+        user = staff(username or role, *ROLES[role], superuser=role == "superuser")
+        user.set_password(PASSWORD)
+        user.save(update_fields=["password"])
+        # as a finance user in India browses (the native date pickers follow the browser's own
+        # build locale, though: this headless Chromium shows mm/dd/yyyy whatever it is told)
+        context = chromium.new_context(
+            viewport={"width": 1366, "height": 900}, locale="en-IN", timezone_id="Asia/Kolkata"
+        )
+        contexts.append(context)
+        tab = Tab(context.new_page(), role, live_server.url, user)
+        tabs.append(tab)
+        tab.page.goto(f"{live_server.url}/admin/login/?next=/admin/")
+        tab.shot("login")
+        tab.page.fill("#id_username", user.username)
+        tab.page.fill("#id_password", PASSWORD)
+        tab.page.click("input[type=submit]")
+        tab.page.wait_for_url(f"{live_server.url}/admin/")
+        tab.shot("index")
+        return tab
+
+    yield open_as
+    try:
+        for tab in tabs:
+            tab.check()
+    finally:
+        for context in contexts:
+            context.close()
+
+
+@pytest.fixture
+def game(transactional_db):
+    """A settled 4-player points game of players a, b, c, d (₹500.00 deposited each)."""
+    client, _ = api_client_create(name="game-server-1", scopes=["games"])
+    return points_game(client, GAME_ID)

@@ -1,0 +1,87 @@
+"""Issue 13 item 2 in a real browser: nobody moves money or changes what games cost alone.
+
+- A template's money terms are read-only on its page; an operator proposes new ones, another
+  member of staff approves them on the proposal's page, and the template's page keeps the story.
+- API keys (a `payments` key credits deposits) are issued by superusers only: a finance role
+  sees no button, and the page refuses them with the admin's own 403.
+- A debit no approver could ever approve is refused while it is proposed, on the form.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+import pytest
+
+from tests.browser.test_finance_paths import QUICK_MS, fill_adjustment
+from tournaments.models import GameTemplate, TemplateChange
+from wallets.models import Adjustment, ApiClient
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def test_new_money_terms_are_proposed_and_approved_by_two_people(login, game):
+    template = GameTemplate.objects.get(slug="points-2")
+    operator = login("operator")
+    operator.visit(f"/admin/tournaments/gametemplate/{template.pk}/change/", "template")
+    assert operator.page.locator("input[name=fee_percent]").count() == 0  # read-only
+    operator.page.click("text=Propose new money terms")
+    operator.shot("template-change-add")
+    assert operator.page.input_value("#id_fee_percent") == "10.00"  # starts from the terms in force
+    operator.page.fill("#id_fee_percent", "12.50")
+    operator.page.fill("#id_reason", "rake review, Q3")
+    operator.page.click("input[name=_save]")
+    operator.shot("template-change-proposed")
+    change = TemplateChange.objects.get()
+    template.refresh_from_db()
+    assert change.status == "proposed" and template.fee_percent == Decimal("10.00")
+
+    approver = login("approver")
+    approver.visit(f"/admin/tournaments/templatechange/{change.pk}/change/", "template-change")
+    assert "fee %: 10.00% → 12.50%" in approver.text()
+    with approver.page.expect_navigation(timeout=QUICK_MS):
+        approver.page.click("#decision button[value=approve]")
+    approver.shot("template-change-approved")
+
+    assert f"#{change.pk} approved" in approver.messages()
+    template.refresh_from_db()
+    assert template.fee_percent == Decimal("12.50")
+    approver.visit(f"/admin/tournaments/gametemplate/{template.pk}/change/", "template-changed")
+    assert "12.50%" in approver.text(".field-fee_col")
+    assert "approved, proposed by operator" in approver.text(".field-money_terms_history")
+    approver.page.click("text=History")
+    approver.shot("template-history")
+    assert "Money terms changed by change" in approver.text()
+
+
+def test_api_keys_are_issued_by_superusers_only(login):
+    operator = login("operator")
+    operator.visit("/admin/wallets/apiclient/", "api-clients")
+    assert operator.page.locator(".object-tools a.addlink").count() == 0
+    with operator.refused(403):
+        response = operator.page.goto(f"{operator.base_url}/admin/wallets/apiclient/add/")
+        operator.shot("api-client-add-refused")
+    assert response.status == 403 and operator.page.locator("#header").count() == 1
+    assert "Not allowed" in operator.text()
+
+    root = login("superuser")
+    root.visit("/admin/wallets/apiclient/add/", "api-client-add")
+    root.page.fill("#id_name", "payment-gateway")
+    root.page.check("input[name=scopes][value=payments]")
+    root.page.click("input[name=_save]")
+    root.shot("api-client-added")
+    # the key is on this answer page, never in the (readable) messages cookie
+    assert "never be shown again" in root.text() and root.messages() == ""
+    assert root.text("#api-key").startswith("rl_")
+    assert ApiClient.objects.get(name="payment-gateway").scopes == ["payments"]
+
+
+def test_a_debit_of_more_than_the_bucket_holds_is_refused_on_the_form(login, game):
+    operator = login("operator")
+    operator.visit("/admin/wallets/adjustment/add/", "adjustment-add")
+    assert "₹" in operator.text("label[for=id_amount_value]")  # the field names the currency
+    fill_adjustment(operator, "b", "debit", "99999.00", "chargeback")
+    operator.shot("adjustment-debit-refused")
+
+    assert "would take player:b:deposit below zero (it holds ₹" in operator.text("ul.errorlist")
+    assert not Adjustment.objects.exists()

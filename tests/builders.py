@@ -1,0 +1,164 @@
+"""Builders for the tests: API clients, funded players, transfers, templates, a game server
+over the REST API, hands from RULES.md, games, finance staff. Plain functions (STYLE.md: no
+fixtures that rot); the conftests turn a few of them into fixtures."""
+
+from __future__ import annotations
+
+import uuid
+from decimal import Decimal
+
+from django.contrib.auth.models import Group, User
+from django.db.models import Sum
+from djmoney.money import Money
+from rest_framework.test import APIClient
+
+from tournaments.models import Game, GameTemplate
+from tournaments.services.games import game_open
+from tournaments.services.intake import deal_store
+from tournaments.services.settlement import deal_settle
+from wallets.api_keys import api_client_create
+from wallets.models import CASH, Account, Entry
+from wallets.roles import roles_ensure
+from wallets.services.deposits import deposit_register
+from wallets.services.ledger import Leg, Posted, transfer_post
+from wallets.services.players import player_accounts, player_get_or_create
+from wallets.tax import deposit_for_credit
+
+# --- wallets ------------------------------------------------------------------------------------
+
+
+def make_api(*scopes: str, name: str = "server") -> tuple[APIClient, object]:
+    client, key = api_client_create(name=name, scopes=list(scopes))
+    api = APIClient()
+    api.credentials(HTTP_AUTHORIZATION=f"Api-Key {key}")
+    return api, client
+
+
+def funded_player(external_id: str, amount: str = "1000.00"):
+    """A registered player with `amount` INR in the deposit bucket (a deposit of a little more:
+    GST is taken from it); returns its accounts."""
+    if amount != "0":
+        deposit_register(
+            player_external_id=external_id,
+            amount=Money(deposit_for_credit(Decimal(amount)), CASH),
+            reference=f"fund-{external_id}-{amount}",
+        )
+    return player_accounts(player=player_get_or_create(external_id=external_id))
+
+
+def move(source: Account, target: Account, amount, key: str, kind: str = "transfer") -> Posted:
+    """Post `amount` INR (a decimal string or Decimal) from one account to another."""
+    return transfer_post(
+        kind=kind,
+        reference=key,
+        idempotency_key=key,
+        legs=[Leg(source.pk, -Money(amount, CASH)), Leg(target.pk, Money(amount, CASH))],
+    )
+
+
+# --- games --------------------------------------------------------------------------------------
+
+# RULES.md (S0) worked examples, with wild K.
+WILD = "KD"
+WINNER = [["AS", "2S", "3S"], ["6C", "8C", "KH"], ["4D", "4S", "4C", "4H"], ["JD", "JH", "PJ"]]
+LOSER_22 = [["5H", "6H", "7H"], ["9D", "9S", "9C"], ["2C", "2H", "8C", "QD"], ["10S", "10D", "10C"]]
+LOSER_50 = [["7S", "8S", "9S"], ["3D", "3H", "3C"], ["QD", "JC", "10H", "8D", "5S", "4S", "3S"]]
+# No pure sequence: everything counts, capped at 80.
+LOSER_80 = [["QS", "QH", "QC"], ["JS", "10C", "9H"], ["8H", "7D", "6S", "5D"], ["10D", "JC", "QD"]]
+
+
+def template(slug: str, fmt: str, **fields) -> GameTemplate:
+    defaults = {
+        "currency": "INR",
+        "seats": 6,
+        "fee_percent": Decimal("10.00"),
+        "point_value": Decimal("2.00") if fmt == "points" else None,
+        "entry_fee": None if fmt == "points" else Decimal("100.00"),
+        "deals": 2 if fmt == "deals" else None,
+    }
+    defaults.update(fields)
+    return GameTemplate.objects.create(slug=slug, format=fmt, **defaults)
+
+
+class Server:
+    """A game server over the REST API; every write carries a fresh Idempotency-Key."""
+
+    def __init__(self, name: str = "game-server-1"):
+        self.api, self.client = make_api("games", name=name)
+
+    def post(self, path: str, body: dict | None = None, key: str | None = None):
+        return self.api.post(
+            f"/api/v1/{path}",
+            body or {},
+            format="json",
+            HTTP_IDEMPOTENCY_KEY=key or uuid.uuid4().hex,
+        )
+
+    def get(self, path: str):
+        return self.api.get(f"/api/v1/{path}")
+
+    def open(self, game_id: str, slug: str, players: list[str], **kw):
+        return self.post("games", {"game_id": game_id, "template": slug, "players": players}, **kw)
+
+    def deal(self, game_id: str, deal_no: int, results: list[dict], wild: str = WILD, **kw):
+        body = {"deal_no": deal_no, "wild_joker": wild, "results": results}
+        return self.post(f"games/{game_id}/deals", body, **kw)
+
+
+def res(player: str, outcome: str, groups=None, **extra) -> dict:
+    out = {"player": player, "outcome": outcome, **extra}
+    if groups is not None:
+        out["groups"] = groups
+    return out
+
+
+def escrow_balance(game: Game) -> Decimal:
+    return Account.objects.get(pk=game.escrow_id).balance.amount
+
+
+def books_balance_for(game: Game) -> None:
+    """payouts + fee + refunds == collected, and the escrow is empty once the game is over."""
+    game.refresh_from_db()
+    assert game.paid_out + game.fee + game.refunded + escrow_balance(game) == game.collected
+    entries = Entry.objects.filter(account_id=game.escrow_id).aggregate(s=Sum("amount"))["s"]
+    assert (entries or 0) == escrow_balance(game)
+    if game.status != Game.Status.OPEN:
+        assert escrow_balance(game) == 0
+
+
+def points_game(client, game_id: str, players=("a", "b", "c", "d"), settle: bool = True) -> Game:
+    """A points game of four funded players, its deal stored through the intake service (the
+    settle task it queues is never sent: the test's transaction never commits) and settled
+    here unless `settle` is False."""
+    if not GameTemplate.objects.filter(slug="points-2").exists():
+        template("points-2", "points")
+    for p in players:
+        funded_player(p, "500.00")
+    game_open(client=client, game_id=game_id, template_slug="points-2", players=list(players))
+    a, b, c, d = players
+    payload = {
+        "deal_no": 1,
+        "wild_joker": "KD",
+        "results": [
+            res(a, "declared", WINNER),
+            res(b, "first_drop"),
+            res(c, "middle_drop"),
+            res(d, "lost", LOSER_50, claimed_points=45),
+        ],
+    }
+    deal, _ = deal_store(client=client, game_id=game_id, payload=payload)
+    if settle:
+        deal_settle(deal_id=deal.pk)
+    return Game.objects.get(client=client, game_id=game_id)
+
+
+# --- finance staff ------------------------------------------------------------------------------
+
+
+def staff(username: str, *groups: str, superuser: bool = False) -> User:
+    roles_ensure()
+    user = User.objects.create_user(
+        username=username, password=None, is_staff=True, is_superuser=superuser
+    )
+    user.groups.add(*Group.objects.filter(name__in=groups))
+    return User.objects.get(pk=user.pk)  # fresh permission cache

@@ -1,0 +1,201 @@
+"""Issue 13 item 2: a template's money terms (fee %, point value, entry fee, currency) change only
+when one member of staff proposes and another approves, for the games opened after that; every
+change is in the history. And the roles hold exactly what the code grants."""
+
+from decimal import Decimal
+
+import pytest
+from django.contrib.admin.models import LogEntry
+from django.contrib.auth.models import Group, Permission
+from django.test import Client
+from django.urls import reverse
+
+from tests.builders import funded_player, points_game, staff
+from tournaments.errors import TermsInvalid
+from tournaments.models import GameTemplate, TemplateChange
+from tournaments.services.games import game_open
+from tournaments.services.templates import template_change_propose
+from wallets.errors import PermissionRefused, ProposalInvalid, SelfApproval
+from wallets.roles import OPERATOR, roles_ensure
+from wallets.services.proposals import proposal_decide
+
+pytestmark = pytest.mark.django_db
+
+
+def login(user) -> Client:
+    client = Client()
+    client.force_login(user)
+    return client
+
+
+def terms(fee="12.50", point_value="2.00", currency="INR", entry_fee=None) -> dict:
+    return {
+        "currency": currency,
+        "point_value": None if point_value is None else Decimal(point_value),
+        "entry_fee": None if entry_fee is None else Decimal(entry_fee),
+        "fee_percent": Decimal(fee),
+    }
+
+
+def propose(user, template, reason="rake review", **kw):
+    return template_change_propose(
+        proposed_by=user, template=template, reason=reason, **terms(**kw)
+    )
+
+
+def decide(model, proposal, user, approve=True):
+    return proposal_decide(model=model, proposal_id=proposal.pk, decided_by=user, approve=approve)
+
+
+@pytest.fixture
+def played(game_server):
+    """points-2 (₹2 a point, 10% fee) and a game opened from it before any change."""
+    return points_game(game_server, "before")
+
+
+def test_a_fee_change_applies_to_games_opened_after_its_approval(
+    operator, approver, played, game_server
+):
+    template = played.template
+    change = propose(operator, template)
+
+    template.refresh_from_db()
+    assert template.fee_percent == Decimal("10.00")  # proposed: nothing changes yet
+
+    decide(TemplateChange, change, approver)
+
+    template.refresh_from_db()
+    assert template.fee_percent == Decimal("12.50")
+    for p in ("e", "f"):
+        funded_player(p, "500.00")
+    after = game_open(
+        client=game_server, game_id="after", template_slug="points-2", players=["e", "f"]
+    )
+    assert after.game_terms.fee_percent == Decimal("12.50")
+    played.refresh_from_db()
+    assert played.game_terms.fee_percent == Decimal("10.00")  # the game in play keeps its terms
+
+
+def test_nobody_approves_their_own_change_and_operators_cannot_approve(operator, played):
+    both = staff("both", "finance operator", "finance approver")
+    own = propose(both, played.template)
+
+    with pytest.raises(SelfApproval):
+        decide(TemplateChange, own, both)
+    with pytest.raises(PermissionRefused):
+        decide(TemplateChange, own, operator)
+
+    played.template.refresh_from_db()
+    assert played.template.fee_percent == Decimal("10.00")
+
+
+def test_viewers_and_approvers_cannot_propose(viewer, approver, played):
+    for user in (viewer, approver):
+        with pytest.raises(PermissionRefused):
+            propose(user, played.template)
+    assert not TemplateChange.objects.exists()
+
+
+@pytest.mark.parametrize(
+    ("kw", "error", "match"),
+    [
+        ({"fee": "10.00"}, ProposalInvalid, "nothing changes"),
+        ({"fee": "100.00"}, TermsInvalid, "fee_percent"),
+        ({"point_value": None}, TermsInvalid, "point value"),
+        ({"point_value": "2.005"}, TermsInvalid, "two decimal places"),
+    ],
+)
+def test_a_change_no_game_could_be_played_by_is_refused_at_proposal(
+    operator, played, kw, error, match
+):
+    with pytest.raises(error, match=match):
+        propose(operator, played.template, **kw)
+    assert not TemplateChange.objects.exists()
+
+
+def test_a_change_proposed_from_terms_since_replaced_is_refused(operator, approver, played):
+    first = propose(operator, played.template, fee="12.50")
+    second = propose(operator, played.template, fee="15.00")
+    decide(TemplateChange, first, approver)
+
+    with pytest.raises(ProposalInvalid, match="changed since"):
+        decide(TemplateChange, second, approver)
+
+    second.refresh_from_db()
+    played.template.refresh_from_db()
+    assert second.status == "proposed" and played.template.fee_percent == Decimal("12.50")
+
+
+def test_proposed_and_approved_in_the_admin_and_kept_in_the_history(operator, approver, played):
+    template = played.template
+    add = reverse("admin:tournaments_templatechange_add")
+    form = login(operator).get(add, {"template": template.pk})
+    assert form.context["adminform"].form.initial["fee_percent"] == Decimal("10.00")
+
+    refused = login(operator).post(
+        add,
+        {
+            "template": template.pk,
+            "currency": "INR",
+            "point_value": "2.00",
+            "entry_fee": "",
+            "fee_percent": "150.00",
+            "reason": "x",
+        },
+    )
+    assert refused.status_code == 200 and "fee" in refused.content.decode()
+    assert not TemplateChange.objects.exists()
+
+    login(operator).post(
+        add,
+        {"template": template.pk, "currency": "INR", "point_value": "3.00", "entry_fee": "",
+         "fee_percent": "12.50", "reason": "new table prices"},
+    )  # fmt: skip
+    change = TemplateChange.objects.get()
+    page = login(approver).get(reverse("admin:tournaments_templatechange_change", args=[change.pk]))
+    shown = page.content.decode()
+    assert "fee %: 10.00% → 12.50%" in shown and "point value: ₹2.00 → ₹3.00" in shown
+    assert "Approve" in shown
+
+    decide_url = reverse("admin:tournaments_templatechange_decide", args=[change.pk])
+    login(approver).post(decide_url, {"decision": "approve", "note": "board approved"})
+
+    template.refresh_from_db()
+    assert (template.point_value, template.fee_percent) == (Decimal("3.00"), Decimal("12.50"))
+    history = LogEntry.objects.filter(
+        object_id=str(template.pk), content_type__model="gametemplate"
+    )
+    assert "fee %: 10.00% → 12.50%" in history.get().change_message
+    change.refresh_from_db()
+    assert change.decision_note == "board approved"
+    template_page = login(operator).get(
+        reverse("admin:tournaments_gametemplate_change", args=[template.pk])
+    )
+    assert "approved, proposed by operator" in template_page.content.decode()
+
+
+def test_the_groups_hold_exactly_what_the_code_grants(db):
+    roles_ensure()
+    operators = Group.objects.get(name=OPERATOR)
+    stale = Permission.objects.get(codename="add_apiclient")
+    operators.permissions.add(stale)  # as a database from before issue 13 has it
+
+    roles_ensure()
+
+    granted = set(operators.permissions.values_list("codename", flat=True))
+    assert "add_apiclient" not in granted and "change_apiclient" not in granted
+    assert "add_gametemplate" not in granted
+    assert {"change_gametemplate", "add_templatechange", "add_adjustment"} <= granted
+
+
+def test_templates_are_added_by_superusers_only(operator, superuser, db):
+    data = {
+        "slug": "pool-50", "name": "", "format": "pool101", "currency": "INR", "seats": 6,
+        "point_value": "", "entry_fee": "50.00", "fee_percent": "0.00", "deals": "",
+        "rules": "{}", "split_policy": "none", "entry_buckets": '["deposit"]', "active": "on",
+    }  # fmt: skip
+    add = reverse("admin:tournaments_gametemplate_add")
+
+    assert login(operator).post(add, data).status_code == 403
+    assert login(superuser).post(add, data).status_code == 302
+    assert GameTemplate.objects.filter(slug="pool-50").count() == 1

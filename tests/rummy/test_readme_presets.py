@@ -1,0 +1,40 @@
+"""The README's presets table says what the presets are: every variant where one departs from
+the default has a row, and every row matches ``PRESETS``."""
+
+from dataclasses import fields
+from pathlib import Path
+
+from tournaments.rummy import DEFAULT, PRESETS
+
+README = Path(__file__).resolve().parents[2] / "README.md"
+COLUMNS = ["S0", "S1", "S3", "pool101", "pool201", "deals"]
+
+
+def cell(value: object) -> str:
+    if value is None:
+        return "—"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return str(value)
+
+
+def readme_rows() -> dict[str, list[str]]:
+    text = README.read_text(encoding="utf-8").split("### Rule presets", 1)[1].split("\n#", 1)[0]
+    rows = {}
+    for line in text.splitlines():
+        if line.startswith("| `"):
+            cells = [c.strip() for c in line.strip("|").split("|")]
+            rows[cells[0].strip("`")] = cells[1 : 1 + len(COLUMNS)]
+    return rows
+
+
+def test_readme_presets_table_matches_the_presets():
+    rows = readme_rows()
+    differing = {
+        f.name
+        for f in fields(DEFAULT)
+        if any(getattr(PRESETS[p], f.name) != getattr(DEFAULT, f.name) for p in COLUMNS)
+    }
+    assert differing <= set(rows), f"rows missing: {sorted(differing - set(rows))}"
+    for name, cells in rows.items():
+        assert cells == [cell(getattr(PRESETS[p], name)) for p in COLUMNS], name

@@ -1,0 +1,58 @@
+"""The demo's payment gateway (tournaments/simulator_money.py) over real HTTP: deposits with GST,
+KYC, withdrawals paid and failed; and `manage.py simulate` ending with balanced books."""
+
+import re
+from decimal import Decimal
+
+import pytest
+from django.core.management import call_command
+
+from tests.wallets.invariants import ledger_violations
+from tests.wallets.payments import won
+from tournaments.management.commands.simulate import finance_approves
+from tournaments.simulator import Http
+from tournaments.simulator_money import PaymentGateway, pan_for
+from wallets.api_keys import api_client_create
+from wallets.models import Withdrawal
+from wallets.reconciliation import reconcile_run
+from wallets.services.kyc import PAN
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def test_the_gateway_deposits_verifies_and_cashes_out(live_server):
+    _, key = api_client_create(name="sim", scopes=["payments"])
+    gateway = PaymentGateway(Http(live_server.url, key), seed=1)
+    players = [f"m{n}" for n in range(6)]
+
+    gateway.fund(players, "1280.00")
+    gateway.verify(players)
+    for p in players[:5]:
+        won(p, "1000.00")
+    gateway.cash_out(players, approve=finance_approves())
+
+    t = gateway.tally
+    assert (t.deposits, t.deposited, t.gst, t.credited) == (
+        6,
+        Decimal("7680.00"),
+        Decimal("1680.00"),
+        Decimal("6000.00"),
+    )
+    assert t.verified == 6 and t.approved_by_finance == 5  # every first withdrawal waits
+    assert (t.paid, t.failed) == (4, 1)
+    statuses = sorted(Withdrawal.objects.values_list("status", flat=True))
+    assert statuses == ["failed", "paid", "paid", "paid", "paid"]
+    assert reconcile_run(trigger="command").status == "clean"
+    assert ledger_violations() == []
+
+
+def test_pans_are_well_formed_and_per_player():
+    assert PAN.match(pan_for("sim-player-1")) and pan_for("a") != pan_for("b")
+
+
+def test_simulate_plays_pays_taxes_and_balances(live_server, eager, capsys):
+    call_command("simulate", base_url=live_server.url, rounds=1, players=6, seed=5, wait=5)
+    out = capsys.readouterr().out
+    assert re.search(r"Deposits: 6, 30000.00 INR paid = 23437.50 credited \+ 6562.50 GST", out)
+    assert re.search(r"withdrawals: \d+ paid .* \d+ failed", out)
+    assert "Books balance" in out, out[-2000:]

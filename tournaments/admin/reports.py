@@ -1,0 +1,138 @@
+"""The fee (rake) report: fee earned per day and format, as a table with totals and a grand
+total, an SVG chart (a ₹ scale and a date axis), CSV, and the period's GST and TDS summaries
+from whatever tax reports are registered (`wallets.reports.tax_summary_register`)."""
+
+from __future__ import annotations
+
+import csv
+import math
+from collections import defaultdict
+from datetime import timedelta
+from decimal import Decimal
+
+from django.contrib import admin
+from django.core.exceptions import PermissionDenied
+from django.http import HttpRequest, HttpResponse
+from django.template.response import TemplateResponse
+from django.utils import timezone
+from djmoney.money import Money
+
+from tournaments.models import Format
+from tournaments.queries import fee_report_days
+from tournaments.services.escrow import fee_account_id
+from wallets import reports
+from wallets.admin.base import DateRangeForm
+from wallets.formatting import money, unit
+from wallets.models import CASH, Account
+
+COLOURS = {
+    Format.POINTS: "#417690",
+    Format.POOL101: "#79aec8",
+    Format.POOL201: "#e0a030",
+    Format.DEALS: "#5b8c5a",
+    Format.RUMMY500: "#a05050",
+}
+# the chart's frame: room for the ₹ scale on the left and the dates below
+LEFT, BOTTOM, TOP, HEIGHT, BAR, GAP = 90, 36, 10, 200, 18, 6
+DATE_LABELS = 10  # at most this many dates under the bars
+
+
+def fee_chart(rows: list[dict], days: list) -> dict:
+    """Stacked bars of cash fee per day and format, as SVG shapes (no JavaScript, no CDN)."""
+    totals: dict = defaultdict(Decimal)
+    per_day: dict = defaultdict(dict)
+    for r in rows:
+        if r["currency"] == CASH:
+            per_day[r["day"]][r["format"]] = r["fee"]
+            totals[r["day"]] += r["fee"]
+    top = max(totals.values(), default=Decimal(0))
+    bars = []
+    for i, day in enumerate(days):
+        y = TOP + HEIGHT
+        for fmt in Format.values:
+            value = per_day[day].get(fmt, Decimal(0))
+            if value <= 0 or top <= 0:
+                continue
+            h = float(value / top) * HEIGHT
+            y -= h
+            bars.append(
+                {
+                    "x": LEFT + i * (BAR + GAP),
+                    "y": round(y, 2),
+                    "h": round(h, 2),
+                    "w": BAR,
+                    "colour": COLOURS[fmt],
+                    "title": f"{day:%d %b %Y} {fmt}: {money(value, CASH)}",
+                }
+            )
+    step = max(1, math.ceil(len(days) / DATE_LABELS))
+    width = LEFT + max(len(days) * (BAR + GAP), 100)
+    return {
+        "bars": bars,
+        "width": width,
+        "height": TOP + HEIGHT + BOTTOM,
+        "left": LEFT,
+        "base": TOP + HEIGHT,
+        "scale": [
+            {"y": round(TOP + HEIGHT * (1 - share), 2), "label": money(top * Decimal(share), CASH)}
+            for share in (0, 0.5, 1)
+            if top > 0 or share == 0
+        ],
+        "dates": [
+            {"x": LEFT + i * (BAR + GAP) + BAR / 2, "label": f"{day:%d %b}"}
+            for i, day in enumerate(days)
+            if i % step == 0
+        ],
+        "top": top,
+        "legend": [(fmt, COLOURS[fmt]) for fmt in Format.values],
+    }
+
+
+def fee_report_view(model_admin: admin.ModelAdmin, request: HttpRequest):
+    """Fee per day and format: table, chart, CSV (linked from the index and the games' list)."""
+    if not model_admin.has_view_permission(request):
+        raise PermissionDenied
+    today = timezone.localdate()
+    asked = {k: v for k, v in request.GET.items() if k in DateRangeForm.base_fields}
+    form = DateRangeForm(asked or {"start": today - timedelta(days=13), "end": today})
+    context = {
+        **model_admin.admin_site.each_context(request),
+        "opts": model_admin.model._meta,
+        "title": "Fee (rake) report",
+        "form": form,
+        "rows": None,
+    }
+    if form.is_valid():
+        first, last = form.cleaned_data["start"], form.cleaned_data["end"]
+        start, end = form.period()
+        fee_account = Account.objects.get(pk=fee_account_id())
+        rows = fee_report_days(fee_account=fee_account, first=first, last=last)
+        if request.GET.get("format") == "csv":
+            return _fee_csv(rows, first, last)
+        days = [first + timedelta(days=n) for n in range((last - first).days + 1)][:400]
+        totals: dict = defaultdict(Decimal)
+        grand: dict = defaultdict(Decimal)
+        for r in rows:
+            totals[(r["format"], r["currency"])] += r["fee"]
+            grand[r["currency"]] += r["fee"]
+        context.update(
+            rows=rows,
+            totals=sorted((f, c, v) for (f, c), v in totals.items()),
+            grand_totals=[Money(v, c) for c, v in sorted(grand.items())],
+            games=sum(r["games"] for r in rows),
+            chart=fee_chart(rows, days),
+            taxes=reports.tax_summaries(start, end),
+        )
+    return TemplateResponse(request, "admin/tournaments/game/fee_report.html", context)
+
+
+def _fee_csv(rows: list[dict], first, last) -> HttpResponse:
+    """One row per day, format and currency; the header names the unit (₹: chips pay no fee),
+    the values stay plain decimals."""
+    response = HttpResponse(content_type="text/csv")
+    response["Content-Disposition"] = f'attachment; filename="fees-{first}-{last}.csv"'
+    writer = csv.writer(response)
+    writer.writerow(["day", "format", "currency", f"fee ({unit(CASH)})", "games"])
+    for r in rows:
+        writer.writerow([r["day"], r["format"], r["currency"], f"{r['fee']:.2f}", r["games"]])
+    return response

@@ -1,0 +1,91 @@
+"""The games' refusals and their codes (this app's part of the error-code catalogue). Pure: the
+formats raise these without Django."""
+
+from enum import StrEnum
+
+from rummy_ledger.errors import Conflict, DomainError, NotFound, Retryable, Unprocessable
+
+
+class GameErrorCode(StrEnum):
+    # opening and the game's state
+    UNKNOWN_TEMPLATE = "unknown_template"
+    TEMPLATE_INVALID = "template_invalid"
+    INVALID_PLAYERS = "invalid_players"
+    GAME_NOT_FOUND = "game_not_found"
+    GAME_EXISTS = "game_exists"
+    GAME_NOT_OPEN = "game_not_open"
+    GAME_BUSY = "game_busy"
+    # a posted deal
+    INVALID_DEAL = "invalid_deal"
+    DEAL_REJECTED = "deal_rejected"
+    DEAL_OUT_OF_ORDER = "deal_out_of_order"
+    DEAL_EXISTS = "deal_exists"
+    INVALID_CARD = "invalid_card"
+    GROUPS_REQUIRED = "groups_required"
+    HAND_SIZE = "hand_size"
+    TOO_MANY_COPIES = "too_many_copies"
+    DROP_NOT_ALLOWED = "drop_not_allowed"
+    WINNER_COUNT = "winner_count"
+    DECLARATION_MISSING = "declaration_missing"
+    INVALID_DECLARATION = "invalid_declaration"
+    INVALID_SECOND_DECLARATION = "invalid_second_declaration"
+    WRONG_SHOW_VALID = "wrong_show_valid"
+    INVALID_MELD = "invalid_meld"
+    PLAYER_ELIMINATED = "player_eliminated"
+    MISSING_PLAYER = "missing_player"
+    # rejoin and split
+    REJOIN_NOT_ALLOWED = "rejoin_not_allowed"
+    NOT_ELIMINATED = "not_eliminated"
+    REJOIN_CLOSED = "rejoin_closed"
+    SPLIT_NOT_ALLOWED = "split_not_allowed"
+
+
+class TermsInvalid(DomainError):
+    """A template's terms that no game can be played by; `field` names the template field."""
+
+    code = GameErrorCode.TEMPLATE_INVALID
+
+    def __init__(self, field: str, message: str):
+        super().__init__(f"{field}: {message}", details={"field": field})
+        self.field = field
+        self.reason = message
+
+
+class OpenRejected(Unprocessable):
+    code = GameErrorCode.INVALID_PLAYERS
+
+
+class GameNotFound(NotFound):
+    code = GameErrorCode.GAME_NOT_FOUND
+
+
+class GameExists(Conflict):
+    code = GameErrorCode.GAME_EXISTS
+
+
+class GameNotOpen(Conflict):
+    code = GameErrorCode.GAME_NOT_OPEN
+
+
+class GameBusy(Retryable):
+    code = GameErrorCode.GAME_BUSY
+
+
+class NotAllowed(Conflict):
+    """Something this game's format or state does not allow (rejoin, split); the code says what."""
+
+
+class DealInvalid(DomainError):
+    code = GameErrorCode.INVALID_DEAL
+
+
+class DealRejected(Unprocessable):
+    code = GameErrorCode.DEAL_REJECTED
+
+
+class DealOutOfOrder(Conflict):
+    code = GameErrorCode.DEAL_OUT_OF_ORDER
+
+
+class DealExists(Conflict):
+    code = GameErrorCode.DEAL_EXISTS

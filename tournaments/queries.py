@@ -1,0 +1,198 @@
+"""The games' hot-path and report queries, in one place: plain SQL where the ORM's query
+building would cost more than the query (settlement), or where PostgreSQL does the work in one
+statement (write-back, fee report)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from datetime import date, datetime, time, timedelta
+
+from django.conf import settings
+from django.core.cache import cache
+from django.db import connection
+from django.utils import timezone
+
+from tournaments.models import Deal, DealTransfer, Game, GamePlayer
+from wallets.models import Account, Entry, Player, Transfer
+
+
+def deal_is_stored(deal_id: int) -> bool:
+    """Whether the deal still waits for settlement (most settle tasks stop here)."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT 1 FROM {Deal._meta.db_table} WHERE id = %s AND status = %s",
+            [deal_id, Deal.Status.STORED],
+        )
+        return cursor.fetchone() is not None
+
+
+def games_with_stored_deals_locked(*, exclude: Game | None, limit: int) -> list[Game]:
+    """Up to `limit` open games with stored deals, oldest deal first, whose lock is free now.
+
+    LIMIT and SKIP LOCKED sit on the same query, so two workers take two disjoint batches.
+    """
+    stored = Deal.objects.filter(status=Deal.Status.STORED).order_by("created_at")
+    if exclude is not None:
+        stored = stored.exclude(game_id=exclude.pk)
+    candidates = stored.values("game_id")[: limit * 8]  # by the partial index of stored deals
+    games = Game.objects.select_for_update(of=("self",), skip_locked=True)
+    return list(games.filter(pk__in=candidates, status=Game.Status.OPEN).order_by("pk")[:limit])
+
+
+def seats_with_accounts(game_ids: Sequence[int]) -> dict[int, list[GamePlayer]]:
+    """Every seat of these games with its player and its wallet account ids (`seat.accounts`,
+    bucket -> id), in one query: the settlement hot path reads nothing else about players."""
+    sql = f"""
+        SELECT gp.id, gp.game_id, gp.player_id, p.external_id, gp.seat, gp.score, gp.eliminated,
+               gp.rejoins, gp.entries, gp.contributed, gp.payout, gp.refund,
+               (SELECT array_agg(a.bucket || ':' || a.id) FROM {Account._meta.db_table} a
+                 WHERE a.player_id = gp.player_id AND a.kind = 'player')
+          FROM {GamePlayer._meta.db_table} gp JOIN {Player._meta.db_table} p ON p.id = gp.player_id
+         WHERE gp.game_id = ANY(%s) ORDER BY gp.game_id, gp.seat"""
+    out: dict[int, list[GamePlayer]] = {pk: [] for pk in game_ids}
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [list(game_ids)])
+        for row in cursor.fetchall():
+            pk, game_id, player_id, ext, seat_no, score, elim, rejoins, entries, contrib = row[:10]
+            seat = GamePlayer(
+                id=pk,
+                game_id=game_id,
+                player=Player(id=player_id, external_id=ext),
+                seat=seat_no,
+                score=score,
+                eliminated=elim,
+                rejoins=rejoins,
+                entries=entries,
+                contributed=json.loads(contrib) if isinstance(contrib, str) else contrib,
+                payout=row[10],
+                refund=row[11],
+            )
+            seat.accounts = {
+                bucket: int(account_id)
+                for bucket, account_id in (item.rsplit(":", 1) for item in row[12] or [])
+            }
+            out[game_id].append(seat)
+    return out
+
+
+def settlement_write_back(
+    games: Sequence[Game],
+    seats: Sequence[GamePlayer],
+    deals: Sequence[Deal],
+    deal_transfers: Sequence[tuple[int, int]],
+) -> None:
+    """Deals (and the transfers they posted, in order), seats and games in ONE statement:
+    settlement throughput is bounded by the round trips made while the locks are held."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"WITH d AS (UPDATE {Deal._meta.db_table} AS x SET points = u.points::jsonb, "
+            "discrepancies = u.disc::jsonb, status = 'settled', settled_at = now() "
+            "FROM unnest(%s::bigint[], %s::text[], %s::text[]) AS u(id, points, disc) "
+            "WHERE x.id = u.id RETURNING 1), "
+            f"t AS (INSERT INTO {DealTransfer._meta.db_table} (deal_id, transfer_id) "
+            "SELECT u.deal, u.transfer FROM unnest(%s::bigint[], %s::bigint[]) "
+            "WITH ORDINALITY AS u(deal, transfer, n) ORDER BY u.n RETURNING 1), "
+            f"s AS (UPDATE {GamePlayer._meta.db_table} AS gp SET score = u.score, "
+            "eliminated = u.eliminated, payout = u.payout, refund = u.refund "
+            "FROM unnest(%s::bigint[], %s::int[], %s::bool[], %s::numeric[], %s::numeric[]) "
+            "AS u(id, score, eliminated, payout, refund) WHERE gp.id = u.id RETURNING 1) "
+            f"UPDATE {Game._meta.db_table} AS g SET status = u.status, outcome = u.outcome, "
+            "finished_at = u.finished_at, deals_played = u.deals_played, paid_out = u.paid_out, "
+            "refunded = u.refunded, fee = u.fee FROM unnest(%s::bigint[], %s::text[], "
+            "%s::text[], %s::timestamptz[], %s::int[], %s::numeric[], %s::numeric[], "
+            "%s::numeric[]) AS u(id, status, outcome, finished_at, deals_played, paid_out, "
+            "refunded, fee) WHERE g.id = u.id",
+            [
+                [d.pk for d in deals],
+                [json.dumps(d.points) for d in deals],
+                [json.dumps(d.discrepancies) for d in deals],
+                [deal for deal, _ in deal_transfers],
+                [transfer for _, transfer in deal_transfers],
+                [s.pk for s in seats],
+                [s.score for s in seats],
+                [s.eliminated for s in seats],
+                [s.payout for s in seats],
+                [s.refund for s in seats],
+                [g.pk for g in games],
+                [g.status for g in games],
+                [g.outcome for g in games],
+                [g.finished_at for g in games],
+                [g.deals_played for g in games],
+                [g.paid_out for g in games],
+                [g.refunded for g in games],
+                [g.fee for g in games],
+            ],
+        )
+
+
+def game_transfer_ids(game: Game) -> list[int]:
+    """Every transfer that moved money in or out of the game's escrow (reversals left aside)."""
+    return sorted(
+        Entry.objects.filter(account_id=game.escrow_id)
+        .exclude(transfer__kind=Transfer.Kind.REVERSAL)
+        .values_list("transfer_id", flat=True)
+        .distinct()
+    )
+
+
+FEE_REPORT_SQL = f"""
+SELECT (f.created_at AT TIME ZONE %(tz)s)::date AS day, g.format, f.amount_currency,
+       sum(f.amount) AS fee, count(DISTINCT g.id) AS games
+  FROM {Entry._meta.db_table} f
+  JOIN {Entry._meta.db_table} x ON x.transfer_id = f.transfer_id AND x.account_id <> f.account_id
+  JOIN {Game._meta.db_table} g ON g.escrow_id = x.account_id
+ WHERE f.account_id = %(fee_account)s AND f.created_at >= %(start)s AND f.created_at < %(end)s
+ GROUP BY 1, 2, 3
+ ORDER BY 1, 2, 3
+"""
+
+
+# A day's fee entries are final this long after the day ends: the ledger is append-only and
+# stamps every entry with its transaction's start, and postings are short transactions.
+DAY_CLOSED_AFTER = timedelta(hours=1)
+
+
+def fee_report_days(*, fee_account: Account, first: date, last: date) -> list[dict]:
+    """`fee_report_rows` for the days first..last (platform time zone). A day that ended more
+    than DAY_CLOSED_AFTER ago never changes again (a reversal today is today's), so its rows are
+    kept in the cache once read; only the days still open, or not read yet, hit the ledger."""
+    tz = timezone.get_current_timezone()
+    now = timezone.now()
+
+    def bounds(day: date) -> tuple[datetime, datetime]:
+        start = datetime.combine(day, time.min, tzinfo=tz)
+        return start, datetime.combine(day + timedelta(days=1), time.min, tzinfo=tz)
+
+    days = [first + timedelta(days=n) for n in range((last - first).days + 1)]
+    # the account's creation time tells a recreated database (tests, benchmarks) from this one
+    keys = {
+        day: f"fee-report:{fee_account.pk}:{fee_account.created_at.timestamp()}:{day}"
+        for day in days
+        if bounds(day)[1] + DAY_CLOSED_AFTER <= now
+    }
+    cached = cache.get_many(list(keys.values()))
+    by_day = {day: cached[key] for day, key in keys.items() if key in cached}
+    missing = [day for day in days if day not in by_day]
+    if missing:
+        start, end = bounds(missing[0])[0], bounds(missing[-1])[1]
+        fresh: dict[date, list[dict]] = {day: [] for day in missing}
+        for row in fee_report_rows(fee_account_id=fee_account.pk, start=start, end=end):
+            if row["day"] in fresh:  # the span may cover cached days: those stay as cached
+                fresh[row["day"]].append(row)
+        by_day.update(fresh)
+        cache.set_many({keys[day]: by_day[day] for day in missing if day in keys}, timeout=None)
+    return [row for day in days for row in by_day[day]]
+
+
+def fee_report_rows(*, fee_account_id: int, start: datetime, end: datetime) -> list[dict]:
+    """Fee earned per day (platform time zone) and format in [start, end); reversals net out."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            FEE_REPORT_SQL,
+            {"tz": settings.TIME_ZONE, "fee_account": fee_account_id, "start": start, "end": end},
+        )
+        return [
+            {"day": day, "format": fmt, "currency": cur, "fee": fee, "games": games}
+            for day, fmt, cur, fee, games in cursor.fetchall()
+        ]

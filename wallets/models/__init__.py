@@ -1,0 +1,56 @@
+"""The ledger's tables: `ledger` (accounts, transfers, entries), `people` (players, their KYC,
+API clients), `finance` (proposals, reconciliation reports, gateway statements), `payments`
+(withdrawals and their review, TDS year ends)."""
+
+from wallets.models.finance import (
+    Adjustment,
+    Discrepancy,
+    GatewayStatement,
+    GatewayStatementLine,
+    Proposal,
+    ProposalStatus,
+    ReconciliationReport,
+    Reversal,
+    ReversalTransfer,
+)
+from wallets.models.ledger import (
+    BUCKET_CURRENCY,
+    CASH,
+    CHIPS,
+    PLATFORM_CURRENCY,
+    Account,
+    Bucket,
+    Entry,
+    PlatformAccount,
+    Transfer,
+)
+from wallets.models.payments import TdsYearEnd, Withdrawal, WithdrawalReview
+from wallets.models.people import ApiClient, KycRecord, KycStatus, Player
+
+__all__ = [
+    "BUCKET_CURRENCY",
+    "CASH",
+    "CHIPS",
+    "PLATFORM_CURRENCY",
+    "Account",
+    "Adjustment",
+    "ApiClient",
+    "Bucket",
+    "Discrepancy",
+    "Entry",
+    "GatewayStatement",
+    "GatewayStatementLine",
+    "KycRecord",
+    "KycStatus",
+    "PlatformAccount",
+    "Player",
+    "Proposal",
+    "ProposalStatus",
+    "ReconciliationReport",
+    "Reversal",
+    "ReversalTransfer",
+    "TdsYearEnd",
+    "Transfer",
+    "Withdrawal",
+    "WithdrawalReview",
+]

@@ -1,0 +1,181 @@
+"""Money in and out against the tax accounts and the withdrawals (set-based, like the others).
+
+- GST: every deposit from the first one that carried GST on has exactly 28/128 of its amount
+  in GST payable (`wallets.tax`'s rule; PostgreSQL's `round(numeric, 2)` rounds half away from
+  zero, which is half up for these positive amounts: a test holds the two to one another), and
+  GST payable holds exactly the GST of those deposits, less that of reversed ones.
+- TDS: TDS payable holds exactly the TDS of the withdrawals that are approved or paid plus what
+  the year ends withheld (a failed withdrawal's TDS went back with its reversal; a rejected one
+  never reached it), and each of those withdrawals' approval put its own TDS there.
+- Pending: every player's pending bucket holds exactly their withdrawals still `requested`.
+- Stuck: no withdrawal stays requested or approved longer than
+  `RECONCILE_STUCK_WITHDRAWAL_HOURS`.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from django.conf import settings
+from django.utils import timezone
+
+from wallets import references, tax
+from wallets.models import PlatformAccount
+
+GST_KINDS = {
+    "gst_deposit_mismatch": "deposit whose GST is not 28/128 of it",
+    "gst_payable_mismatch": "GST payable differs from the GST of the deposits",
+}
+TDS_KINDS = {
+    "tds_withdrawal_mismatch": "withdrawal whose approval did not withhold its TDS",
+    "tds_payable_mismatch": "TDS payable differs from the TDS of withdrawals and year ends",
+}
+WITHDRAWAL_KINDS = {
+    "pending_mismatch": "pending bucket differs from the withdrawals waiting",
+    "withdrawal_stuck": "withdrawal requested or approved for too long",
+}
+
+_INSERT = (
+    "INSERT INTO wallets_discrepancy "
+    "(report_id, kind, subject, expected, actual, currency, details) "
+)
+
+# One row per deposit: its amount (out of gateway clearing) and its GST (into GST payable).
+_DEPOSITS = """
+CREATE TEMP TABLE recon_deposits ON COMMIT DROP AS
+SELECT t.id, t.reference, t.created_at, -e.amount AS amount,
+       g.amount AS gst,
+       EXISTS (SELECT 1 FROM wallets_transfer r WHERE r.reverses_id = t.id) AS reversed
+  FROM wallets_entry e
+  JOIN wallets_transfer t ON t.id = e.transfer_id AND t.kind = 'deposit'
+  LEFT JOIN wallets_entry g ON g.transfer_id = t.id AND g.account_id = %(gst)s
+ WHERE e.account_id = %(clearing)s
+"""
+
+_GST = (
+    _INSERT
+    + """
+SELECT %(report)s, 'gst_deposit_mismatch', 'deposit ' || d.reference,
+       round(d.amount * %(share)s, 2), coalesce(d.gst, 0), 'INR',
+       jsonb_build_object('transfer_id', d.id, 'amount', d.amount::text)
+  FROM recon_deposits d
+ WHERE d.created_at >= (SELECT min(created_at) FROM recon_deposits WHERE gst IS NOT NULL)
+   AND coalesce(d.gst, 0) <> round(d.amount * %(share)s, 2)
+UNION ALL
+SELECT %(report)s, 'gst_payable_mismatch', %(gst_code)s, expected, actual, 'INR',
+       jsonb_build_object('deposits', n)
+  FROM (SELECT (SELECT coalesce(sum(round(amount * %(share)s, 2)), 0) FROM recon_deposits
+                 WHERE gst IS NOT NULL AND NOT reversed) AS expected,
+               (SELECT coalesce(sum(amount), 0) FROM wallets_entry
+                 WHERE account_id = %(gst)s) AS actual,
+               (SELECT count(*) FROM recon_deposits WHERE gst IS NOT NULL) AS n) AS s
+ WHERE expected <> actual
+"""
+)
+
+_TDS = (
+    _INSERT
+    + """
+SELECT %(report)s, 'tds_withdrawal_mismatch', 'withdrawal ' || w.reference, w.tds,
+       coalesce(e.amount, 0), 'INR',
+       jsonb_build_object('withdrawal_id', w.id, 'status', w.status,
+                          'transfer_id', w.approval_transfer_id)
+  FROM wallets_withdrawal w
+  LEFT JOIN wallets_entry e ON e.transfer_id = w.approval_transfer_id AND e.account_id = %(tds)s
+ WHERE w.status IN ('approved', 'paid') AND coalesce(e.amount, 0) <> w.tds
+UNION ALL
+SELECT %(report)s, 'tds_payable_mismatch', %(tds_code)s, expected, actual, 'INR',
+       jsonb_build_object('withdrawals', withdrawals::text, 'year_ends', year_ends::text)
+  FROM (SELECT w.total + y.total AS expected, w.total AS withdrawals, y.total AS year_ends,
+               (SELECT coalesce(sum(amount), 0) FROM wallets_entry
+                 WHERE account_id = %(tds)s) AS actual
+          FROM (SELECT coalesce(sum(tds), 0) AS total FROM wallets_withdrawal
+                 WHERE status IN ('approved', 'paid')) AS w,
+               (SELECT coalesce(sum(withheld), 0) AS total FROM wallets_tdsyearend) AS y) AS s
+ WHERE expected <> actual
+"""
+)
+
+_PENDING = (
+    _INSERT
+    + """
+SELECT %(report)s, 'pending_mismatch', a.code, coalesce(w.waiting, 0), a.balance,
+       a.balance_currency, jsonb_build_object('withdrawals', coalesce(w.n, 0))
+  FROM wallets_account a
+  LEFT JOIN (SELECT player_id, sum(amount) AS waiting, count(*) AS n FROM wallets_withdrawal
+              WHERE status = 'requested' GROUP BY player_id) AS w ON w.player_id = a.player_id
+ WHERE a.kind = 'player' AND a.bucket = 'pending' AND a.balance <> coalesce(w.waiting, 0)
+"""
+)
+
+_STUCK = (
+    _INSERT
+    + """
+SELECT %(report)s, 'withdrawal_stuck', 'withdrawal ' || w.reference, NULL, w.amount, 'INR',
+       jsonb_build_object('withdrawal_id', w.id, 'status', w.status,
+                          'since', coalesce(w.decided_at, w.requested_at))
+  FROM wallets_withdrawal w
+ WHERE w.status IN ('requested', 'approved')
+   AND coalesce(w.decided_at, w.requested_at) < %(stuck_before)s
+"""
+)
+
+
+def _accounts(cursor) -> dict[str, int | None]:
+    codes = {
+        code: references.platform_account_code(code)
+        for code in (
+            PlatformAccount.GATEWAY_CLEARING,
+            PlatformAccount.GST_PAYABLE,
+            PlatformAccount.TDS_PAYABLE,
+        )
+    }
+    cursor.execute(
+        "SELECT code, id FROM wallets_account WHERE code = ANY(%s)", [list(codes.values())]
+    )
+    found = dict(cursor.fetchall())
+    return {name: found.get(code) for name, code in codes.items()}
+
+
+def gst(cursor, ctx: dict) -> int:
+    accounts = _accounts(cursor)
+    cursor.execute("DROP TABLE IF EXISTS recon_deposits")
+    cursor.execute(
+        _DEPOSITS,
+        {
+            "clearing": accounts[PlatformAccount.GATEWAY_CLEARING],
+            "gst": accounts[PlatformAccount.GST_PAYABLE],
+        },
+    )
+    cursor.execute(
+        _GST,
+        {
+            "report": ctx["report_id"],
+            "share": tax.GST_SHARE,
+            "gst": accounts[PlatformAccount.GST_PAYABLE],
+            "gst_code": references.platform_account_code(PlatformAccount.GST_PAYABLE),
+        },
+    )
+    return cursor.rowcount
+
+
+def tds(cursor, ctx: dict) -> int:
+    accounts = _accounts(cursor)
+    cursor.execute(
+        _TDS,
+        {
+            "report": ctx["report_id"],
+            "tds": accounts[PlatformAccount.TDS_PAYABLE],
+            "tds_code": references.platform_account_code(PlatformAccount.TDS_PAYABLE),
+        },
+    )
+    return cursor.rowcount
+
+
+def withdrawals(cursor, ctx: dict) -> int:
+    hours = settings.RECONCILE_STUCK_WITHDRAWAL_HOURS
+    cursor.execute(_PENDING, {"report": ctx["report_id"]})
+    found = cursor.rowcount
+    stuck_before = timezone.now() - timedelta(hours=hours)
+    cursor.execute(_STUCK, {"report": ctx["report_id"], "stuck_before": stuck_before})
+    return found + cursor.rowcount

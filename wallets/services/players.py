@@ -1,0 +1,95 @@
+"""Players and their accounts (one per bucket), and the platform's accounts."""
+
+from django.conf import settings
+from django.db import OperationalError, connection
+from django.db.models import Count, Q
+from djmoney.money import Money
+
+from rummy_ledger import ids
+from rummy_ledger.errors import DomainError
+from wallets import references
+from wallets.errors import LedgerBusy, UnknownPlayer
+from wallets.models import BUCKET_CURRENCY, PLATFORM_CURRENCY, Account, Player
+
+
+def player_get_or_create(*, external_id: str) -> Player:
+    """The player with this platform id, registered with one account per bucket if new.
+
+    Safe under concurrency: inserts that lose a race are ignored, then everything is re-read.
+    A registered player with every account is one read: no INSERT ... ON CONFLICT, which costs
+    two more round trips and waits behind any transaction holding the player's accounts.
+    An id outside the safe alphabet (`rummy_ledger.ids`) is never registered.
+    """
+    if not ids.is_external_id(external_id):
+        raise DomainError(f"a player id is {ids.RULE}", details={"player": external_id})
+    known = (
+        Player.objects.filter(external_id=external_id)
+        .annotate(accounts_n=Count("accounts", filter=Q(accounts__kind=Account.Kind.PLAYER)))
+        .first()
+    )
+    if known is not None and known.accounts_n == len(BUCKET_CURRENCY):
+        return known
+    Player.objects.bulk_create([Player(external_id=external_id)], ignore_conflicts=True)
+    player = Player.objects.get(external_id=external_id)
+    Account.objects.bulk_create(
+        [
+            Account(
+                kind=Account.Kind.PLAYER,
+                code=references.player_account_code(external_id, bucket),
+                player=player,
+                bucket=bucket,
+                balance=Money(0, currency),
+            )
+            for bucket, currency in BUCKET_CURRENCY.items()
+        ],
+        ignore_conflicts=True,
+    )
+    return player
+
+
+def player_accounts(*, player: Player) -> dict[str, Account]:
+    return {a.bucket: a for a in Account.objects.filter(player=player, kind=Account.Kind.PLAYER)}
+
+
+def platform_accounts() -> dict[str, Account]:
+    """Every platform account by code, created on first use (they are append-only sinks)."""
+    Account.objects.bulk_create(
+        [
+            Account(
+                kind=Account.Kind.PLATFORM,
+                code=references.platform_account_code(code),
+                balance=Money(0, currency),
+            )
+            for code, currency in PLATFORM_CURRENCY.items()
+        ],
+        ignore_conflicts=True,
+    )
+    accounts = Account.objects.filter(kind=Account.Kind.PLATFORM)
+    return {references.parse_account_code(a.code).name: a for a in accounts}
+
+
+def player_lock(*, external_id: str, create: bool = False) -> Player:
+    """The player's row, locked until the transaction ends (inside one).
+
+    Deposits, withdrawals and the year end of one player take it first, so they run one at a
+    time and each reads a stable tax history; the ledger then locks the accounts (always the
+    player, then accounts: game entries lock accounts only, so nothing waits in a circle). The
+    lock is FOR NO KEY UPDATE: rows that merely reference the player (a game's seat, whose
+    foreign key check takes KEY SHARE while its entry holds account locks) never wait for it,
+    which would close a circle. The wait is bounded like the ledger's: a busy player is a
+    retryable 409.
+    """
+    if create:
+        player_get_or_create(external_id=external_id)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT set_config('lock_timeout', %s, true)", [f"{settings.LEDGER_LOCK_TIMEOUT_MS}ms"]
+        )
+    try:
+        return Player.objects.select_for_update(no_key=True).get(external_id=external_id)
+    except Player.DoesNotExist as exc:
+        raise UnknownPlayer(f"no player {external_id!r}") from exc
+    except OperationalError as exc:
+        if getattr(exc.__cause__, "sqlstate", None) == "55P03":
+            raise LedgerBusy(f"player {external_id} is busy: try again") from exc
+        raise

@@ -1,0 +1,289 @@
+"""Money out: a player's winnings to the payment gateway, TDS withheld (Rule 133).
+
+- request: the player's row is locked first (deposits, withdrawals and the year end of one
+  player run in turn, so TDS is computed on a stable history), then winnings -amount ->
+  pending +amount, TDS computed now; up to `WITHDRAWAL_AUTO_APPROVE_MAX` it is approved at
+  once, unless it is the player's first (none approved before); the rest wait for finance
+  (`WithdrawalReview`: an operator reviews, an approver decides, through `proposal_decide`);
+- approval: pending -amount -> gateway clearing +payout, TDS payable +tds;
+- rejection (before approval): pending -> winnings, the whole amount;
+- the gateway's result: paid (final), or failed: the approval is reversed exactly and the
+  pending amount goes back to winnings, so TDS payable loses its TDS and the year's tax
+  position no longer counts the withdrawal.
+Every step posts with a key derived from the withdrawal (`withdrawal:<id>:<step>`) and checks
+the status under the withdrawal's row lock, so a repeated call changes nothing.
+
+Real money being switched off never blocks a withdrawal: players can always take their own
+money out.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from django.conf import settings
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+from djmoney.money import Money
+
+from wallets import references, tax
+from wallets.errors import (
+    IdempotencyConflict,
+    InsufficientFunds,
+    KycRequired,
+    UnknownWithdrawal,
+    WithdrawalState,
+)
+from wallets.models import (
+    CASH,
+    Bucket,
+    KycStatus,
+    PlatformAccount,
+    Player,
+    Transfer,
+    Withdrawal,
+    WithdrawalReview,
+)
+from wallets.services.ledger import Leg, ledger_now, transfer_post, transfer_reverse
+from wallets.services.players import platform_accounts, player_accounts, player_lock
+from wallets.services.tax import tax_position, tds_rate
+
+Status = Withdrawal.Status
+
+
+@transaction.atomic
+def withdrawal_request(
+    *, player_external_id: str, amount: Money, reference: str
+) -> tuple[Withdrawal, bool]:
+    """Withdraw from the winnings bucket; returns (withdrawal, created). The same reference
+    with the same player and amount is the same withdrawal; with anything else, a conflict."""
+    player = player_lock(external_id=player_external_id)
+    stored = Withdrawal.objects.filter(reference=reference).first()
+    if stored is not None:
+        if (stored.player_id, stored.amount) != (player.pk, amount):
+            raise IdempotencyConflict(
+                f"withdrawal reference {reference!r} was already used for another withdrawal",
+                details={"reference": reference, "withdrawal_id": stored.pk},
+            )
+        return stored, False
+    if player.kyc_status != KycStatus.VERIFIED:
+        raise KycRequired(
+            f"player {player.external_id} has no verified PAN (KYC {player.kyc_status}): "
+            "withdrawals need one",
+            details={"player": player.external_id, "kyc_status": player.kyc_status},
+        )
+    accounts = player_accounts(player=player)
+    _check_winnings(accounts[Bucket.WINNINGS].balance.amount, amount.amount)
+    position = tax_position(player=player, fy=tax.financial_year_of(ledger_now()))
+    due = tax.tds_at_withdrawal(
+        amount=amount.amount,
+        withdrawn_before=position.withdrawals,
+        deposits=position.deposits,
+        opening=position.opening,
+        taxed_before=position.taxed_net_winnings,
+        rate_percent=tds_rate(),
+        threshold=Decimal(settings.TDS_THRESHOLD),
+    )
+    first = not player.withdrawals.filter(status__in=[Status.APPROVED, Status.PAID]).exists()
+    try:
+        with transaction.atomic():
+            withdrawal = Withdrawal.objects.create(
+                player=player,
+                reference=reference,
+                amount=amount,
+                net_winnings=due.net_winnings,
+                taxed_net_winnings=due.taxed,
+                tds=Money(due.tds, CASH),
+                payout=Money(amount.amount - due.tds, CASH),
+                pan=player.pan,
+                needs_approval=first
+                or amount.amount > Decimal(settings.WITHDRAWAL_AUTO_APPROVE_MAX),
+            )
+    except IntegrityError as exc:  # another player's request took the reference meanwhile
+        raise IdempotencyConflict(
+            f"withdrawal reference {reference!r} was already used for another withdrawal",
+            details={"reference": reference},
+        ) from exc
+    legs = [Leg(accounts[Bucket.WINNINGS].pk, -amount), Leg(accounts[Bucket.PENDING].pk, amount)]
+    try:
+        with transaction.atomic():  # a savepoint: the balance can be read again after a refusal
+            withdrawal.request_transfer_id = _post(withdrawal, "request", legs)
+    except InsufficientFunds as exc:  # a game entry took the winnings since they were read
+        balance = player_accounts(player=player)[Bucket.WINNINGS].balance.amount
+        raise _short(balance, amount.amount) from exc
+    fields = ["request_transfer"]
+    if not withdrawal.needs_approval:
+        fields += _approve(withdrawal)
+    withdrawal.save(update_fields=fields)
+    return withdrawal, True
+
+
+def _check_winnings(balance: Decimal, amount: Decimal) -> None:
+    if amount > balance:
+        raise _short(balance, amount)
+
+
+def _short(balance: Decimal, amount: Decimal) -> InsufficientFunds:
+    return InsufficientFunds(
+        f"only {balance:.2f} INR of winnings can be withdrawn, not {amount:.2f}",
+        details={
+            "bucket": Bucket.WINNINGS,
+            "balance": f"{balance:.2f}",
+            "requested": f"{amount:.2f}",
+        },
+    )
+
+
+def _post(withdrawal: Withdrawal, step: str, legs: list[Leg]) -> int:
+    return transfer_post(
+        kind=Transfer.Kind.WITHDRAWAL,
+        reference=references.join("withdrawal", withdrawal.pk),
+        idempotency_key=references.join("withdrawal", withdrawal.pk, step),
+        legs=legs,
+        memo=f"withdrawal {withdrawal.reference}: {step}",
+    ).transfer_id
+
+
+def _approve(withdrawal: Withdrawal) -> list[str]:
+    """pending -amount -> gateway clearing +payout, TDS payable +tds; returns the fields set."""
+    pending = player_accounts(player=withdrawal.player)[Bucket.PENDING]
+    platform = platform_accounts()
+    legs = [Leg(pending.pk, -withdrawal.amount)]
+    if withdrawal.payout.amount:
+        legs.append(Leg(platform[PlatformAccount.GATEWAY_CLEARING].pk, withdrawal.payout))
+    if withdrawal.tds.amount:
+        legs.append(Leg(platform[PlatformAccount.TDS_PAYABLE].pk, withdrawal.tds))
+    withdrawal.approval_transfer_id = _post(withdrawal, "approval", legs)
+    withdrawal.status = Status.APPROVED
+    withdrawal.decided_at = timezone.now()
+    return ["approval_transfer", "status", "decided_at"]
+
+
+def _give_back(withdrawal: Withdrawal) -> list[str]:
+    """pending -> winnings, the whole amount; returns the fields set."""
+    accounts = player_accounts(player=withdrawal.player)
+    withdrawal.return_transfer_id = _post(
+        withdrawal,
+        "return",
+        [
+            Leg(accounts[Bucket.PENDING].pk, -withdrawal.amount),
+            Leg(accounts[Bucket.WINNINGS].pk, withdrawal.amount),
+        ],
+    )
+    return ["return_transfer"]
+
+
+def _locked(withdrawal_id: int) -> Withdrawal:
+    withdrawal = (
+        Withdrawal.objects.select_for_update(of=("self",))
+        .select_related("player")
+        .filter(pk=withdrawal_id)
+        .first()
+    )
+    if withdrawal is None:
+        raise UnknownWithdrawal(f"no withdrawal {withdrawal_id}")
+    return withdrawal
+
+
+def _refuse(withdrawal: Withdrawal, wanted: str) -> WithdrawalState:
+    return WithdrawalState(
+        f"withdrawal #{withdrawal.pk} is {withdrawal.status}: it cannot become {wanted}",
+        details={"withdrawal_id": withdrawal.pk, "status": withdrawal.status, "wanted": wanted},
+    )
+
+
+# --- the gateway's result -----------------------------------------------------------------------
+
+
+@transaction.atomic
+def withdrawal_paid(*, withdrawal_id: int, gateway_reference: str) -> tuple[Withdrawal, bool]:
+    """The gateway paid it out: final. Returns (withdrawal, changed); repeating it is a no-op."""
+    withdrawal = _locked(withdrawal_id)
+    if withdrawal.status == Status.PAID and withdrawal.gateway_reference == gateway_reference:
+        return withdrawal, False
+    if withdrawal.status != Status.APPROVED:
+        raise _refuse(withdrawal, Status.PAID)
+    other = Withdrawal.objects.filter(gateway_reference=gateway_reference).first()
+    if other is not None:
+        raise _gateway_reference_taken(gateway_reference, other.pk)
+    withdrawal.status = Status.PAID
+    withdrawal.gateway_reference = gateway_reference
+    withdrawal.settled_at = timezone.now()
+    try:
+        with transaction.atomic():
+            withdrawal.save(update_fields=["status", "gateway_reference", "settled_at"])
+    except IntegrityError as exc:  # a concurrent result named the same gateway reference
+        raise _gateway_reference_taken(gateway_reference, None) from exc
+    return withdrawal, True
+
+
+def _gateway_reference_taken(gateway_reference: str, other: int | None) -> IdempotencyConflict:
+    return IdempotencyConflict(
+        f"gateway reference {gateway_reference!r} already names another withdrawal",
+        details={"gateway_reference": gateway_reference, "withdrawal_id": other},
+    )
+
+
+@transaction.atomic
+def withdrawal_failed(*, withdrawal_id: int, reason: str) -> tuple[Withdrawal, bool]:
+    """The gateway could not pay: the approval is reversed exactly (TDS included) and the
+    amount goes back to winnings. Returns (withdrawal, changed); repeating it is a no-op."""
+    withdrawal = _locked(withdrawal_id)
+    if withdrawal.status == Status.FAILED:
+        return withdrawal, False
+    if withdrawal.status != Status.APPROVED:
+        raise _refuse(withdrawal, Status.FAILED)
+    transfer_reverse(
+        transfer=Transfer.objects.get(pk=withdrawal.approval_transfer_id),
+        idempotency_key=references.join("withdrawal", withdrawal.pk, "approval-reversal"),
+        memo=f"withdrawal {withdrawal.reference} failed: {reason}"[:255],
+    )
+    fields = _give_back(withdrawal)
+    withdrawal.status = Status.FAILED
+    withdrawal.failure_reason = reason.strip()[:255]
+    withdrawal.settled_at = timezone.now()
+    withdrawal.save(update_fields=[*fields, "status", "failure_reason", "settled_at"])
+    return withdrawal, True
+
+
+# --- finance's decision (called by `proposals.proposal_decide`, the review row locked) ---------
+
+
+def review_approved(review: WithdrawalReview) -> None:
+    """Approve the reviewed withdrawal: it must still wait, and the player still be verified
+    with the PAN the TDS was computed for."""
+    withdrawal = _locked(review.withdrawal_id)
+    if withdrawal.status != Status.REQUESTED:
+        raise _refuse(withdrawal, Status.APPROVED)
+    player: Player = withdrawal.player
+    if player.kyc_status != KycStatus.VERIFIED or player.pan != withdrawal.pan:
+        raise KycRequired(
+            f"player {player.external_id}'s KYC changed since the request (now "
+            f"{player.kyc_status}): reject this withdrawal",
+            details={"player": player.external_id, "kyc_status": player.kyc_status},
+        )
+    withdrawal.save(update_fields=_approve(withdrawal))
+
+
+def review_rejected(review: WithdrawalReview) -> None:
+    """Reject the reviewed withdrawal: the whole amount goes back to winnings."""
+    withdrawal = _locked(review.withdrawal_id)
+    if withdrawal.status != Status.REQUESTED:
+        raise _refuse(withdrawal, Status.REJECTED)
+    fields = _give_back(withdrawal)
+    withdrawal.status = Status.REJECTED
+    withdrawal.decided_at = timezone.now()
+    withdrawal.save(update_fields=[*fields, "status", "decided_at"])
+
+
+def withdrawal_for_review(*, withdrawal_id: int) -> Withdrawal:
+    """The withdrawal an operator reviews, locked: it must wait, with no review yet."""
+    withdrawal = _locked(withdrawal_id)
+    if withdrawal.status != Status.REQUESTED:
+        raise _refuse(withdrawal, "reviewed")
+    if WithdrawalReview.objects.filter(withdrawal=withdrawal).exists():
+        raise WithdrawalState(
+            f"withdrawal #{withdrawal.pk} was already reviewed",
+            details={"withdrawal_id": withdrawal.pk, "status": withdrawal.status},
+        )
+    return withdrawal
