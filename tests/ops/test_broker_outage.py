@@ -5,6 +5,7 @@ the beat sweep settles it once the broker is back. Real HTTP requests through th
 from __future__ import annotations
 
 import logging
+import os
 import socket
 from contextlib import contextmanager
 from decimal import Decimal
@@ -34,14 +35,21 @@ def _reset_connections() -> None:
 
 @contextmanager
 def broker_at(url: str):
-    """Celery sends to `url` meanwhile (its cached connection pools are dropped both ways)."""
-    previous = celery_app.conf.broker_url
+    """Celery sends to `url` meanwhile (its cached connection pools are dropped both ways).
+
+    Celery reads the CELERY_BROKER_URL environment variable before its configuration (as under
+    `make test-services`), so that is moved too."""
+    previous, previous_env = celery_app.conf.broker_url, os.environ.get("CELERY_BROKER_URL")
     celery_app.conf.broker_url = url
+    if previous_env is not None:
+        os.environ["CELERY_BROKER_URL"] = url
     _reset_connections()
     try:
         yield
     finally:
         celery_app.conf.broker_url = previous
+        if previous_env is not None:
+            os.environ["CELERY_BROKER_URL"] = previous_env
         _reset_connections()
 
 
