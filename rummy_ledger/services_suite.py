@@ -4,9 +4,9 @@ The suite runs once against the real PostgreSQL at 127.0.0.1:5432 (via DATABASE_
 `rummy_ledger_services`, user `postgres` or `root` over trust auth), with RabbitMQ as the broker;
 the Celery worker tests then run again with Redis as the broker. Left out of that second run, to
 keep CI well under 15 minutes: the parts that do not depend on the servers, which `make test`
-has just run (the pure rules engine, the browser tests of the admin's pages, the schema fuzz). Each server that
-does not answer is named in one line and its part skipped, so CI passes on a machine without
-them. Exit status: non-zero when any pytest run failed.
+has just run (the pure rules engine, the browser tests of the admin's pages, the schema fuzz).
+Each server that does not answer is named in one line and its part skipped, so CI passes on a
+machine without them. Exit status: non-zero when any pytest run failed.
 """
 
 from __future__ import annotations
