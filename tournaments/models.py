@@ -291,3 +291,26 @@ class DealTransfer(models.Model):
 
     def __str__(self) -> str:
         return f"{self.deal_id} -> {self.transfer_id}"
+
+
+class FeeDay(models.Model):
+    """The fee report's rows of one closed day (platform time zone), read from the ledger once.
+
+    A day's fee entries never change once it is over (the ledger is append-only and a reversal is
+    its own day's), so the report reads a closed day from here: the nightly `fee_days_close`
+    stores the day that just ended, and the report stores a closed day it had to read itself.
+    """
+
+    fee_account = models.ForeignKey(Account, on_delete=models.PROTECT, related_name="+")
+    day = models.DateField()
+    # [{"format": "points", "currency": "INR", "fee": "12.50", "games": 3}, ...]; [] for no fee
+    rows = models.JSONField()
+    stored_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["fee_account", "day"], name="fee_day_once_per_account")
+        ]
+
+    def __str__(self) -> str:
+        return f"fee of {self.day}"

@@ -6,12 +6,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from datetime import date, datetime, time, timedelta
+from datetime import datetime
 
 from django.conf import settings
-from django.core.cache import cache
 from django.db import connection
-from django.utils import timezone
 
 from tournaments.models import Deal, DealTransfer, Game, GamePlayer
 from wallets.models import Account, Entry, Player, Transfer
@@ -146,43 +144,6 @@ SELECT (f.created_at AT TIME ZONE %(tz)s)::date AS day, g.format, f.amount_curre
  GROUP BY 1, 2, 3
  ORDER BY 1, 2, 3
 """
-
-
-# A day's fee entries are final this long after the day ends: the ledger is append-only and
-# stamps every entry with its transaction's start, and postings are short transactions.
-DAY_CLOSED_AFTER = timedelta(hours=1)
-
-
-def fee_report_days(*, fee_account: Account, first: date, last: date) -> list[dict]:
-    """`fee_report_rows` for the days first..last (platform time zone). A day that ended more
-    than DAY_CLOSED_AFTER ago never changes again (a reversal today is today's), so its rows are
-    kept in the cache once read; only the days still open, or not read yet, hit the ledger."""
-    tz = timezone.get_current_timezone()
-    now = timezone.now()
-
-    def bounds(day: date) -> tuple[datetime, datetime]:
-        start = datetime.combine(day, time.min, tzinfo=tz)
-        return start, datetime.combine(day + timedelta(days=1), time.min, tzinfo=tz)
-
-    days = [first + timedelta(days=n) for n in range((last - first).days + 1)]
-    # the account's creation time tells a recreated database (tests, benchmarks) from this one
-    keys = {
-        day: f"fee-report:{fee_account.pk}:{fee_account.created_at.timestamp()}:{day}"
-        for day in days
-        if bounds(day)[1] + DAY_CLOSED_AFTER <= now
-    }
-    cached = cache.get_many(list(keys.values()))
-    by_day = {day: cached[key] for day, key in keys.items() if key in cached}
-    missing = [day for day in days if day not in by_day]
-    if missing:
-        start, end = bounds(missing[0])[0], bounds(missing[-1])[1]
-        fresh: dict[date, list[dict]] = {day: [] for day in missing}
-        for row in fee_report_rows(fee_account_id=fee_account.pk, start=start, end=end):
-            if row["day"] in fresh:  # the span may cover cached days: those stay as cached
-                fresh[row["day"]].append(row)
-        by_day.update(fresh)
-        cache.set_many({keys[day]: by_day[day] for day in missing if day in keys}, timeout=None)
-    return [row for day in days for row in by_day[day]]
 
 
 def fee_report_rows(*, fee_account_id: int, start: datetime, end: datetime) -> list[dict]:

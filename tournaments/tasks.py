@@ -9,7 +9,9 @@ from django.conf import settings
 from django.db import InterfaceError, OperationalError, close_old_connections
 
 from rummy_ledger.errors import Retryable
-from tournaments.services import settlement
+from tournaments.services import fee_report, settlement
+from tournaments.services.escrow import fee_account_id
+from wallets.models import Account
 
 
 @task_prerun.connect
@@ -46,3 +48,9 @@ def sweep_unsettled(older_than_seconds: float | None = None) -> int:
     for deal_id in ids:
         settle_deal.delay(deal_id)
     return len(ids)
+
+
+@shared_task
+def fee_days_close() -> int:
+    """Nightly: store the fee report's rows of the day that just ended (and any day missed)."""
+    return fee_report.fee_days_close(fee_account=Account.objects.get(pk=fee_account_id()))

@@ -13,8 +13,9 @@ from django.utils import timezone
 from djmoney.money import Money
 
 from tests.builders import funded_player, move, points_game, staff
-from tournaments.models import Deal, Game
+from tournaments.models import Deal, FeeDay, Game
 from tournaments.queries import game_transfer_ids
+from tournaments.services.escrow import fee_account_id
 from wallets.formatting import ist, money
 from wallets.models import Account, Entry, Player, Transfer
 from wallets.reconciliation import reconcile_run
@@ -256,9 +257,9 @@ def test_the_fee_report_reads_only_the_days_still_open_once_it_has_read_the_rest
     games, monkeypatch
 ):
     from tournaments import queries
-    from tournaments.services.escrow import fee_account_id
+    from tournaments.services import fee_report
 
-    monkeypatch.setattr(queries, "DAY_CLOSED_AFTER", timedelta(0))
+    monkeypatch.setattr(fee_report, "DAY_CLOSED_AFTER", timedelta(0))
     read = []
     real = queries.fee_report_rows
     monkeypatch.setattr(queries, "fee_report_rows", lambda **kw: read.append(kw) or real(**kw))
@@ -266,13 +267,52 @@ def test_the_fee_report_reads_only_the_days_still_open_once_it_has_read_the_rest
     today = timezone.localdate()
     week = {"fee_account": fee, "first": today - timedelta(days=6), "last": today}
 
-    first, again = queries.fee_report_days(**week), queries.fee_report_days(**week)
+    first, again = fee_report.fee_report_days(**week), fee_report.fee_report_days(**week)
 
     assert first == again == [
         {"day": today, "format": "points", "currency": "INR", "fee": sum(g.fee for g in games),
          "games": 2}
     ]  # fmt: skip
     assert [timezone.localtime(r["start"]).date() for r in read] == [week["first"], today]
+    stored = FeeDay.objects.filter(fee_account=fee).values_list("day", flat=True)
+    assert sorted(stored) == [week["first"] + timedelta(days=n) for n in range(6)]  # not today
+
+
+def test_the_nightly_close_stores_each_closed_day_once_and_the_report_then_skips_the_ledger(
+    viewer, games
+):
+    from tournaments.services.fee_report import fee_days_close
+
+    fee = Account.objects.get(pk=fee_account_id())
+    today = timezone.localdate()
+    url = reverse("admin:tournaments_game_fee_report")
+    span = {"start": (today - timedelta(days=29)).isoformat(), "end": today.isoformat()}
+    before = login(viewer).get(url, span).content.decode()
+    assert fee_days_close(fee_account=fee) == 0  # today is still open: nothing to store
+    tomorrow_night = timezone.now() + timedelta(days=1, hours=2)
+
+    stored = fee_days_close(fee_account=fee, now=tomorrow_night)
+    again = fee_days_close(fee_account=fee, now=tomorrow_night)
+
+    assert (stored, again) == (1, 0)  # today, from the first fee entry on; once
+    day = FeeDay.objects.get(fee_account=fee, day=today)
+    total = sum(g.fee for g in games)
+    assert (day.day, day.rows) == (
+        today, [{"format": "points", "currency": "INR", "fee": str(total), "games": 2}]
+    )  # fmt: skip
+    with CaptureQueriesContext(connection) as seen:
+        after = login(viewer).get(url, span).content.decode()
+    assert not [q["sql"] for q in seen.captured_queries if "wallets_entry" in q["sql"]]
+    assert money(Money(total, "INR")) in after and money(Money(total, "INR")) in before
+
+
+def test_the_nightly_close_runs_from_beat_after_yesterday_has_closed(settings):
+    from tournaments.services.fee_report import DAY_CLOSED_AFTER
+
+    job = settings.CELERY_BEAT_SCHEDULE["tournaments-fee-days-close"]
+    assert job["task"] == "tournaments.tasks.fee_days_close"
+    assert job["schedule"].hour == {1} and job["schedule"].minute == {15}
+    assert timedelta(hours=1, minutes=15) > DAY_CLOSED_AFTER
 
 
 def test_the_fee_report_shows_the_tax_summaries_registered_for_its_period(

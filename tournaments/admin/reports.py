@@ -18,8 +18,8 @@ from django.utils import timezone
 from djmoney.money import Money
 
 from tournaments.models import Format
-from tournaments.queries import fee_report_days
 from tournaments.services.escrow import fee_account_id
+from tournaments.services.fee_report import fee_report_days
 from wallets import reports
 from wallets.admin.base import DateRangeForm
 from wallets.formatting import money, unit
