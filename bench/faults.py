@@ -137,7 +137,7 @@ def seed() -> tuple[str, list[str]]:
     for p in players:
         if not Account.objects.filter(code=f"player:{p}:deposit").exists():
             deposit_register(
-                player_external_id=p, amount=Money("100000000.00", "INR"), reference=f"seed-{p}"
+                player_external_id=p, amount=Money("5000000.00", "INR"), reference=f"seed-{p}"
             )
     GameTemplate.objects.get_or_create(
         slug=TEMPLATE,

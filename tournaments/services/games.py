@@ -23,7 +23,7 @@ from tournaments.services import settlement
 from tournaments.services.escrow import contributions, entries_collect, escrow_create
 from wallets.errors import WalletErrorCode
 from wallets.models import ApiClient
-from wallets.services.players import player_get_or_create
+from wallets.services.players import players_get_or_create
 
 
 def templates_active() -> QuerySet[GameTemplate]:
@@ -80,10 +80,9 @@ def game_open(*, client: ApiClient, game_id: str, template_slug: str, players: l
         terms=terms.to_json(),
     )
     start = format_of(terms.format).opening_score(terms)
+    registered = players_get_or_create(external_ids=players)
     seats = [
-        GamePlayer(
-            game=game, player=player_get_or_create(external_id=external_id), seat=n, score=start
-        )
+        GamePlayer(game=game, player=registered[external_id], seat=n, score=start)
         for n, external_id in enumerate(players, start=1)
     ]
     game.collected = entries_collect(game=game, seats=seats, amount=terms.stake, entry_no=1)

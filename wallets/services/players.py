@@ -20,15 +20,27 @@ def player_get_or_create(*, external_id: str) -> Player:
     two more round trips and waits behind any transaction holding the player's accounts.
     An id outside the safe alphabet (`rummy_ledger.ids`) is never registered.
     """
-    if not ids.is_external_id(external_id):
-        raise DomainError(f"a player id is {ids.RULE}", details={"player": external_id})
+    return players_get_or_create(external_ids=[external_id])[external_id]
+
+
+def players_get_or_create(*, external_ids: list[str]) -> dict[str, Player]:
+    """`player_get_or_create` for a table of players: the registered ones in one read."""
+    for external_id in external_ids:
+        if not ids.is_external_id(external_id):
+            raise DomainError(f"a player id is {ids.RULE}", details={"player": external_id})
     known = (
-        Player.objects.filter(external_id=external_id)
+        Player.objects.filter(external_id__in=external_ids)
         .annotate(accounts_n=Count("accounts", filter=Q(accounts__kind=Account.Kind.PLAYER)))
-        .first()
+        .order_by()
     )
-    if known is not None and known.accounts_n == len(BUCKET_CURRENCY):
-        return known
+    players = {p.external_id: p for p in known if p.accounts_n == len(BUCKET_CURRENCY)}
+    for external_id in external_ids:
+        if external_id not in players:
+            players[external_id] = _register(external_id)
+    return players
+
+
+def _register(external_id: str) -> Player:
     Player.objects.bulk_create([Player(external_id=external_id)], ignore_conflicts=True)
     player = Player.objects.get(external_id=external_id)
     Account.objects.bulk_create(
