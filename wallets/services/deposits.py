@@ -19,7 +19,7 @@ from djmoney.money import Money
 
 from wallets import references, tax
 from wallets.errors import IdempotencyConflict
-from wallets.models import Bucket, PlatformAccount, Player, Transfer
+from wallets.models import BonusLot, Bucket, PlatformAccount, Player, Transfer
 from wallets.services.bonuses import bonus_grant
 from wallets.services.ledger import Leg, Posted, transfer_post
 from wallets.services.players import (
@@ -73,6 +73,7 @@ def deposit_register(*, player_external_id: str, amount: Money, reference: str) 
         bonus_grant(
             player=player,
             amount=Money(split.gst, amount.currency),
+            source=BonusLot.Source.CASHBACK,
             reference=reference,
             idempotency_key=references.join(key, "cashback"),
             memo=f"GST cashback on deposit {reference}",
