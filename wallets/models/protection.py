@@ -29,7 +29,7 @@ class ProtectionChange(models.Model):
     )
     effective_at = models.DateTimeField()
     changed_by = models.CharField(max_length=150, help_text="the API client or staff user")
-    created_at = models.DateTimeField(auto_now_add=True)
+    created_at = models.DateTimeField(help_text="when the change was asked for")
 
     class Meta:
         indexes = [models.Index(fields=["player", "kind", "id"], name="protection_player_idx")]
