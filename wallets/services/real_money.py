@@ -35,6 +35,18 @@ def real_money_here() -> Availability:
     return Availability(True)
 
 
+# Demo data and the simulator give their players the first of these regions that is open.
+DEMO_REGIONS = ("KA", "MH", "DL", "WB", "GJ", "RJ", "KL", "HR", "PB", "UP")
+
+
+def demo_region() -> str:
+    """A region real money is offered in, for demo players: "" when real money is on (no region
+    needed) or off (none is open), or when every demo region is blocked."""
+    if settings.REAL_MONEY != RESTRICTED:
+        return ""
+    return next((r for r in DEMO_REGIONS if r not in settings.REAL_MONEY_BLOCKED_REGIONS), "")
+
+
 def real_money_for(*, player: Player) -> Availability:
     here = real_money_here()
     if not here.available or settings.REAL_MONEY == ON:
