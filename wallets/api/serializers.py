@@ -3,7 +3,7 @@ from django.core.validators import RegexValidator
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from rummy_ledger.api.fields import StrictCharField
+from rummy_ledger.api.fields import StrictBooleanField, StrictCharField, StrictIntegerField
 from wallets.models import CASH
 from wallets.money import AMOUNT_PATTERN, MoneyError, parse_amount
 from wallets.services.real_money import REGION_PATTERN
@@ -187,10 +187,10 @@ class LimitsIn(serializers.Serializer):
 
 
 class SelfExclusionIn(serializers.Serializer):
-    days = serializers.IntegerField(
+    days = StrictIntegerField(
         required=False, min_value=1, max_value=36500, help_text="How long; or `permanent`."
     )
-    permanent = serializers.BooleanField(required=False, help_text="true: for good")
+    permanent = StrictBooleanField(required=False, help_text="true: for good")
 
     def validate(self, attrs):
         if ("days" in attrs) == bool(attrs.get("permanent")):
