@@ -10,24 +10,42 @@ from django.utils import timezone
 from djmoney.money import Money
 
 from tests.builders import (
+    LOSER_80,
+    WINNER,
     Server,
     bonus_granted,
     funded_player,
     make_api,
     move,
+    res,
     staff,
     template,
 )
 from tests.wallets.invariants import ledger_violations
 from tests.wallets.payments import Gateway, verified
+from tournaments.models import Game
+from tournaments.queries import game_transfer_ids
 from wallets import tax
 from wallets.errors import ProposalInvalid
-from wallets.models import CASH, Account, BonusGrant, BonusLot, ReconciliationReport, Transfer
+from wallets.models import (
+    CASH,
+    Account,
+    BonusGrant,
+    BonusLot,
+    ReconciliationReport,
+    Reversal,
+    Transfer,
+)
 from wallets.reconciliation import reconcile_run
 from wallets.roles import APPROVER, OPERATOR
 from wallets.services.ledger import balance
 from wallets.services.players import platform_accounts
-from wallets.services.proposals import adjustment_propose, bonus_grant_propose, proposal_decide
+from wallets.services.proposals import (
+    adjustment_propose,
+    bonus_grant_propose,
+    proposal_decide,
+    reversal_propose,
+)
 from wallets.tasks import bonus_expiry
 
 pytestmark = pytest.mark.django_db
@@ -275,3 +293,32 @@ def test_reconciliation_finds_bonus_that_no_lot_holds():
 
     kinds = set(report.discrepancies.values_list("kind", flat=True))
     assert "bonus_lots_mismatch" in kinds
+
+
+def test_an_approved_reversal_of_a_game_keeps_the_lots_equal_to_the_bucket(
+    eager, django_capture_on_commit_callbacks
+):
+    template("points-2", "points")  # stake 160: at most 16 from bonus
+    for p in ("a", "b"):
+        funded_player(p, "500.00")
+        bonus_granted(p, "100.00")
+    server = Server()
+    server.open("g", "points-2", ["a", "b"])
+    with django_capture_on_commit_callbacks(execute=True):  # a loses all 160, 16 of it bonus
+        server.deal("g", 1, [res("b", "declared", WINNER), res("a", "lost", LOSER_80)])
+    game = Game.objects.get(game_id="g")
+    assert (bucket("a", "bonus"), game.status) == (Decimal("84.00"), "finished")
+    operator, approver = staff("op", OPERATOR), staff("ap", APPROVER)
+    reversal = reversal_propose(
+        proposed_by=operator,
+        reference=f"game:{game.pk}",
+        transfer_ids=game_transfer_ids(game),
+        reason="test",
+    )
+
+    proposal_decide(model=Reversal, proposal_id=reversal.pk, decided_by=approver, approve=True)
+
+    for p in ("a", "b"):
+        assert sum(r for _, r in lots(p)) == bucket(p, "bonus") == Decimal("100.00")
+    assert BonusLot.objects.get(player__external_id="a", source="reversal").amount == 16
+    assert ledger_violations() == [] and reconciled_clean()
