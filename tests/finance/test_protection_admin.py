@@ -35,7 +35,7 @@ def test_the_player_page_shows_protection_bonus_lots_and_history(viewer, alice):
 
     html = page.content.decode().lower()
     assert page.status_code == 200
-    assert "deposit limits: daily 500.00, monthly none" in html
+    assert "deposit limits: daily ₹500.00, monthly none" in html
     assert "self-excluded until" in html
     assert "bonus lots" in html and "25.00" in html
     assert "protection history" in html and "self-exclusion" in html

@@ -5,6 +5,7 @@ here can lift a self-exclusion early. The player's page shows them (`PlayerAdmin
 
 from __future__ import annotations
 
+from datetime import datetime
 from decimal import Decimal
 
 from django import forms
@@ -15,9 +16,10 @@ from djmoney.money import Money
 
 from wallets.admin.base import NoDeleteAdmin, ReadOnlyAdmin, ReadOnlyInline, link, money_display
 from wallets.admin.proposals import ProposalAdmin, ProposalForm
+from wallets.formatting import ist, money
 from wallets.models import CASH, BonusGrant, BonusLot, ProtectionChange
 from wallets.services import proposals
-from wallets.services.protection import protection_of
+from wallets.services.protection import PERMANENT, protection_of
 
 
 class BonusLotInline(ReadOnlyInline):
@@ -31,9 +33,36 @@ class BonusLotInline(ReadOnlyInline):
     remaining_shown = money_display("remaining", currency=CASH, description="remaining")
 
 
-class ProtectionChangeInline(ReadOnlyInline):
+def value_shown(value: str) -> str:
+    """A change's value as staff read it: a limit in rupees, an exclusion's end in IST."""
+    if not value:
+        return "-"
+    if value == PERMANENT or value.isalpha():  # permanent, a region code
+        return value
+    if "T" in value:
+        return ist(datetime.fromisoformat(value))
+    return money(Decimal(value), CASH)
+
+
+def _limit(limit: Decimal | None) -> str:
+    return "none" if limit is None else money(limit, CASH)
+
+
+class ProtectionChangeShown:
+    """Columns of a protection change with readable values (for the inline and the list)."""
+
+    @admin.display(description="old value")
+    def old_shown(self, obj):
+        return value_shown(obj.old_value)
+
+    @admin.display(description="new value")
+    def new_shown(self, obj):
+        return value_shown(obj.new_value)
+
+
+class ProtectionChangeInline(ProtectionChangeShown, ReadOnlyInline):
     model = ProtectionChange
-    fields = ["created_at", "kind", "old_value", "new_value", "effective_at", "changed_by"]
+    fields = ["created_at", "kind", "old_shown", "new_shown", "effective_at", "changed_by"]
     readonly_fields = fields
     ordering = ["-pk"]
     verbose_name_plural = "protection history (deposit limits, self-exclusion, region)"
@@ -43,18 +72,15 @@ def protection_summary(player) -> str:
     """The player's limits and self-exclusion now, for their page."""
     now = timezone.now()
     state = protection_of(player=player, now=now)
-    limits = ", ".join(
-        f"{name} {'none' if limit is None else limit}"
-        for name, limit in (("daily", state.daily_limit), ("monthly", state.monthly_limit))
-    )
+    limits = f"daily {_limit(state.daily_limit)}, monthly {_limit(state.monthly_limit)}"
     pending = "".join(
-        f"; {p.kind.replace('_', ' ')} {p.limit or 'none'} from {p.effective_at:%Y-%m-%d %H:%M}"
+        f"; {p.kind.replace('_', ' ')} {_limit(p.limit)} from {ist(p.effective_at)}"
         for p in state.pending
     )
     if state.excluded_permanently:
         excluded = "self-excluded permanently"
     elif state.excluded_at(now):
-        excluded = f"self-excluded until {timezone.localtime(state.excluded_until):%Y-%m-%d %H:%M}"
+        excluded = f"self-excluded until {ist(state.excluded_until)}"
     else:
         excluded = "not self-excluded"
     return format_html("deposit limits: {}{} · {}", limits, pending, excluded)
@@ -107,13 +133,13 @@ class BonusGrantAdmin(ProposalAdmin, NoDeleteAdmin):
 
 
 @admin.register(ProtectionChange)
-class ProtectionChangeAdmin(ReadOnlyAdmin):
+class ProtectionChangeAdmin(ProtectionChangeShown, ReadOnlyAdmin):
     list_display = [
         "created_at",
         "player",
         "kind",
-        "old_value",
-        "new_value",
+        "old_shown",
+        "new_shown",
         "effective_at",
         "changed_by",
     ]
