@@ -22,7 +22,7 @@ from decimal import Decimal
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import F, Sum
+from django.db.models import F
 from django.utils import timezone
 from djmoney.money import Money
 
@@ -238,7 +238,3 @@ def _lots_take(*, player_id: int, amount: Decimal) -> None:
         left -= take
         if left <= 0:
             return
-
-
-def bonus_lots_total(*, player: Player) -> Decimal:
-    return BonusLot.objects.filter(player=player).aggregate(t=Sum("remaining"))["t"] or ZERO
