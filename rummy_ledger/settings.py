@@ -321,6 +321,27 @@ CELERY_BEAT_SCHEDULE["wallets-tds-year-end"] = {
     "schedule": crontab(minute=5, hour=0, day_of_month=1, month_of_year=4),  # CELERY_TIMEZONE
 }
 
+# Bonus (wallets.services.bonuses): every credit expires; the beat job returns expired bonus.
+BONUS_EXPIRY_DAYS = int(os.environ.get("BONUS_EXPIRY_DAYS", "30"))
+SIGNUP_BONUS = Decimal(os.environ.get("SIGNUP_BONUS", "0.00"))  # 0: no sign-up bonus
+CELERY_BEAT_SCHEDULE["wallets-bonus-expiry"] = {
+    "task": "wallets.tasks.bonus_expiry",
+    "schedule": float(os.environ.get("BONUS_EXPIRY_SWEEP_SECONDS", "3600")),
+}
+# Player protection (wallets.services.protection): a raised deposit limit counts after this.
+DEPOSIT_LIMIT_RAISE_DELAY_HOURS = float(os.environ.get("DEPOSIT_LIMIT_RAISE_DELAY_HOURS", "24"))
+# The real-money switch (wallets.services.real_money; README "Operating in a restricted
+# jurisdiction"): on, off, or restricted (no real money for players of the blocked regions,
+# nor for players whose region is unknown).
+REAL_MONEY = os.environ.get("REAL_MONEY", "on")
+if REAL_MONEY not in {"on", "off", "restricted"}:
+    raise ImproperlyConfigured(f"REAL_MONEY is on, off or restricted, not {REAL_MONEY!r}")
+REAL_MONEY_BLOCKED_REGIONS = frozenset(
+    code.strip().upper()
+    for code in os.environ.get("REAL_MONEY_BLOCKED_REGIONS", "").split(",")
+    if code.strip()
+)
+
 # An expected 4xx is one line at WARNING, never a traceback (rummy_ledger/logs.py).
 LOGGING = {
     "version": 1,

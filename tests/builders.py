@@ -17,8 +17,9 @@ from tournaments.services.games import game_open
 from tournaments.services.intake import deal_store
 from tournaments.services.settlement import deal_settle
 from wallets.api_keys import api_client_create
-from wallets.models import CASH, Account, Entry
+from wallets.models import CASH, Account, BonusLot, Entry
 from wallets.roles import roles_ensure
+from wallets.services.bonuses import bonus_grant
 from wallets.services.deposits import deposit_register
 from wallets.services.ledger import Leg, Posted, transfer_post
 from wallets.services.players import player_accounts, player_get_or_create
@@ -44,6 +45,18 @@ def funded_player(external_id: str, amount: str = "1000.00"):
             reference=f"fund-{external_id}-{amount}",
         )
     return player_accounts(player=player_get_or_create(external_id=external_id))
+
+
+def bonus_granted(external_id: str, amount: str, key: str | None = None) -> Posted:
+    """Grant `amount` INR of bonus (a lot expiring after BONUS_EXPIRY_DAYS) to the player."""
+    key = key or f"bonus-{external_id}-{uuid.uuid4().hex[:8]}"
+    return bonus_grant(
+        player=player_get_or_create(external_id=external_id),
+        amount=Money(amount, CASH),
+        source=BonusLot.Source.GRANT,
+        reference=key,
+        idempotency_key=key,
+    )
 
 
 def move(source: Account, target: Account, amount, key: str, kind: str = "transfer") -> Posted:

@@ -17,7 +17,7 @@ from django.utils.functional import cached_property
 
 from tournaments.errors import TermsInvalid
 from tournaments.formats import FORMATS, FormatName, game_terms
-from tournaments.terms import GameTerms
+from tournaments.terms import BONUS_CAP_PERCENT, GameTerms
 from wallets.models import CASH, CHIPS, Account, ApiClient, Player, Proposal, Transfer
 
 ZERO = Decimal("0.00")
@@ -83,6 +83,13 @@ class GameTemplate(models.Model):
         default=default_entry_buckets,
         help_text="Order the entry is taken from the wallet buckets (cash only).",
     )
+    bonus_cap_percent = models.DecimalField(
+        max_digits=5,
+        decimal_places=2,
+        default=BONUS_CAP_PERCENT,
+        validators=[MinValueValidator(0), MaxValueValidator(100)],
+        help_text="Most of an entry (points: of the maximum loss) taken from bonus, in %.",
+    )
     active = models.BooleanField(default=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
@@ -122,6 +129,7 @@ class GameTemplate(models.Model):
             split_policy=self.split_policy,
             rejoin_allowed=self.rejoin_allowed,
             entry_buckets=self.entry_buckets,
+            bonus_cap_percent=self.bonus_cap_percent,
         )
 
     def clean(self) -> None:

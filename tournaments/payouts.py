@@ -86,16 +86,29 @@ def refund_by_bucket(
     return out
 
 
+def bonus_cap(stake: Decimal, cap_percent: Decimal) -> Decimal:
+    """The most of a stake that may come from bonus: `cap_percent` % of it, rounded down to the
+    paisa (a cap is never exceeded by rounding)."""
+    if stake < 0 or not (0 <= cap_percent <= 100):
+        raise ValueError("stake must be >= 0 and the cap percent within 0..100")
+    return (stake * cap_percent / HUNDRED).quantize(PAISA, rounding=ROUND_FLOOR)
+
+
 def charge_by_bucket(
-    balances: Mapping[str, Decimal], order: Sequence[str], amount: Decimal
+    balances: Mapping[str, Decimal],
+    order: Sequence[str],
+    amount: Decimal,
+    caps: Mapping[str, Decimal] | None = None,
 ) -> list[tuple[str, Decimal]] | None:
-    """Take `amount` from the buckets in `order`; None when they do not hold enough."""
+    """Take `amount` from the buckets in `order`, at most `caps[bucket]` from a capped bucket;
+    None when they do not hold enough."""
+    caps = caps or {}
     out: list[tuple[str, Decimal]] = []
     left = amount
     for bucket in order:
         if left <= 0:
             break
-        take = min(balances.get(bucket, ZERO), left)
+        take = min(balances.get(bucket, ZERO), caps.get(bucket, left), left)
         if take > 0:
             out.append((bucket, take))
             left -= take

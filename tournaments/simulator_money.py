@@ -45,11 +45,14 @@ class PaymentGateway:
         self.rng = random.Random(seed)
         self.tally = MoneyTally()
 
-    def fund(self, players: list[str], amount: str = "5000.00") -> None:
+    def fund(self, players: list[str], amount: str = "5000.00", region: str = "") -> None:
+        """A deposit per player; with the players' `region` when given (the real-money switch
+        reads it where real money is restricted)."""
         for p in players:
-            body = self.http.post(
-                f"players/{p}/deposits", {"amount": amount, "reference": f"sim-{p}"}
-            )
+            deposit = {"amount": amount, "reference": f"sim-{p}"}
+            if region:
+                deposit["region"] = region
+            body = self.http.post(f"players/{p}/deposits", deposit)
             self.tally.deposits += 1
             self.tally.deposited += Decimal(body["amount"])
             self.tally.gst += Decimal(body["gst"])

@@ -19,6 +19,7 @@ from tournaments.errors import TermsInvalid
 SPLIT_POLICIES = ("none", "equal", "drops", "drop_value")
 ENTRY_BUCKETS = ("bonus", "deposit", "winnings", "chips")
 HUNDRED = Decimal(100)
+BONUS_CAP_PERCENT = Decimal("10.00")  # RULES.md: at most this share of an entry from bonus
 
 
 @dataclass(frozen=True)
@@ -36,6 +37,7 @@ class GameTerms:
     split_policy: str
     rejoin_allowed: bool
     entry_buckets: tuple[str, ...]
+    bonus_cap_percent: Decimal = BONUS_CAP_PERCENT  # of the stake (points: the maximum loss)
 
     def __post_init__(self) -> None:
         if self.fee_percent < 0 or self.fee_percent >= HUNDRED:
@@ -46,7 +48,9 @@ class GameTerms:
             value = getattr(self, name)
             if value is not None and value <= 0:
                 raise TermsInvalid(name, "must be greater than zero")
-        for name in ("point_value", "entry_fee", "stake", "fee_percent"):
+        if not 0 <= self.bonus_cap_percent <= HUNDRED:
+            raise TermsInvalid("bonus_cap_percent", "the bonus cap is a percentage from 0 to 100")
+        for name in ("point_value", "entry_fee", "stake", "fee_percent", "bonus_cap_percent"):
             value = getattr(self, name)
             if value is not None and value != value.quantize(Decimal("0.01")):
                 raise TermsInvalid(name, "has more than two decimal places")
@@ -73,6 +77,7 @@ class GameTerms:
             "split_policy": self.split_policy,
             "rejoin_allowed": self.rejoin_allowed,
             "entry_buckets": list(self.entry_buckets),
+            "bonus_cap_percent": f"{self.bonus_cap_percent:.2f}",
         }
 
     @classmethod
@@ -91,6 +96,10 @@ class GameTerms:
             split_policy=data["split_policy"],
             rejoin_allowed=data["rejoin_allowed"],
             entry_buckets=tuple(data["entry_buckets"]),
+            # games opened before the cap existed took bonus under the same default
+            bonus_cap_percent=_decimal(
+                data.get("bonus_cap_percent", BONUS_CAP_PERCENT), "bonus_cap_percent"
+            ),
         )
 
 

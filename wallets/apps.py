@@ -14,8 +14,14 @@ class WalletsConfig(AppConfig):
             "run_reconciliation",
             "add_gatewaystatement",
             "add_withdrawalreview",
+            "add_bonusgrant",
         ],
-        "finance approver": ["approve_adjustment", "approve_reversal", "approve_withdrawal"],
+        "finance approver": [
+            "approve_adjustment",
+            "approve_reversal",
+            "approve_withdrawal",
+            "approve_bonusgrant",
+        ],
     }
 
     def ready(self) -> None:

@@ -33,6 +33,10 @@ class WalletErrorCode(StrEnum):
     WITHDRAWAL_STATE = "withdrawal_state"
     FINANCIAL_YEAR_INVALID = "financial_year_invalid"
     FINANCIAL_YEAR_OPEN = "financial_year_open"
+    # player protection and the real-money switch
+    DEPOSIT_LIMIT = "deposit_limit"
+    SELF_EXCLUDED = "self_excluded"
+    REAL_MONEY_UNAVAILABLE = "real_money_unavailable"
 
 
 class LedgerError(DomainError):
@@ -133,3 +137,21 @@ class FinancialYearOpen(Conflict):
     """A financial year is closed (TDS year end) only once it has ended."""
 
     code = WalletErrorCode.FINANCIAL_YEAR_OPEN
+
+
+class DepositLimitReached(Conflict):
+    """A deposit over the player's daily or monthly limit; the details name it and what is left."""
+
+    code = WalletErrorCode.DEPOSIT_LIMIT
+
+
+class SelfExcluded(Conflict):
+    """The player excluded themselves: no cash games, no deposits (withdrawals stay open)."""
+
+    code = WalletErrorCode.SELF_EXCLUDED
+
+
+class RealMoneyUnavailable(Conflict):
+    """Real money is off here, or for the player's region: no cash games, no deposits."""
+
+    code = WalletErrorCode.REAL_MONEY_UNAVAILABLE

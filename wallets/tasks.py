@@ -6,6 +6,7 @@ from django.utils import timezone
 from wallets import tax
 from wallets.models import ReconciliationReport
 from wallets.reconciliation import reconcile_run
+from wallets.services.bonuses import bonus_expire
 from wallets.services.tax import tds_year_end as tds_year_end_run
 
 
@@ -23,3 +24,9 @@ def tds_year_end(fy: str | None = None) -> dict:
     year = tax.financial_year(fy) if fy else tax.financial_year_of(timezone.now()).previous()
     run = tds_year_end_run(fy=year)
     return {"fy": run.fy, "closed": run.closed, "busy": len(run.busy)}
+
+
+@shared_task(name="wallets.tasks.bonus_expiry")
+def bonus_expiry() -> int:
+    """Return expired bonus to promotions (beat: hourly); a second run finds nothing left."""
+    return bonus_expire()

@@ -7,17 +7,19 @@ browser goes here the same way: a test that states what should be seen, marked
 from __future__ import annotations
 
 from collections import defaultdict
+from decimal import Decimal
 
 import pytest
 from django.db.models import Sum
 from django.utils import timezone
 
 from tests.browser.conftest import GAME_ID
-from tests.builders import staff
+from tests.builders import bonus_granted, staff
 from tournaments.queries import game_transfer_ids
 from wallets.formatting import money
-from wallets.models import Entry
+from wallets.models import Entry, Player
 from wallets.services.proposals import reversal_approve, reversal_propose
+from wallets.services.protection import limits_set, self_exclusion_start
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -129,3 +131,30 @@ def test_a_reversed_game_says_so(login, game):
 
     assert "reversed" in tab.text(".field-status").lower()
     assert "reversed" in tab.text(".field-books").lower()
+
+
+def test_the_player_page_shows_bonus_lots_and_protection(login, game):
+    bonus_granted("a", "25.00")
+    limits_set(
+        player_external_id="a",
+        daily_limit=Decimal("1000.00"),
+        monthly_limit=Decimal("20000.00"),
+        changed_by="gateway",
+    )
+    limits_set(
+        player_external_id="a",
+        daily_limit=Decimal("5000.00"),
+        monthly_limit=Decimal("20000.00"),
+        changed_by="gateway",
+    )
+    self_exclusion_start(player_external_id="a", days=30, changed_by="gateway")
+    player = Player.objects.get(external_id="a")
+    tab = login("viewer")
+
+    tab.visit(f"/admin/wallets/player/{player.pk}/change/", "player-protection")
+
+    page = tab.text()
+    assert "deposit limits: daily ₹1,000.00, monthly ₹20,000.00; daily limit ₹5,000.00 from" in page
+    assert "self-excluded until" in page
+    assert money(Decimal("25.00"), "INR") in page
+    assert tab.page.locator("form input[type=submit]").count() == 0  # nothing to edit or lift

@@ -12,18 +12,20 @@ from django.urls import reverse
 from django.utils import timezone
 from djmoney.money import Money
 
-from tests.builders import points_game, staff
+from tests.builders import bonus_granted, points_game, staff
 from tests.wallets.payments import verified, won
 from tournaments.queries import game_transfer_ids
 from tournaments.services.templates import template_change_propose
-from wallets.models import Account, Adjustment, Entry, Reversal, Transfer
+from wallets.models import Account, Adjustment, Entry, Player, Reversal, Transfer
 from wallets.reconciliation import reconcile_run
 from wallets.reconciliation.gateway import gateway_statement_import
 from wallets.services.proposals import (
     adjustment_propose,
+    bonus_grant_propose,
     reversal_propose,
     withdrawal_review_propose,
 )
+from wallets.services.protection import limits_set, self_exclusion_start
 from wallets.services.withdrawals import withdrawal_request
 from wallets.tax import financial_year_of
 
@@ -56,6 +58,7 @@ def world(operator, game_server):
         content=f"reference,amount,date,type\ngw-404,10.00,{today},deposit\n".encode(),
     )
     money_world(operator)
+    protection_world(operator)
     reconcile_run(trigger="command")
     template_change_propose(
         proposed_by=operator,
@@ -79,6 +82,24 @@ def money_world(operator) -> None:
     withdrawal_review_propose(proposed_by=operator, withdrawal_id=withdrawal.pk, reason="checked")
     fy = financial_year_of(timezone.now())
     call_command("tds_year_end", fy.label, as_of=timezone.now().isoformat(), verbosity=0)
+
+
+def protection_world(operator) -> None:
+    """A bonus grant waiting for approval, a bonus lot, limits and a self-exclusion."""
+    bonus_granted("a", "20.00")
+    bonus_grant_propose(
+        proposed_by=operator,
+        player=Player.objects.get(external_id="a"),
+        amount=Money("15.00", "INR"),
+        reason="loyalty",
+    )
+    limits_set(
+        player_external_id="a",
+        daily_limit=Decimal("900.00"),
+        monthly_limit=None,
+        changed_by="gateway",
+    )
+    self_exclusion_start(player_external_id="a", days=7, changed_by="gateway")
 
 
 def login(user) -> Client:
@@ -385,6 +406,7 @@ def test_operators_edit_a_templates_other_fields_never_its_money_terms(operator,
         "rules": "{}",
         "split_policy": tpl.split_policy,
         "entry_buckets": '["bonus", "deposit", "winnings"]',
+        "bonus_cap_percent": "10.00",
         "active": "on",
     }
     assert login(viewer).post(url, data).status_code == 403

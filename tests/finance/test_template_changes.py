@@ -192,7 +192,8 @@ def test_templates_are_added_by_superusers_only(operator, superuser, db):
     data = {
         "slug": "pool-50", "name": "", "format": "pool101", "currency": "INR", "seats": 6,
         "point_value": "", "entry_fee": "50.00", "fee_percent": "0.00", "deals": "",
-        "rules": "{}", "split_policy": "none", "entry_buckets": '["deposit"]', "active": "on",
+        "rules": "{}", "split_policy": "none", "entry_buckets": '["deposit"]',
+        "bonus_cap_percent": "10", "active": "on",
     }  # fmt: skip
     add = reverse("admin:tournaments_gametemplate_add")
 

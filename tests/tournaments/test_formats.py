@@ -12,6 +12,7 @@ from tests.builders import (
     LOSER_50,
     LOSER_80,
     WINNER,
+    bonus_granted,
     books_balance_for,
     funded_player,
     res,
@@ -21,7 +22,6 @@ from tests.wallets.invariants import ledger_violations
 from tournaments.models import Game
 from wallets.models import CHIPS, Account
 from wallets.services.deposits import chips_grant
-from wallets.services.ledger import Leg, transfer_post
 from wallets.services.players import platform_accounts
 
 pytestmark = pytest.mark.django_db
@@ -91,24 +91,17 @@ def test_loser_with_22_points_and_a_wrong_show(server, settle):
     finish("g")
 
 
-def test_entry_taken_bonus_first_and_refund_goes_back(server, settle):
+def test_entry_takes_bonus_first_up_to_its_cap_and_refund_goes_back(server, settle):
     template("points-5", "points", point_value=Decimal("5.00"), fee_percent=Decimal("0"))
     funded_player("a", "500.00")
-    funded_player("b", "350.00")
-    promo = platform_accounts()["promotions"]
-    b_bonus = Account.objects.get(code="player:b:bonus")
-    transfer_post(
-        kind="adjustment",
-        reference="promo-b",
-        idempotency_key="promo-b",
-        legs=[Leg(promo.pk, Money("-100.00", "INR")), Leg(b_bonus.pk, Money("100.00", "INR"))],
-    )
-    server.open("g", "points-5", ["a", "b"])  # stake 400 each
-    assert balances("b")["bonus"] == 0 and balances("b")["deposit"] == Decimal("50.00")
-    # b loses 22 x 5 = 110: the kept 110 counts as the bonus (charged first) plus 10 of deposit,
-    # so the refund of 290 fills deposit (300 charged) first: 290 to deposit, 0 to bonus.
+    funded_player("b", "360.00")
+    bonus_granted("b", "100.00")
+    server.open("g", "points-5", ["a", "b"])  # stake 400 each: at most 10 % (40) from bonus
+    assert balances("b")["bonus"] == Decimal("60.00") and balances("b")["deposit"] == 0
+    # b loses 22 x 5 = 110: the kept 110 counts as the bonus (charged first) plus 70 of deposit,
+    # so the refund of 290 fills deposit (360 charged) first: 290 to deposit, 0 to bonus.
     settle(server.deal, "g", 1, [res("a", "declared", WINNER), res("b", "lost", LOSER_22)])
-    assert balances("b")["deposit"] == Decimal("340.00") and balances("b")["bonus"] == 0
+    assert balances("b")["deposit"] == Decimal("290.00") and balances("b")["bonus"] == 60
     assert balances("a")["winnings"] == Decimal("110.00")
     finish("g")
 

@@ -101,8 +101,11 @@ class Gateway:
             f"/api/v1/{path}", body, format="json", HTTP_IDEMPOTENCY_KEY=key or uuid.uuid4().hex
         )
 
-    def deposit(self, player: str, amount: str, reference: str | None = None):
-        body = {"amount": amount, "reference": reference or f"dep-{uuid.uuid4()}"}
+    def put(self, path: str, body: dict):
+        return self.api.put(f"/api/v1/{path}", body, format="json")
+
+    def deposit(self, player: str, amount: str, reference: str | None = None, **extra):
+        body = {"amount": amount, "reference": reference or f"dep-{uuid.uuid4()}", **extra}
         return self.post(f"players/{player}/deposits", body)
 
     def kyc(self, player: str, pan: str, status: str = "verified", reference: str | None = None):

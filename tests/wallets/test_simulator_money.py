@@ -10,10 +10,11 @@ from django.core.management import call_command
 from tests.wallets.invariants import ledger_violations
 from tests.wallets.payments import won
 from tournaments.management.commands.simulate import finance_approves
+from tournaments.models import Game
 from tournaments.simulator import Http
 from tournaments.simulator_money import PaymentGateway, pan_for
 from wallets.api_keys import api_client_create
-from wallets.models import Withdrawal
+from wallets.models import Transfer, Withdrawal
 from wallets.reconciliation import reconcile_run
 from wallets.services.kyc import PAN
 
@@ -56,3 +57,42 @@ def test_simulate_plays_pays_taxes_and_balances(live_server, eager, capsys):
     assert re.search(r"Deposits: 6, 30000.00 INR paid = 23437.50 credited \+ 6562.50 GST", out)
     assert re.search(r"withdrawals: \d+ paid .* \d+ failed", out)
     assert "Books balance" in out, out[-2000:]
+
+
+def test_simulate_plays_chips_only_when_real_money_is_off_and_says_so(
+    live_server, eager, capsys, settings
+):
+    settings.REAL_MONEY = "off"
+
+    call_command("simulate", base_url=live_server.url, rounds=1, players=4, seed=5, wait=5)
+
+    out = capsys.readouterr().out
+    assert "Real money is off (real money is switched off on this platform)" in out
+    assert "playing chips games only" in out
+    assert not Game.objects.filter(currency="INR").exists()
+    assert Game.objects.filter(currency="CHP").exists()
+    assert not Transfer.objects.filter(kind="deposit").exists()
+    assert "Books balance" in out, out[-2000:]
+
+
+def test_simulate_plays_cash_from_an_open_region_when_restricted(
+    live_server, eager, capsys, settings
+):
+    settings.REAL_MONEY = "restricted"
+    settings.REAL_MONEY_BLOCKED_REGIONS = frozenset({"KA", "TN"})
+
+    call_command("simulate", base_url=live_server.url, rounds=1, players=4, seed=5, wait=5)
+
+    out = capsys.readouterr().out
+    assert "deposit from MH" in out
+    assert Game.objects.filter(currency="INR").exists()
+    assert "Books balance" in out, out[-2000:]
+
+
+def test_seed_demo_gives_chips_only_when_real_money_is_off(settings, capsys):
+    settings.REAL_MONEY = "off"
+
+    call_command("seed_demo")
+
+    assert "chips only" in capsys.readouterr().out
+    assert not Transfer.objects.filter(kind="deposit").exists()

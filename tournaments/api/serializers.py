@@ -18,6 +18,8 @@ from rummy_ledger.api.fields import (
 from tournaments import rummy
 from tournaments.models import SEATS_MAX, Deal, Format, Game, GameTemplate
 from tournaments.services.escrow import contributions
+from wallets.models import CHIPS
+from wallets.services.real_money import real_money_here
 
 # --- input: bounded by what the game allows ------------------------------------------------------
 
@@ -165,8 +167,11 @@ def _amount(value) -> str | None:
 
 
 def template_out(template: GameTemplate) -> dict[str, Any]:
-    """A template as game servers see it; `TermsInvalid` when its terms are not playable."""
+    """A template as game servers see it; `TermsInvalid` when its terms are not playable. A cash
+    template is unavailable while real money is off (chips templates always are available)."""
     rules = template.game_terms().rules
+    real_money = real_money_here()
+    available = template.currency == CHIPS or real_money.available
     return {
         "slug": template.slug,
         "format": template.format,
@@ -180,6 +185,9 @@ def template_out(template: GameTemplate) -> dict[str, Any]:
         "split_policy": template.split_policy,
         "rejoin_allowed": template.rejoin_allowed,
         "entry_buckets": template.entry_buckets,
+        "bonus_cap_percent": _amount(template.bonus_cap_percent),
+        "available": available,
+        "unavailable_reason": None if available else real_money.reason,
     }
 
 
@@ -251,6 +259,15 @@ class TemplateOut(serializers.Serializer):
     split_policy = serializers.CharField()
     rejoin_allowed = serializers.BooleanField()
     entry_buckets = serializers.ListField(child=serializers.CharField())
+    bonus_cap_percent = Amount(
+        help_text="The most of each entry (points: of the maximum loss) taken from bonus, in %."
+    )
+    available = serializers.BooleanField(
+        help_text="False: no game opens with this template now (real money is off)."
+    )
+    unavailable_reason = serializers.CharField(
+        allow_null=True, help_text="Why the template is unavailable; null when it is available."
+    )
 
 
 class TemplatesOut(serializers.Serializer):
@@ -259,6 +276,9 @@ class TemplatesOut(serializers.Serializer):
 
 class TermsOut(TemplateOut):
     slug = None
+    available = None
+    unavailable_reason = None
+    bonus_cap_percent = Amount(required=False, help_text="Absent in games opened before the cap.")
     template = serializers.CharField()
     stake = Amount(help_text="What each player put into escrow on joining.")
 

@@ -16,7 +16,7 @@ from tournaments.formats.deals import DEALS
 from tournaments.formats.points import POINTS
 from tournaments.formats.pool import POOL101, POOL201
 from tournaments.formats.rummy500 import RUMMY500
-from tournaments.terms import GameTerms
+from tournaments.terms import BONUS_CAP_PERCENT, GameTerms
 
 FORMATS: dict[str, GameFormat] = {
     f.name.value: f for f in (POINTS, POOL101, POOL201, DEALS, RUMMY500)
@@ -45,6 +45,7 @@ def game_terms(
     split_policy: str,
     rejoin_allowed: bool,
     entry_buckets: Sequence[str],
+    bonus_cap_percent: Decimal = BONUS_CAP_PERCENT,
 ) -> GameTerms:
     """A template's terms, validated: raises `TermsInvalid` naming the template field at fault.
     Practice chips pay no fee and come from the chips bucket only."""
@@ -64,6 +65,7 @@ def game_terms(
         split_policy=split_policy,
         rejoin_allowed=rejoin_allowed,
         entry_buckets=("chips",) if chips else tuple(entry_buckets),
+        bonus_cap_percent=bonus_cap_percent,
     )
     fmt.check_terms(terms)
     return terms

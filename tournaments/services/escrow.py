@@ -14,11 +14,18 @@ from decimal import Decimal
 from djmoney.money import Money
 
 from tournaments.models import Game, GamePlayer
-from tournaments.payouts import ZERO, Settlement, charge_by_bucket, refund_by_bucket
+from tournaments.payouts import (
+    ZERO,
+    Settlement,
+    bonus_cap,
+    charge_by_bucket,
+    refund_by_bucket,
+)
 from tournaments.references import game_key, game_reference
 from wallets import references
 from wallets.errors import InsufficientFunds
 from wallets.models import CHIPS, Account, Bucket, PlatformAccount, Transfer
+from wallets.services.bonuses import BonusReturn, bonus_spend, bonus_spendable
 from wallets.services.ledger import Leg, TransferRequest, transfers_post
 from wallets.services.players import platform_accounts
 
@@ -66,9 +73,16 @@ def entries_collect(
 
     Every player is checked before anything is posted, so the 409 names everyone who is short;
     the ledger's own overdraft check (a concurrent spend) is the backstop and names them too.
+    Bonus counts only as far as its lots have not expired, and at most the terms' cap of the
+    entry; the lots are locked before the ledger locks the accounts (`wallets.services.bonuses`).
     """
-    order = game.game_terms.entry_buckets
+    terms = game.game_terms
+    order = terms.entry_buckets
     accounts = wallet_accounts(s.player_id for s in seats)
+    caps = {Bucket.BONUS: bonus_cap(amount, terms.bonus_cap_percent)}
+    spendable = (
+        bonus_spendable(player_ids=[s.player_id for s in seats]) if Bucket.BONUS in order else {}
+    )
     plans: list[tuple[GamePlayer, list[tuple[str, Decimal]]]] = []
     short: list[str] = []
     for seat in seats:
@@ -77,7 +91,11 @@ def entries_collect(
             for bucket in order
             if (seat.player_id, bucket) in accounts
         }
-        plan = charge_by_bucket(balances, order, amount)
+        if Bucket.BONUS in balances:
+            balances[Bucket.BONUS] = min(
+                balances[Bucket.BONUS], spendable.get(seat.player_id, ZERO)
+            )
+        plan = charge_by_bucket(balances, order, amount, caps)
         if plan is None:
             short.append(seat.player.external_id)
         else:
@@ -86,6 +104,9 @@ def entries_collect(
         raise _short(short, amount, game)
     requests = []
     for seat, plan in plans:
+        for bucket, taken in plan:
+            if bucket == Bucket.BONUS:
+                bonus_spend(player_id=seat.player_id, amount=taken, reference=_bonus_key(seat))
         legs = [Leg(accounts[(seat.player_id, b)].pk, -Money(a, game.currency)) for b, a in plan]
         legs.append(Leg(game.escrow_id, Money(amount, game.currency)))
         requests.append(
@@ -108,6 +129,11 @@ def entries_collect(
     return amount * len(plans)
 
 
+def _bonus_key(seat: GamePlayer) -> str:
+    """What a seat's entries took from bonus lots is recorded under this key, for its refund."""
+    return game_key(seat.game_id, "bonus", seat.player.external_id)
+
+
 def _short(players: list[str], amount: Decimal, game: Game) -> PlayersShort:
     return PlayersShort(
         f"not enough money for the entry of {amount:.2f} {game.currency}: {', '.join(players)}",
@@ -116,7 +142,12 @@ def _short(players: list[str], amount: Decimal, game: Game) -> PlayersShort:
 
 
 def settlement_requests(
-    *, game: Game, seats: Sequence[GamePlayer], settlement: Settlement, fee_id: int | None
+    *,
+    game: Game,
+    seats: Sequence[GamePlayer],
+    settlement: Settlement,
+    fee_id: int | None,
+    bonus_back: list[BonusReturn],
 ) -> list[TransferRequest]:
     """The transfers that empty the escrow by `settlement`, at most two per game:
 
@@ -125,7 +156,8 @@ def settlement_requests(
     - `game:<pk>:refunds` (kind refund): every refund, back to the buckets it came from.
 
     Records the amounts on the game and its seats (seats need `accounts`:
-    `tournaments.queries.seats_with_accounts`).
+    `tournaments.queries.seats_with_accounts`), and appends to `bonus_back` what the refunds
+    return to bonus: the caller restores those lots (`bonus_restore`) before posting.
     The keys are per game, so a game can never be paid twice whatever runs twice.
     """
     by_ext = {s.player.external_id: s for s in seats}
@@ -163,6 +195,7 @@ def settlement_requests(
         if amount > 0:
             back = refund_by_bucket(contributions(seat), amount)
             refunds += [Leg(seat.accounts[b], Money(a, currency)) for b, a in back]
+            bonus_back += [BonusReturn(_bonus_key(seat), a) for b, a in back if b == Bucket.BONUS]
     add("refunds", Transfer.Kind.REFUND, refunds, f"escrow of {game.game_id} returned")
     game.paid_out += sum(settlement.payouts.values(), ZERO)
     game.refunded += sum(settlement.refunds.values(), ZERO)

@@ -1,6 +1,8 @@
 """Opening a game, rejoining a pool, an agreed split, cancelling: each one database transaction
 with the game row locked (`select_for_update`), so they serialize with its deal settlements.
-What a format allows is the format's to say (`tournaments.formats`)."""
+What a format allows is the format's to say (`tournaments.formats`). Opening a cash game and
+buying back into one need real money offered to the players and none of them self-excluded;
+splits, cancels and settlements of games already open always go ahead."""
 
 from __future__ import annotations
 
@@ -21,9 +23,12 @@ from tournaments.payouts import cancel_settlement
 from tournaments.references import game_pk_of
 from tournaments.services import settlement
 from tournaments.services.escrow import contributions, entries_collect, escrow_create
+from tournaments.terms import GameTerms
 from wallets.errors import WalletErrorCode
-from wallets.models import ApiClient
+from wallets.models import CHIPS, ApiClient, Player
 from wallets.services.players import players_get_or_create
+from wallets.services.protection import self_exclusion_check
+from wallets.services.real_money import real_money_check
 
 
 def templates_active() -> QuerySet[GameTemplate]:
@@ -85,6 +90,7 @@ def game_open(*, client: ApiClient, game_id: str, template_slug: str, players: l
         GamePlayer(game=game, player=registered[external_id], seat=n, score=start)
         for n, external_id in enumerate(players, start=1)
     ]
+    cash_play_check(terms, [seat.player for seat in seats])
     game.collected = entries_collect(game=game, seats=seats, amount=terms.stake, entry_no=1)
     GamePlayer.objects.bulk_create(seats)
     game.save(update_fields=["collected"])
@@ -107,6 +113,7 @@ def game_rejoin(*, client: ApiClient, game_id: str, player: str) -> Game:
             f"{player!r} is not a player of this game", code=WalletErrorCode.UNKNOWN_PLAYER
         )
     score = fmt.rejoin_score(table_of(game, seats), seat)
+    cash_play_check(terms, [seat.player])
     game.collected += entries_collect(
         game=game, seats=[seat], amount=terms.stake, entry_no=seat.entries + 1
     )
@@ -154,6 +161,15 @@ def game_mark_reversed(*, reference: str) -> None:
         Game.objects.filter(pk=game_pk).exclude(status=Game.Status.OPEN).update(
             status=Game.Status.REVERSED
         )
+
+
+def cash_play_check(terms: GameTerms, players: list[Player]) -> None:
+    """A cash game (or a buy-back into one) needs real money offered to every player and none
+    of them self-excluded; chips games need neither."""
+    if terms.currency == CHIPS:
+        return
+    real_money_check(players=players)
+    self_exclusion_check(players=players)
 
 
 def _open_locked(client: ApiClient, game_id: str) -> Game:

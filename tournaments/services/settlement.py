@@ -29,6 +29,7 @@ from tournaments.queries import (
     settlement_write_back,
 )
 from tournaments.services.escrow import fee_account_id, settlement_requests
+from wallets.services.bonuses import BonusReturn, bonus_restore
 from wallets.services.ledger import TransferRequest, transfers_post
 
 logger = logging.getLogger(__name__)
@@ -90,13 +91,15 @@ def games_settle(*, games: list[Game]) -> int:
     seats = seats_with_accounts(sorted({d.game_id for d in deals}))
     fee_id = fee_account_id()
     requests: list[TransferRequest] = []
+    bonus_back: list[BonusReturn] = []
     spans: list[tuple[Deal, int, int]] = []
     for deal in deals:
         game = by_pk[deal.game_id]
         first = len(requests)
         if game.status == Game.Status.OPEN:
-            requests += _score(game, seats[game.pk], deal, fee_id)
+            requests += _score(game, seats[game.pk], deal, fee_id, bonus_back)
         spans.append((deal, first, len(requests)))
+    bonus_restore(returns=bonus_back)
     posted = transfers_post(requests=requests)
     links = [(deal.pk, p.transfer_id) for deal, first, last in spans for p in posted[first:last]]
     settlement_write_back(
@@ -115,7 +118,13 @@ def unsettled_deal_ids(*, older_than: timedelta) -> list[int]:
     return list(deals.order_by("created_at").values_list("pk", flat=True)[:1000])
 
 
-def _score(game: Game, seats: list[GamePlayer], deal: Deal, fee_id: int) -> list[TransferRequest]:
+def _score(
+    game: Game,
+    seats: list[GamePlayer],
+    deal: Deal,
+    fee_id: int,
+    bonus_back: list[BonusReturn],
+) -> list[TransferRequest]:
     """Score one deal, update the standings by its format; the transfers if it ends the game."""
     terms = game.game_terms
     fmt = format_of(terms.format)
@@ -128,7 +137,9 @@ def _score(game: Game, seats: list[GamePlayer], deal: Deal, fee_id: int) -> list
     if result is None:
         return []
     _check_adds_up(game, result)
-    requests = settlement_requests(game=game, seats=seats, settlement=result, fee_id=fee_id)
+    requests = settlement_requests(
+        game=game, seats=seats, settlement=result, fee_id=fee_id, bonus_back=bonus_back
+    )
     game.status = Game.Status.FINISHED
     game.outcome = "won"
     game.finished_at = timezone.now()
@@ -150,7 +161,11 @@ def game_finish(
     """Empty the escrow by `result` and close the game (split, cancel); caller holds the lock."""
     _check_adds_up(game, result)
     seats = seats_with_accounts([game.pk])[game.pk]
-    requests = settlement_requests(game=game, seats=seats, settlement=result, fee_id=None)
+    bonus_back: list[BonusReturn] = []
+    requests = settlement_requests(
+        game=game, seats=seats, settlement=result, fee_id=None, bonus_back=bonus_back
+    )
+    bonus_restore(returns=bonus_back)
     posted = transfers_post(requests=requests)
     game.status = status
     game.outcome = outcome

@@ -1,10 +1,11 @@
 """Finance staff's admin for the ledger, by area: `ledger` (players, accounts, transfers,
 entries: read-only), `proposals` (adjustments and reversals, and the `ProposalAdmin` every
 maker-checker page uses), `payments` (the withdrawal queue and its reviews, KYC, TDS year ends,
-the tax reports), `reconciliation` (reports, gateway statements), `clients` (API keys:
+the tax reports), `protection` (bonus grants and lots, deposit limits and self-exclusion:
+read-only but the grants), `reconciliation` (reports, gateway statements), `clients` (API keys:
 superusers only). `base` holds the shared pieces (money columns, search, page-wide loading, the
 403 page), `paging` the paginator of big tables."""
 
-from wallets.admin import clients, ledger, payments, proposals, reconciliation
+from wallets.admin import clients, ledger, payments, proposals, protection, reconciliation
 
-__all__ = ["clients", "ledger", "payments", "proposals", "reconciliation"]
+__all__ = ["clients", "ledger", "payments", "proposals", "protection", "reconciliation"]

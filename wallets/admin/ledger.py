@@ -42,6 +42,7 @@ from wallets.admin.base import (
     named_link,
 )
 from wallets.admin.paging import LargeTablePaginator
+from wallets.admin.protection import BonusLotInline, ProtectionChangeInline, protection_summary
 from wallets.formatting import unit
 from wallets.models import BUCKET_CURRENCY, Account, Bucket, Entry, Player, Transfer
 from wallets.selectors import account_balances
@@ -87,9 +88,16 @@ class PlayerAdmin(TermSearch, ReadOnlyAdmin):
         "kyc_status",
         "pan",
         "kyc_updated_at",
+        "region",
+        "protection",
         "statement_link",
     ]
     fields = readonly_fields
+    inlines = [BonusLotInline, ProtectionChangeInline]
+
+    @admin.display(description="player protection")
+    def protection(self, obj):
+        return protection_summary(obj)
 
     (
         balance_deposit_col,

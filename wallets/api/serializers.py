@@ -3,9 +3,10 @@ from django.core.validators import RegexValidator
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from rummy_ledger.api.fields import StrictCharField
+from rummy_ledger.api.fields import StrictBooleanField, StrictCharField, StrictIntegerField
 from wallets.models import CASH
 from wallets.money import AMOUNT_PATTERN, MoneyError, parse_amount
+from wallets.services.real_money import REGION_PATTERN
 
 # A gateway's reference: visible ASCII (no spaces, no control characters), as it prints on the
 # gateway's statement.
@@ -54,9 +55,20 @@ def reference_field() -> StrictCharField:
     )
 
 
+def region_field() -> StrictCharField:
+    return StrictCharField(
+        required=False,
+        max_length=2,
+        validators=[RegexValidator(f"^{REGION_PATTERN}\\Z", "A region is two capital letters.")],
+        help_text="The player's Indian state or union territory code (ISO 3166-2:IN without "
+        "`IN-`, e.g. `TN`); the real-money switch reads it (`REAL_MONEY=restricted`).",
+    )
+
+
 class DepositIn(serializers.Serializer):
     amount = AmountField()
     reference = reference_field()
+    region = region_field()
 
 
 class BalanceOut(serializers.Serializer):
@@ -81,6 +93,7 @@ class KycIn(serializers.Serializer):
     pan = StrictCharField(max_length=20, help_text="ABCDE1234F")
     status = serializers.ChoiceField(choices=["verified", "rejected"])
     reference = reference_field()
+    region = region_field()
 
 
 class KycOut(serializers.Serializer):
@@ -91,8 +104,11 @@ class KycOut(serializers.Serializer):
     status = serializers.CharField(help_text="this report's status")
 
 
-class WithdrawalIn(DepositIn):
-    """The same shape as a deposit: an amount and the gateway's reference."""
+class WithdrawalIn(serializers.Serializer):
+    """An amount and the gateway's reference."""
+
+    amount = AmountField()
+    reference = reference_field()
 
 
 class WithdrawalOut(serializers.Serializer):
@@ -141,3 +157,60 @@ class TaxStatementOut(serializers.Serializer):
     net_winnings = serializers.CharField(help_text="taxed so far (withdrawals and year end)")
     tds = serializers.CharField(help_text="withheld so far")
     year_end = YearEndOut(allow_null=True)
+
+
+@extend_schema_field(
+    {
+        "type": "string",
+        "nullable": True,
+        "pattern": f"^{AMOUNT_PATTERN}$",
+        "description": "A positive amount as a decimal string, or null for no limit.",
+        "example": "5000.00",
+    }
+)
+class LimitField(serializers.Field):
+    """A deposit limit in INR: a positive decimal string, or null for none."""
+
+    def to_internal_value(self, data):
+        try:
+            money = parse_amount(data, CASH)
+        except MoneyError as exc:
+            raise serializers.ValidationError(str(exc)) from exc
+        if money.amount <= 0:
+            raise serializers.ValidationError("A limit is greater than zero; null for none.")
+        return money.amount
+
+
+class LimitsIn(serializers.Serializer):
+    daily = LimitField(allow_null=True, help_text="INR a calendar day (IST); null: no limit")
+    monthly = LimitField(allow_null=True, help_text="INR a calendar month (IST); null: no limit")
+
+
+class SelfExclusionIn(serializers.Serializer):
+    days = StrictIntegerField(
+        required=False, min_value=1, max_value=36500, help_text="How long; or `permanent`."
+    )
+    permanent = StrictBooleanField(required=False, help_text="true: for good")
+
+    def validate(self, attrs):
+        if ("days" in attrs) == bool(attrs.get("permanent")):
+            raise serializers.ValidationError('Give either "days" or "permanent": true.')
+        return attrs
+
+
+class PendingLimitOut(serializers.Serializer):
+    limit = serializers.ChoiceField(choices=["daily", "monthly"])
+    amount = serializers.CharField(allow_null=True, help_text="null: no limit")
+    effective_at = serializers.DateTimeField()
+
+
+class ProtectionOut(serializers.Serializer):
+    player_id = serializers.CharField()
+    daily_limit = serializers.CharField(allow_null=True, help_text="in effect now; null: none")
+    monthly_limit = serializers.CharField(allow_null=True, help_text="in effect now; null: none")
+    pending = PendingLimitOut(many=True, help_text="raised limits waiting for their delay")
+    self_excluded = serializers.BooleanField()
+    self_excluded_until = serializers.DateTimeField(
+        allow_null=True, help_text="null: not excluded, or excluded permanently"
+    )
+    self_excluded_permanently = serializers.BooleanField()

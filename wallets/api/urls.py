@@ -17,6 +17,12 @@ urlpatterns = [
         views.TaxStatementView.as_view(),
         name="tax-statement",
     ),
+    path("players/<ext_id:player_id>/limits", views.LimitsView.as_view(), name="limits"),
+    path(
+        "players/<ext_id:player_id>/self-exclusion",
+        views.SelfExclusionView.as_view(),
+        name="self-exclusion",
+    ),
     path(
         "withdrawals/<int:withdrawal_id>/paid",
         views.WithdrawalPaidView.as_view(),

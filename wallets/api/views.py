@@ -1,6 +1,8 @@
 """Wallet endpoints: balances, deposits, KYC, withdrawals and their gateway results, the tax
-statement. Views translate: a serializer checks the shape, one service decides."""
+statement, deposit limits and self-exclusion. Views translate: a serializer checks the shape,
+one service decides."""
 
+from django.utils import timezone
 from drf_spectacular.utils import extend_schema
 from rest_framework import status
 from rest_framework.response import Response
@@ -16,7 +18,7 @@ from wallets import selectors, tax
 from wallets.api import serializers as s
 from wallets.errors import FinancialYearInvalid
 from wallets.models import Withdrawal
-from wallets.services import kyc, withdrawals
+from wallets.services import kyc, protection, withdrawals
 from wallets.services.deposits import deposit_register
 from wallets.services.tax import tax_position
 
@@ -48,7 +50,8 @@ class DepositView(APIView):
         request=s.DepositIn,
         responses={201: s.DepositOut, 200: s.DepositOut},
         parameters=[IDEMPOTENCY_HEADER_OPTIONAL],
-        summary="Credit a payment-gateway deposit, net of 28 % GST (idempotent by reference)",
+        summary="Credit a payment-gateway deposit, net of 28 % GST (idempotent by reference); "
+        "409 deposit_limit, self_excluded or real_money_unavailable when refused",
     )
     def post(self, request, player_id: str):
         return idempotent(request, lambda: self._deposit(request, player_id), required=False)
@@ -60,6 +63,8 @@ class DepositView(APIView):
             player_external_id=player_id,
             amount=data.validated_data["amount"],
             reference=data.validated_data["reference"],
+            region=data.validated_data.get("region", ""),
+            changed_by=request.auth.name,
         )
         player = selectors.player_by_external_id(player_id)
         body = {
@@ -90,7 +95,9 @@ class KycView(APIView):
     def _kyc(self, request, player_id: str) -> Response:
         data = s.KycIn(data=request.data)
         data.is_valid(raise_exception=True)
-        record, created = kyc.kyc_report(player_external_id=player_id, **data.validated_data)
+        record, created = kyc.kyc_report(
+            player_external_id=player_id, changed_by=request.auth.name, **data.validated_data
+        )
         player = record.player
         player.refresh_from_db()
         body = {
@@ -220,3 +227,87 @@ class TaxStatementView(APIView):
             },
         }
         return Response(s.TaxStatementOut(body).data)
+
+
+def _protection_body(player_id: str, state: protection.Protection) -> dict:
+    now = timezone.now()
+    excluded = state.excluded_at(now)
+    return {
+        "player_id": player_id,
+        "daily_limit": _limit(state.daily_limit),
+        "monthly_limit": _limit(state.monthly_limit),
+        "pending": [
+            {
+                "limit": pending.kind.removesuffix("_limit"),
+                "amount": _limit(pending.limit),
+                "effective_at": pending.effective_at,
+            }
+            for pending in state.pending
+        ],
+        "self_excluded": excluded,
+        "self_excluded_until": state.excluded_until
+        if excluded and not state.excluded_permanently
+        else None,
+        "self_excluded_permanently": state.excluded_permanently,
+    }
+
+
+def _limit(value) -> str | None:
+    return None if value is None else _money(value)
+
+
+class LimitsView(APIView):
+    permission_classes = [HasScope]
+    required_scopes = ("payments",)
+
+    @extend_schema(responses=s.ProtectionOut, summary="A player's deposit limits and exclusion")
+    def get(self, request, player_id: str):
+        player = selectors.player_by_external_id(player_id)
+        state = protection.protection_of(player=player)
+        return Response(s.ProtectionOut(_protection_body(player.external_id, state)).data)
+
+    @extend_schema(
+        request=s.LimitsIn,
+        responses=s.ProtectionOut,
+        parameters=[IDEMPOTENCY_HEADER_OPTIONAL],
+        summary="Set the daily and monthly deposit limits: lower at once, higher after a delay",
+    )
+    def put(self, request, player_id: str):
+        return idempotent(request, lambda: self._put(request, player_id), required=False)
+
+    def _put(self, request, player_id: str) -> Response:
+        data = s.LimitsIn(data=request.data)
+        data.is_valid(raise_exception=True)
+        state = protection.limits_set(
+            player_external_id=player_id,
+            daily_limit=data.validated_data["daily"],
+            monthly_limit=data.validated_data["monthly"],
+            changed_by=request.auth.name,
+        )
+        return Response(s.ProtectionOut(_protection_body(player_id, state)).data)
+
+
+class SelfExclusionView(APIView):
+    permission_classes = [HasScope]
+    required_scopes = ("payments",)
+
+    @extend_schema(
+        request=s.SelfExclusionIn,
+        responses={201: s.ProtectionOut},
+        parameters=[IDEMPOTENCY_HEADER_OPTIONAL],
+        summary="Self-exclusion for N days or for good: no cash games, no deposits; never "
+        "lifted early",
+    )
+    def post(self, request, player_id: str):
+        return idempotent(request, lambda: self._post(request, player_id), required=False)
+
+    def _post(self, request, player_id: str) -> Response:
+        data = s.SelfExclusionIn(data=request.data)
+        data.is_valid(raise_exception=True)
+        state = protection.self_exclusion_start(
+            player_external_id=player_id,
+            days=data.validated_data.get("days"),
+            changed_by=request.auth.name,
+        )
+        body = s.ProtectionOut(_protection_body(player_id, state)).data
+        return Response(body, status=status.HTTP_201_CREATED)

@@ -1,7 +1,9 @@
 """The ledger's tables: `ledger` (accounts, transfers, entries), `people` (players, their KYC,
 API clients), `finance` (proposals, reconciliation reports, gateway statements), `payments`
-(withdrawals and their review, TDS year ends)."""
+(withdrawals and their review, TDS year ends), `bonus` (bonus lots and grants), `protection`
+(deposit limits, self-exclusion)."""
 
+from wallets.models.bonus import BonusGrant, BonusLot, BonusSpend
 from wallets.models.finance import (
     Adjustment,
     Discrepancy,
@@ -26,6 +28,7 @@ from wallets.models.ledger import (
 )
 from wallets.models.payments import TdsYearEnd, Withdrawal, WithdrawalReview
 from wallets.models.people import ApiClient, KycRecord, KycStatus, Player
+from wallets.models.protection import ProtectionChange
 
 __all__ = [
     "BUCKET_CURRENCY",
@@ -35,6 +38,9 @@ __all__ = [
     "Account",
     "Adjustment",
     "ApiClient",
+    "BonusGrant",
+    "BonusLot",
+    "BonusSpend",
     "Bucket",
     "Discrepancy",
     "Entry",
@@ -46,6 +52,7 @@ __all__ = [
     "Player",
     "Proposal",
     "ProposalStatus",
+    "ProtectionChange",
     "ReconciliationReport",
     "Reversal",
     "ReversalTransfer",

@@ -116,7 +116,8 @@ class Transfer(models.Model):
         ADJUSTMENT = "adjustment"
         REVERSAL = "reversal"
         TRANSFER = "transfer"
-        BONUS = "bonus"  # promotional credit (GST cashback)
+        BONUS = "bonus"  # promotional credit: sign-up, GST cashback, finance grant
+        BONUS_EXPIRY = "bonus_expiry"  # an expired bonus lot back to promotions
         TAX = "tax"  # TDS withheld at the financial year's end
 
     kind = models.CharField(max_length=16, choices=Kind.choices)

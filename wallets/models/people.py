@@ -23,6 +23,13 @@ class Player(models.Model):
     )
     pan = models.CharField(max_length=10, blank=True, default="", db_default="")
     kyc_updated_at = models.DateTimeField(null=True, blank=True)
+    region = models.CharField(
+        max_length=2,
+        blank=True,
+        default="",
+        db_default="",
+        help_text="Indian state or union territory code (e.g. TN), for the real-money switch.",
+    )
 
     class Meta:
         constraints = [

@@ -19,7 +19,7 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from wallets.models import ReconciliationReport
-from wallets.reconciliation import gateway, ledger, payments
+from wallets.reconciliation import bonus, gateway, ledger, payments
 
 log = logging.getLogger(__name__)
 
@@ -49,6 +49,7 @@ CHECKS: list[Check] = [
     Check("GST on deposits", payments.gst, payments.GST_KINDS),
     Check("TDS withheld", payments.tds, payments.TDS_KINDS),
     Check("withdrawals pending and stuck", payments.withdrawals, payments.WITHDRAWAL_KINDS),
+    Check("bonus lots", bonus.bonus, bonus.KINDS),
 ]
 
 

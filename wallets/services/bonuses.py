@@ -1,26 +1,240 @@
-"""Promotional credit: the bonus bucket, funded by the promotions account.
+"""Promotional credit: the bonus bucket, funded by the promotions account, held as lots.
 
-Bonus is granted here only (today: the GST cashback on deposits), so whatever bonus credits
-need later (an expiry, a cap) is added in one place.
+Every credit is a lot (`BonusLot`) that expires `BONUS_EXPIRY_DAYS` after it was granted: a
+sign-up bonus, the GST cashback on a deposit, a finance grant (maker-checker). Entries spend the
+lot that expires first and record what they took (`BonusSpend`, by the spender's reference);
+a refund puts it back into those same lots, so it keeps its original expiry. The beat job
+returns what expired lots still hold to promotions. The bonus bucket's balance is always the
+sum of its lots' remaining (a reconciliation check). Bonus is never withdrawable (withdrawals
+take winnings only) and never a deposit for TDS (the tax counts the deposit bucket only).
+
+Lock order: lots (by id) before the ledger locks accounts, everywhere: entries and refunds
+take the lots first, then post; the expiry locks one lot, then posts.
 """
 
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from decimal import Decimal
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import F
+from django.utils import timezone
 from djmoney.money import Money
 
-from wallets.models import Bucket, PlatformAccount, Player, Transfer
-from wallets.services.ledger import Leg, Posted, transfer_post
+from wallets import references
+from wallets.errors import InsufficientFunds
+from wallets.models import (
+    CASH,
+    BonusLot,
+    BonusSpend,
+    Bucket,
+    PlatformAccount,
+    Player,
+    Transfer,
+)
+from wallets.services.ledger import ZERO, Leg, Posted, transfer_post
 from wallets.services.players import platform_accounts, player_accounts
 
 
+@transaction.atomic
 def bonus_grant(
-    *, player: Player, amount: Money, reference: str, idempotency_key: str, memo: str = ""
+    *,
+    player: Player,
+    amount: Money,
+    source: str,
+    reference: str,
+    idempotency_key: str,
+    memo: str = "",
 ) -> Posted:
-    """Credit `amount` of bonus from promotions, once per idempotency key."""
+    """Credit `amount` of bonus from promotions as a new lot, once per idempotency key."""
     bonus = player_accounts(player=player)[Bucket.BONUS]
     promotions = platform_accounts()[PlatformAccount.PROMOTIONS]
-    return transfer_post(
+    posted = transfer_post(
         kind=Transfer.Kind.BONUS,
         reference=reference,
         idempotency_key=idempotency_key,
         legs=[Leg(promotions.pk, -amount), Leg(bonus.pk, amount)],
         memo=memo,
     )
+    if posted.created:
+        _lot_create(player_id=player.pk, amount=amount.amount, source=source, posted=posted)
+    return posted
+
+
+def _lot_create(*, player_id: int, amount: Decimal, source: str, posted: Posted) -> BonusLot:
+    return BonusLot.objects.create(
+        player_id=player_id,
+        source=source,
+        amount=amount,
+        remaining=amount,
+        expires_at=timezone.now() + timedelta(days=settings.BONUS_EXPIRY_DAYS),
+        transfer_id=posted.transfer_id,
+    )
+
+
+def bonus_signup(*, player: Player) -> None:
+    """The sign-up bonus (`SIGNUP_BONUS`, 0: none), once per player whoever asks twice."""
+    if settings.SIGNUP_BONUS <= 0:
+        return
+    key = references.join("signup-bonus", player.external_id)
+    bonus_grant(
+        player=player,
+        amount=Money(settings.SIGNUP_BONUS, CASH),
+        source=BonusLot.Source.SIGNUP,
+        reference=key,
+        idempotency_key=key,
+        memo="sign-up bonus",
+    )
+
+
+# --- spending and restoring -----------------------------------------------------------------
+
+
+def bonus_spendable(*, player_ids: Iterable[int]) -> dict[int, Decimal]:
+    """What each player may spend of their bonus now (the lots not yet expired), locking those
+    lots until the transaction ends, so the spend that follows finds them unchanged."""
+    lots = _open_lots(player_ids)
+    spendable: dict[int, Decimal] = defaultdict(lambda: ZERO)
+    for lot in lots:
+        spendable[lot.player_id] += lot.remaining
+    return dict(spendable)
+
+
+def _open_lots(player_ids: Iterable[int]) -> list[BonusLot]:
+    locked = (
+        BonusLot.objects.filter(
+            player_id__in=list(player_ids), remaining__gt=0, expires_at__gt=timezone.now()
+        )
+        .order_by("pk")
+        .select_for_update()
+    )
+    return sorted(locked, key=lambda lot: (lot.expires_at, lot.pk))
+
+
+def bonus_spend(*, player_id: int, amount: Decimal, reference: str) -> None:
+    """Take `amount` from the player's lots, the one that expires first first (the caller has
+    locked them with `bonus_spendable` and posts the matching ledger transfer)."""
+    left = amount
+    spends = []
+    for lot in _open_lots([player_id]):
+        if left <= 0:
+            break
+        take = min(lot.remaining, left)
+        lot.remaining -= take
+        lot.save(update_fields=["remaining"])
+        spends.append(BonusSpend(lot=lot, reference=reference, amount=take, restored=ZERO))
+        left -= take
+    if left > 0:
+        raise InsufficientFunds(
+            f"the bonus lots hold {amount - left} of the {amount} to spend",
+            details={"accounts": [references.player_account_code(_external(player_id), "bonus")]},
+        )
+    BonusSpend.objects.bulk_create(spends)
+
+
+def _external(player_id: int) -> str:
+    return Player.objects.values_list("external_id", flat=True).get(pk=player_id)
+
+
+@dataclass(frozen=True)
+class BonusReturn:
+    """Bonus a refund gives back to what `reference` spent."""
+
+    reference: str
+    amount: Decimal
+
+
+def bonus_restore(*, returns: Sequence[BonusReturn]) -> None:
+    """Put refunded bonus back into the lots it came from (the last spent first), keeping their
+    expiry: a lot that has expired meanwhile goes back to promotions at the next sweep."""
+    wanted = {r.reference: r.amount for r in returns if r.amount > 0}
+    if not wanted:
+        return
+    spends = BonusSpend.objects.filter(reference__in=wanted, restored__lt=F("amount"))
+    back: dict[int, Decimal] = defaultdict(lambda: ZERO)
+    for spend in spends.order_by("-pk"):
+        give = min(spend.amount - spend.restored, wanted[spend.reference])
+        if give > 0:
+            wanted[spend.reference] -= give
+            back[spend.lot_id] += give
+            BonusSpend.objects.filter(pk=spend.pk).update(restored=F("restored") + give)
+    if any(left > 0 for left in wanted.values()):
+        raise AssertionError(f"a bonus refund exceeds what was spent: {wanted}")
+    for lot_id in sorted(back):  # lot order, like every other lot lock
+        BonusLot.objects.filter(pk=lot_id).update(remaining=F("remaining") + back[lot_id])
+
+
+# --- expiry ---------------------------------------------------------------------------------
+
+
+def bonus_expire(*, now: datetime | None = None, limit: int = 1000) -> int:
+    """Return what expired lots still hold to promotions; how many lots were emptied. Each lot
+    is its own transaction; a lot someone holds (an entry spending it) waits for the next run."""
+    now = now or timezone.now()
+    expired = BonusLot.objects.filter(remaining__gt=0, expires_at__lte=now)
+    ids = list(expired.order_by("expires_at", "pk").values_list("pk", flat=True)[:limit])
+    return sum(_lot_expire(lot_id=pk, now=now) for pk in ids)
+
+
+@transaction.atomic
+def _lot_expire(*, lot_id: int, now: datetime) -> bool:
+    lot = (
+        BonusLot.objects.select_for_update(skip_locked=True)
+        .filter(pk=lot_id, remaining__gt=0, expires_at__lte=now)
+        .select_related("player")
+        .first()
+    )
+    if lot is None:
+        return False
+    reference = references.join("bonus-lot", lot.pk)
+    expiries = Transfer.objects.filter(reference=reference, kind=Transfer.Kind.BONUS_EXPIRY)
+    amount = Money(lot.remaining, CASH)
+    transfer_post(
+        kind=Transfer.Kind.BONUS_EXPIRY,
+        reference=reference,
+        idempotency_key=references.join(reference, "expiry", expiries.count() + 1),
+        legs=[
+            Leg(player_accounts(player=lot.player)[Bucket.BONUS].pk, -amount),
+            Leg(platform_accounts()[PlatformAccount.PROMOTIONS].pk, amount),
+        ],
+        memo=f"bonus granted {lot.granted_at:%Y-%m-%d} expired {lot.expires_at:%Y-%m-%d}",
+    )
+    lot.remaining = ZERO
+    lot.save(update_fields=["remaining"])
+    return True
+
+
+# --- reversals ------------------------------------------------------------------------------
+
+
+def bonus_follow_reversal(*, bonus_moves: dict[int, Decimal], posted: Sequence[Posted]) -> None:
+    """Keep the lots equal to the bonus bucket after an approved reversal (`bonus_moves`: the
+    net move of each player's bonus bucket): bonus it gives back is a new lot with a fresh
+    expiry; bonus it takes away comes out of the lots, the one that expires first first."""
+    for player_id, moved in sorted(bonus_moves.items()):
+        if moved > 0:
+            _lot_create(
+                player_id=player_id,
+                amount=moved,
+                source=BonusLot.Source.REVERSAL,
+                posted=posted[0],
+            )
+        elif moved < 0:
+            _lots_take(player_id=player_id, amount=-moved)
+
+
+def _lots_take(*, player_id: int, amount: Decimal) -> None:
+    left = amount
+    lots = BonusLot.objects.filter(player_id=player_id, remaining__gt=0)
+    for lot in lots.order_by("expires_at", "pk").select_for_update():
+        take = min(lot.remaining, left)
+        lot.remaining -= take
+        lot.save(update_fields=["remaining"])
+        left -= take
+        if left <= 0:
+            return

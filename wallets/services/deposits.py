@@ -19,7 +19,7 @@ from djmoney.money import Money
 
 from wallets import references, tax
 from wallets.errors import IdempotencyConflict
-from wallets.models import Bucket, PlatformAccount, Player, Transfer
+from wallets.models import BonusLot, Bucket, PlatformAccount, Player, Transfer
 from wallets.services.bonuses import bonus_grant
 from wallets.services.ledger import Leg, Posted, transfer_post
 from wallets.services.players import (
@@ -28,6 +28,8 @@ from wallets.services.players import (
     player_get_or_create,
     player_lock,
 )
+from wallets.services.protection import deposit_allowed
+from wallets.services.real_money import real_money_check, region_set
 
 CASHBACK_OFF, CASHBACK_BONUS = "off", "bonus"
 
@@ -42,15 +44,28 @@ class Deposit:
 
 
 @transaction.atomic
-def deposit_register(*, player_external_id: str, amount: Money, reference: str) -> Deposit:
+def deposit_register(
+    *,
+    player_external_id: str,
+    amount: Money,
+    reference: str,
+    region: str = "",
+    changed_by: str = "",
+) -> Deposit:
     """Credit a payment-gateway deposit, net of GST, once per reference (registers the player
-    if new). The player's row is locked first: one player's money in and out run in turn, so a
-    check on the player's history (a deposit limit) belongs between the lock and the posting."""
+    if new; records their region when given). The player's row is locked first: one player's
+    money in and out run in turn, so the checks on the player's history (real money, self-
+    exclusion, deposit limits) run between the lock and the posting, and concurrent deposits
+    cannot together pass a limit. A deposit already made is answered as it was."""
     player = player_lock(external_id=player_external_id, create=True)
     key = references.join(Transfer.Kind.DEPOSIT, reference)
     stored = Transfer.objects.filter(idempotency_key=key).prefetch_related("entries").first()
     if stored is not None:
         return _as_stored(stored, player=player, amount=amount, reference=reference)
+    if region:
+        region_set(player=player, region=region, changed_by=changed_by)
+    real_money_check(players=[player])
+    deposit_allowed(player=player, amount=amount.amount)
     split = tax.gst_split(amount.amount)
     deposit = player_accounts(player=player)[Bucket.DEPOSIT]
     platform = platform_accounts()
@@ -73,6 +88,7 @@ def deposit_register(*, player_external_id: str, amount: Money, reference: str) 
         bonus_grant(
             player=player,
             amount=Money(split.gst, amount.currency),
+            source=BonusLot.Source.CASHBACK,
             reference=reference,
             idempotency_key=references.join(key, "cashback"),
             memo=f"GST cashback on deposit {reference}",

@@ -25,6 +25,7 @@ from rummy_ledger.errors import DomainError
 from wallets.errors import IdempotencyConflict, PanConflict, PanInvalid
 from wallets.models import KycRecord, KycStatus, Player
 from wallets.services.players import player_lock
+from wallets.services.real_money import region_set
 
 PAN = re.compile(r"^[A-Z]{5}[0-9]{4}[A-Z]$")
 
@@ -42,9 +43,16 @@ def pan_checked(pan: str) -> str:
 
 @transaction.atomic
 def kyc_report(
-    *, player_external_id: str, pan: str, status: str, reference: str
+    *,
+    player_external_id: str,
+    pan: str,
+    status: str,
+    reference: str,
+    region: str = "",
+    changed_by: str = "",
 ) -> tuple[KycRecord, bool]:
-    """Record a KYC result and update the player's current KYC; returns (record, created)."""
+    """Record a KYC result and update the player's current KYC (and region, when given: the
+    real-money switch reads it); returns (record, created)."""
     pan = pan_checked(pan)
     if status not in (KycStatus.VERIFIED, KycStatus.REJECTED):
         raise DomainError(f"a KYC status is verified or rejected, not {status!r}")
@@ -70,6 +78,8 @@ def kyc_report(
             )
     except IntegrityError as exc:  # a concurrent report won the race: answer as if it had
         raise _raced(exc, pan=pan, reference=reference) from exc
+    if region:
+        region_set(player=player, region=region, changed_by=changed_by)
     return record, True
 
 

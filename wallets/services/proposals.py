@@ -1,22 +1,25 @@
 """Maker-checker: an operator proposes, a different approver approves or rejects.
 
-Adjustments and reversals move money only when approved; a withdrawal review moves it either
-way (approval pays it out, rejection returns it to winnings: `wallets.services.withdrawals`).
+Adjustments, reversals and bonus grants move money only when approved; a withdrawal review
+moves it either way (approval pays it out, rejection returns it to winnings:
+`wallets.services.withdrawals`).
 `proposal_decide` is the one decision: it locks the proposal row, re-reads it and returns early
 when it was already decided that way, and posts with idempotency keys derived from the
 proposal: deciding twice (two clicks, two approvers at once) posts once.
 
 Every kind of proposal is a concrete `Proposal` registered here with what its approval (and,
-where it does anything, its rejection) does (`proposal_kind_register`): adjustments, reversals
-and withdrawal reviews by this module, other apps' kinds (a game template's money terms) from
-their AppConfig.ready(), so this module names no other app's models. After a decision,
+where it does anything, its rejection) does (`proposal_kind_register`): adjustments, reversals,
+bonus grants and withdrawal reviews by this module, other apps' kinds (a game template's money
+terms) from their AppConfig.ready(), so this module names no other app's models. After a decision,
 `wallets.signals.proposal_decided` tells whoever listens (a game reversed as a whole says so),
 in the same transaction.
 """
 
 from __future__ import annotations
 
+from collections import defaultdict
 from collections.abc import Callable, Sequence
+from decimal import Decimal
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
@@ -37,6 +40,8 @@ from wallets.models import (
     BUCKET_CURRENCY,
     Account,
     Adjustment,
+    BonusGrant,
+    BonusLot,
     Bucket,
     PlatformAccount,
     Player,
@@ -49,6 +54,7 @@ from wallets.models import (
 )
 from wallets.money import money_checked
 from wallets.services import withdrawals
+from wallets.services.bonuses import bonus_follow_reversal, bonus_grant
 from wallets.services.ledger import Leg, TransferRequest, transfers_post
 from wallets.services.players import platform_accounts
 
@@ -91,6 +97,8 @@ def adjustment_checked(*, player: Player, bucket: str, direction: str, amount: M
         raise ProposalInvalid(f"unknown bucket {bucket!r}")
     if bucket == Bucket.PENDING:
         raise ProposalInvalid("pending withdrawals move only with their withdrawal")
+    if bucket == Bucket.BONUS:
+        raise ProposalInvalid("bonus is credited by a bonus grant (it expires), not adjusted")
     if direction not in Adjustment.Direction.values:
         raise ProposalInvalid(f"direction must be credit or debit, not {direction!r}")
     amount = money_checked(Money(amount.amount, currency))
@@ -124,6 +132,21 @@ def adjustment_propose(
         direction=direction,
         amount=amount,
         reason=reason_required(reason, "an adjustment"),
+        proposed_by=proposed_by,
+    )
+
+
+def bonus_grant_propose(
+    *, proposed_by: AbstractBaseUser, player: Player, amount: Money, reason: str
+) -> BonusGrant:
+    permission_required(proposed_by, "wallets.add_bonusgrant")
+    amount = money_checked(Money(amount.amount, BUCKET_CURRENCY[Bucket.BONUS]))
+    if amount.amount <= 0:
+        raise ProposalInvalid("a bonus grant credits a positive amount")
+    return BonusGrant.objects.create(
+        player=player,
+        amount=amount,
+        reason=reason_required(reason, "a bonus grant"),
         proposed_by=proposed_by,
     )
 
@@ -272,9 +295,31 @@ def _post_adjustment(adj: Adjustment) -> None:
     adj.save(update_fields=["transfer"])
 
 
+def _post_bonus_grant(grant: BonusGrant) -> None:
+    key = references.join("bonus-grant", grant.pk)
+    posted = bonus_grant(
+        player=grant.player,
+        amount=grant.amount,
+        source=BonusLot.Source.GRANT,
+        reference=key,
+        idempotency_key=key,
+        memo=grant.reason[:255],
+    )
+    grant.transfer_id = posted.transfer_id
+    grant.save(update_fields=["transfer"])
+
+
 def _post_reversal(rev: Reversal) -> None:
-    """Post the exact opposite of every transfer, all in one database transaction, or nothing."""
-    transfers = Transfer.objects.filter(pk__in=rev.transfer_ids).prefetch_related("entries")
+    """Post the exact opposite of every transfer, all in one database transaction, or nothing;
+    the bonus lots follow what it moves in bonus buckets."""
+    transfers = Transfer.objects.filter(pk__in=rev.transfer_ids).prefetch_related(
+        "entries__account"
+    )
+    bonus_moves: dict[int, Decimal] = defaultdict(Decimal)
+    for t in transfers:
+        for e in t.entries.all():
+            if e.account.bucket == Bucket.BONUS:
+                bonus_moves[e.account.player_id] -= e.amount.amount
     requests = [
         TransferRequest(
             kind=Transfer.Kind.REVERSAL,
@@ -296,10 +341,12 @@ def _post_reversal(rev: Reversal) -> None:
             details={"accounts": accounts},
         ) from exc
     _link(rev, [p.transfer_id for p in posted], ReversalTransfer.Role.POSTED)
+    bonus_follow_reversal(bonus_moves=bonus_moves, posted=posted)
 
 
 proposal_kind_register(Adjustment, on_approve=_post_adjustment)
 proposal_kind_register(Reversal, on_approve=_post_reversal)
+proposal_kind_register(BonusGrant, on_approve=_post_bonus_grant)
 proposal_kind_register(
     WithdrawalReview,
     on_approve=withdrawals.review_approved,

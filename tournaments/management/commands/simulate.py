@@ -1,11 +1,13 @@
 """`manage.py simulate`: a game-server simulator playing real games over HTTP against a running
 service (and the payment gateway: deposits, KYC, withdrawals), then a summary per template and
-a check that the books balance."""
+a check that the books balance. It plays the templates the service lists as available: with
+real money off, chips games only (and it says so)."""
 
 import time
 import urllib.error
 import urllib.request
 
+from django.conf import settings
 from django.contrib.auth.models import Group, User
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
@@ -19,6 +21,7 @@ from wallets.reconciliation import reconcile_run
 from wallets.roles import APPROVER, OPERATOR, roles_ensure
 from wallets.services.deposits import chips_grant
 from wallets.services.proposals import proposal_decide, withdrawal_review_propose
+from wallets.services.real_money import demo_region
 
 
 class Command(BaseCommand):
@@ -48,11 +51,19 @@ class Command(BaseCommand):
         run = f"{int(time.time())}"
         names = [f"sim-player-{run}-{n}" for n in range(1, players + 1)]
         gateway = PaymentGateway(http, seed=seed)
-        gateway.fund(names)  # cash through the deposits endpoint, GST taken
+        listed = http.get("templates")["templates"]
+        templates = [t for t in listed if t["available"]]
+        if any(t["currency"] != CHIPS for t in templates):
+            region = self._region()
+            gateway.fund(names, region=region)  # cash through the deposits endpoint, GST taken
+        else:
+            reasons = sorted({t["unavailable_reason"] for t in listed if not t["available"]})
+            self.stdout.write(
+                f"Real money is off ({'; '.join(reasons)}): playing chips games only, no deposits."
+            )
         gateway.verify(names)
         for p in names:
             chips_grant(player_external_id=p, amount=Money("100000.00", CHIPS), reference=p)
-        templates = http.get("templates")["templates"]
         sim = Simulator(http, names, seed=seed, say=self.stdout.write)
         self.stdout.write(f"Simulating {rounds} game(s) of each of {len(templates)} templates")
         for _ in range(rounds):
@@ -60,6 +71,19 @@ class Command(BaseCommand):
                 sim.play(template)
         gateway.cash_out(names, approve=finance_approves())
         self._summary(sim, gateway)
+
+    def _region(self) -> str:
+        """Where real money is restricted, the simulated players come from a region that is
+        not blocked (and the simulator says which); elsewhere their region is not needed."""
+        region = demo_region()
+        if not region:
+            return ""
+        blocked = ", ".join(sorted(settings.REAL_MONEY_BLOCKED_REGIONS)) or "none"
+        self.stdout.write(
+            f"Real money is restricted (blocked regions: {blocked}): the simulated players "
+            f"deposit from {region}."
+        )
+        return region
 
     def _wait_for(self, probe: Http, base_url: str, wait: float) -> None:
         url = f"{base_url.rstrip('/')}/api/schema/"

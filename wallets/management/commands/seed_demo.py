@@ -1,4 +1,5 @@
-"""Demo data for `make run`: the demo API client with a new key (printed), funded demo players,
+"""Demo data for `make run`: the demo API client with a new key (printed), funded demo players
+(cash only where real money is offered: from an open region when it is restricted),
 and one staff user per finance role plus a superuser, each with a new password of their own
 (printed)."""
 
@@ -12,6 +13,7 @@ from wallets.api_keys import api_client_rekey
 from wallets.models import CASH, CHIPS
 from wallets.roles import APPROVER, OPERATOR, VIEWER, roles_ensure
 from wallets.services.deposits import chips_grant, deposit_register
+from wallets.services.real_money import demo_region, real_money_here
 
 DEMO_CLIENT = "demo"
 DEMO_PLAYERS = [f"demo-player-{n}" for n in range(1, 7)]
@@ -30,10 +32,18 @@ class Command(BaseCommand):
 
     def handle(self, *args, base_url: str, **options):
         _client, key = api_client_rekey(name=DEMO_CLIENT, scopes=["games", "payments"])
+        cash = real_money_here()
+        if not cash.available:
+            self.stdout.write(f"Demo players get chips only: {cash.reason}.")
         for player in DEMO_PLAYERS:
-            deposit_register(
-                player_external_id=player, amount=Money("1000.00", CASH), reference=f"demo-{player}"
-            )
+            if cash.available:
+                deposit_register(
+                    player_external_id=player,
+                    amount=Money("1000.00", CASH),
+                    reference=f"demo-{player}",
+                    region=demo_region(),
+                    changed_by="seed_demo",
+                )
             chips_grant(
                 player_external_id=player,
                 amount=Money("10000.00", CHIPS),

@@ -6,7 +6,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("tournaments", "0004_templatechange_reversed"),
+        ("tournaments", "0005_bonus_protection"),
         ("wallets", "0008_money_in_out"),
     ]
 
