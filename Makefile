@@ -23,9 +23,9 @@ test: $(VENV)/.installed lint browser
 	$(PY) manage.py makemigrations --check --dry-run
 	$(PY) -m pytest -q
 
-## test-services: the suite, but for its server-independent parts, on this machine's PostgreSQL
-## (127.0.0.1:5432) with RabbitMQ, and the Celery worker tests again with Redis; says so in one
-## line and skips what does not answer
+## test-services: the server-dependent tests on this machine's PostgreSQL (127.0.0.1:5432) with
+## RabbitMQ, and the Celery worker tests again with Redis; says so in one line and skips what does
+## not answer (the whole suite there: .venv/bin/python -m rummy_ledger.services_suite --all)
 test-services: $(VENV)/.installed
 	$(PY) -m rummy_ledger.services_suite
 

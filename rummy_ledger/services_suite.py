@@ -1,12 +1,16 @@
 """`make test-services`: the suite on this machine's own servers, as production runs.
 
-The suite runs once against the real PostgreSQL at 127.0.0.1:5432 (via DATABASE_URL, database
-`rummy_ledger_services`, user `postgres` or `root` over trust auth), with RabbitMQ as the broker;
-the Celery worker tests then run again with Redis as the broker. Left out of that second run, to
-keep CI well under 15 minutes: the parts that do not depend on the servers, which `make test`
-has just run (the pure rules engine, the browser tests of the admin's pages, the schema fuzz).
-Each server that does not answer is named in one line and its part skipped, so CI passes on a
-machine without them. Exit status: non-zero when any pytest run failed.
+The tests that depend on the servers run once against the real PostgreSQL at 127.0.0.1:5432
+(via DATABASE_URL, database `rummy_ledger_services`, user `postgres` or `root` over trust auth),
+with RabbitMQ as the broker: the ledger and wallets, games and settlement, the reconciliation,
+the broker and database faults, the data migrations (SERVER_DEPENDENT). The Celery worker tests
+then run again with Redis as the broker. The rest (the pure rules engine, the admin's pages in
+the browser and the test client, the HTTP envelope and the schema fuzz, the `serve` tests, which
+start embedded servers of their own) has just run in `make test` and does not touch what differs
+here; `--all` runs the whole suite on the servers instead (about twice as long: CI keeps to the
+first, to stay well under 15 minutes). Each server that does not answer is named in one line and
+its part skipped, so CI passes on a machine without them. Exit status: non-zero when any pytest
+run failed.
 """
 
 from __future__ import annotations
@@ -25,7 +29,25 @@ DATABASE = "rummy_ledger_services"
 RABBITMQ = "amqp://guest:guest@127.0.0.1:5672//"
 REDIS = "redis://127.0.0.1:6379/5"  # a database of its own; the tests use private queues anyway
 CELERY_TESTS = ["tests/tournaments/test_worker.py"]  # real `celery worker` processes
-SERVER_INDEPENDENT = ["tests/rummy", "tests/browser", "tests/api/test_fuzz.py"]
+SERVER_DEPENDENT = [
+    "tests/wallets",
+    "tests/tournaments",
+    "tests/finance/test_reconciliation.py",
+    "tests/finance/test_reconciliation_payments.py",
+    "tests/ops/test_broker_outage.py",
+    "tests/ops/test_database_faults.py",
+    "tests/ops/test_task_retries.py",
+    "tests/architecture/test_data_migrations.py",
+    "tests/test_db_snapshot.py",
+]
+# ...but for their slow parts that test something else: the admin's login throttling, the demo
+# data and the simulators (whose ledger paths the tests above cover).
+SERVER_DEPENDENT_BUT = [
+    "tests/wallets/test_admin_security.py",
+    "tests/wallets/test_seed_demo.py",
+    "tests/wallets/test_simulator_money.py",
+    "tests/tournaments/test_simulator.py",
+]
 
 
 def postgres_url() -> str | None:
@@ -69,6 +91,7 @@ def say(line: str) -> None:
 
 
 def main() -> int:
+    everything = "--all" in sys.argv[1:]
     database = postgres_url()
     if database is None:
         say(
@@ -86,8 +109,10 @@ def main() -> int:
     for n, (name, url) in enumerate(runs):
         env = {"DATABASE_URL": database, "CELERY_BROKER_URL": url}
         if n == 0:
-            say(f"the suite but {', '.join(SERVER_INDEPENDENT)}, with {name} as the broker")
-            statuses.append(pytest(env, *(f"--ignore={path}" for path in SERVER_INDEPENDENT)))
+            part = "the whole suite" if everything else "the server-dependent tests"
+            say(f"{part}, with {name} as the broker")
+            part_args = SERVER_DEPENDENT + [f"--ignore={path}" for path in SERVER_DEPENDENT_BUT]
+            statuses.append(pytest(env, *([] if everything else part_args)))
         else:
             say(f"the Celery worker tests, with {name} as the broker")
             statuses.append(pytest(env, *CELERY_TESTS))
