@@ -12,6 +12,7 @@ cannot together pass a limit.
 
 from __future__ import annotations
 
+from collections import defaultdict
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from decimal import Decimal
@@ -68,8 +69,7 @@ def protection_of(*, player: Player, now: datetime | None = None) -> Protection:
     now = now or timezone.now()
     current: dict[str, Decimal | None] = dict.fromkeys(LIMIT_KINDS)
     pending: dict[str, ProtectionChange] = {}
-    until: datetime | None = None
-    permanent = False
+    exclusions: list[str] = []
     for row in ProtectionChange.objects.filter(player=player).order_by("pk"):
         if row.kind in LIMIT_KINDS:
             waiting = pending.pop(row.kind, None)
@@ -80,14 +80,11 @@ def protection_of(*, player: Player, now: datetime | None = None) -> Protection:
             else:
                 pending[row.kind] = row
         elif row.kind == Kind.SELF_EXCLUSION:
-            if row.new_value == PERMANENT:
-                permanent = True
-            else:
-                end = datetime.fromisoformat(row.new_value)
-                until = end if until is None else max(until, end)
+            exclusions.append(row.new_value)
     for kind, row in list(pending.items()):
         if row.effective_at <= now:
             current[kind] = _limit(pending.pop(kind).new_value)
+    until, permanent = _exclusion(exclusions)
     return Protection(
         daily_limit=current[Kind.DAILY_LIMIT],
         monthly_limit=current[Kind.MONTHLY_LIMIT],
@@ -159,15 +156,27 @@ def self_exclusion_start(
     return protection_of(player=player, now=now)
 
 
+def _exclusion(values: list[str]) -> tuple[datetime | None, bool]:
+    """(until, permanent) from a player's self-exclusion values, in the order they were set:
+    the latest end ever set, or for good."""
+    ends = [datetime.fromisoformat(v) for v in values if v != PERMANENT]
+    return (max(ends) if ends else None), PERMANENT in values
+
+
 def self_exclusion_check(*, players: list[Player], now: datetime | None = None) -> None:
-    """Refuse when any of `players` is self-excluded now, naming each and until when."""
+    """Refuse when any of `players` is self-excluded now, naming each and until when (one
+    query for the whole table)."""
     now = now or timezone.now()
+    values: dict[int, list[str]] = defaultdict(list)
+    rows = ProtectionChange.objects.filter(player__in=players, kind=Kind.SELF_EXCLUSION)
+    for player_id, value in rows.order_by("pk").values_list("player_id", "new_value"):
+        values[player_id].append(value)
     excluded = []
     for player in players:
-        state = protection_of(player=player, now=now)
-        if state.excluded_at(now):
-            until = None if state.excluded_permanently else state.excluded_until.isoformat()
-            excluded.append({"player": player.external_id, "until": until})
+        until, permanent = _exclusion(values[player.pk])
+        if permanent or (until is not None and until > now):
+            shown = None if permanent else until.isoformat()
+            excluded.append({"player": player.external_id, "until": shown})
     if excluded:
         names = ", ".join(
             f"{e['player']} ({'permanently' if e['until'] is None else 'until ' + e['until']})"
