@@ -25,7 +25,7 @@ from tournaments.references import game_key, game_reference
 from wallets import references
 from wallets.errors import InsufficientFunds
 from wallets.models import CHIPS, Account, Bucket, PlatformAccount, Transfer
-from wallets.services.bonuses import BonusReturn, bonus_spend, bonus_spendable
+from wallets.services.bonuses import BonusReturn, bonus_lots_locked, bonus_spend
 from wallets.services.ledger import Leg, TransferRequest, transfers_post
 from wallets.services.players import platform_accounts
 
@@ -80,8 +80,8 @@ def entries_collect(
     order = terms.entry_buckets
     accounts = wallet_accounts(s.player_id for s in seats)
     caps = {Bucket.BONUS: bonus_cap(amount, terms.bonus_cap_percent)}
-    spendable = (
-        bonus_spendable(player_ids=[s.player_id for s in seats]) if Bucket.BONUS in order else {}
+    lots = (
+        bonus_lots_locked(player_ids=[s.player_id for s in seats]) if Bucket.BONUS in order else {}
     )
     plans: list[tuple[GamePlayer, list[tuple[str, Decimal]]]] = []
     short: list[str] = []
@@ -92,9 +92,8 @@ def entries_collect(
             if (seat.player_id, bucket) in accounts
         }
         if Bucket.BONUS in balances:
-            balances[Bucket.BONUS] = min(
-                balances[Bucket.BONUS], spendable.get(seat.player_id, ZERO)
-            )
+            spendable = sum((lot.remaining for lot in lots.get(seat.player_id, [])), ZERO)
+            balances[Bucket.BONUS] = min(balances[Bucket.BONUS], spendable)
         plan = charge_by_bucket(balances, order, amount, caps)
         if plan is None:
             short.append(seat.player.external_id)
@@ -106,7 +105,9 @@ def entries_collect(
     for seat, plan in plans:
         for bucket, taken in plan:
             if bucket == Bucket.BONUS:
-                bonus_spend(player_id=seat.player_id, amount=taken, reference=_bonus_key(seat))
+                bonus_spend(
+                    lots=lots, player_id=seat.player_id, amount=taken, reference=_bonus_key(seat)
+                )
         legs = [Leg(accounts[(seat.player_id, b)].pk, -Money(a, game.currency)) for b, a in plan]
         legs.append(Leg(game.escrow_id, Money(amount, game.currency)))
         requests.append(

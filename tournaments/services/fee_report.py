@@ -63,7 +63,8 @@ def fee_report_days(
 
 
 def fee_days_close(*, fee_account: Account, now: datetime | None = None) -> int:
-    """Store every closed day not stored yet, from the first fee entry on; the number stored."""
+    """Store every closed day after the last one stored (from the first fee entry on); how many
+    days that was."""
     closed = last_closed_day(now)
     latest = FeeDay.objects.filter(fee_account=fee_account).order_by("-day").first()
     if latest is not None:
@@ -75,9 +76,8 @@ def fee_days_close(*, fee_account: Account, now: datetime | None = None) -> int:
         first = timezone.localtime(oldest.created_at).date()
     if first > closed:
         return 0
-    before = FeeDay.objects.filter(fee_account=fee_account).count()
     fee_report_days(fee_account=fee_account, first=first, last=closed, now=now)
-    return FeeDay.objects.filter(fee_account=fee_account).count() - before
+    return (closed - first).days + 1
 
 
 def _stored(row: dict) -> dict:

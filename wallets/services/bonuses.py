@@ -95,17 +95,9 @@ def bonus_signup(*, player: Player) -> None:
 # --- spending and restoring -----------------------------------------------------------------
 
 
-def bonus_spendable(*, player_ids: Iterable[int]) -> dict[int, Decimal]:
-    """What each player may spend of their bonus now (the lots not yet expired), locking those
-    lots until the transaction ends, so the spend that follows finds them unchanged."""
-    lots = _open_lots(player_ids)
-    spendable: dict[int, Decimal] = defaultdict(lambda: ZERO)
-    for lot in lots:
-        spendable[lot.player_id] += lot.remaining
-    return dict(spendable)
-
-
-def _open_lots(player_ids: Iterable[int]) -> list[BonusLot]:
+def bonus_lots_locked(*, player_ids: Iterable[int]) -> dict[int, list[BonusLot]]:
+    """Each player's lots not yet expired that hold bonus, the one that expires first first,
+    locked until the transaction ends, so the spend that follows finds them unchanged."""
     locked = (
         BonusLot.objects.filter(
             player_id__in=list(player_ids), remaining__gt=0, expires_at__gt=timezone.now()
@@ -113,28 +105,44 @@ def _open_lots(player_ids: Iterable[int]) -> list[BonusLot]:
         .order_by("pk")
         .select_for_update()
     )
-    return sorted(locked, key=lambda lot: (lot.expires_at, lot.pk))
+    lots: dict[int, list[BonusLot]] = defaultdict(list)
+    for lot in sorted(locked, key=lambda lot: (lot.expires_at, lot.pk)):
+        lots[lot.player_id].append(lot)
+    return dict(lots)
 
 
-def bonus_spend(*, player_id: int, amount: Decimal, reference: str) -> None:
-    """Take `amount` from the player's lots, the one that expires first first (the caller has
-    locked them with `bonus_spendable` and posts the matching ledger transfer)."""
-    left = amount
-    spends = []
-    for lot in _open_lots([player_id]):
-        if left <= 0:
-            break
-        take = min(lot.remaining, left)
-        lot.remaining -= take
-        lot.save(update_fields=["remaining"])
-        spends.append(BonusSpend(lot=lot, reference=reference, amount=take, restored=ZERO))
-        left -= take
+def bonus_spend(
+    *, lots: dict[int, list[BonusLot]], player_id: int, amount: Decimal, reference: str
+) -> None:
+    """Take `amount` from the player's `lots` (from `bonus_lots_locked`), the one that expires
+    first first, and record what came from each under `reference` (the caller posts the ledger
+    transfer)."""
+    taken, left = _drain(lots.get(player_id, []), amount)
     if left > 0:
         raise InsufficientFunds(
             f"the bonus lots hold {amount - left} of the {amount} to spend",
             details={"accounts": [references.player_account_code(_external(player_id), "bonus")]},
         )
-    BonusSpend.objects.bulk_create(spends)
+    BonusSpend.objects.bulk_create(
+        BonusSpend(lot=lot, reference=reference, amount=take, restored=ZERO) for lot, take in taken
+    )
+
+
+def _drain(
+    lots: Iterable[BonusLot], amount: Decimal
+) -> tuple[list[tuple[BonusLot, Decimal]], Decimal]:
+    """Take `amount` from `lots` in their order: what came from each, and what they lacked."""
+    taken = []
+    left = amount
+    for lot in lots:
+        if left <= 0:
+            break
+        take = min(lot.remaining, left)
+        lot.remaining -= take
+        lot.save(update_fields=["remaining"])
+        taken.append((lot, take))
+        left -= take
+    return taken, left
 
 
 def _external(player_id: int) -> str:
@@ -229,12 +237,5 @@ def bonus_follow_reversal(*, bonus_moves: dict[int, Decimal], posted: Sequence[P
 
 
 def _lots_take(*, player_id: int, amount: Decimal) -> None:
-    left = amount
     lots = BonusLot.objects.filter(player_id=player_id, remaining__gt=0)
-    for lot in lots.order_by("expires_at", "pk").select_for_update():
-        take = min(lot.remaining, left)
-        lot.remaining -= take
-        lot.save(update_fields=["remaining"])
-        left -= take
-        if left <= 0:
-            return
+    _drain(lots.order_by("expires_at", "pk").select_for_update(), amount)

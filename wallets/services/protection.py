@@ -51,9 +51,11 @@ class Protection:
         return {Kind.DAILY_LIMIT: self.daily_limit, Kind.MONTHLY_LIMIT: self.monthly_limit}
 
     def excluded_at(self, now: datetime) -> bool:
-        return self.excluded_permanently or (
-            self.excluded_until is not None and self.excluded_until > now
-        )
+        return _excluded_at(self.excluded_until, self.excluded_permanently, now)
+
+
+def _excluded_at(until: datetime | None, permanent: bool, now: datetime) -> bool:
+    return permanent or (until is not None and until > now)
 
 
 def _limit(value: str) -> Decimal | None:
@@ -171,12 +173,16 @@ def self_exclusion_check(*, players: list[Player], now: datetime | None = None) 
     rows = ProtectionChange.objects.filter(player__in=players, kind=Kind.SELF_EXCLUSION)
     for player_id, value in rows.order_by("pk").values_list("player_id", "new_value"):
         values[player_id].append(value)
-    excluded = []
-    for player in players:
-        until, permanent = _exclusion(values[player.pk])
-        if permanent or (until is not None and until > now):
-            shown = None if permanent else until.isoformat()
-            excluded.append({"player": player.external_id, "until": shown})
+    _refuse_excluded([(player, *_exclusion(values[player.pk])) for player in players], now)
+
+
+def _refuse_excluded(exclusions: list[tuple[Player, datetime | None, bool]], now: datetime) -> None:
+    """Raise SelfExcluded naming each (player, until, permanently) excluded at `now`."""
+    excluded = [
+        {"player": player.external_id, "until": None if permanent else until.isoformat()}
+        for player, until, permanent in exclusions
+        if _excluded_at(until, permanent, now)
+    ]
     if excluded:
         names = ", ".join(
             f"{e['player']} ({'permanently' if e['until'] is None else 'until ' + e['until']})"
@@ -189,8 +195,8 @@ def deposit_allowed(*, player: Player, amount: Decimal, now: datetime | None = N
     """Refuse a deposit by a self-excluded player, or one over a deposit limit (the caller
     holds the player's row lock, so what was deposited cannot change meanwhile)."""
     now = now or timezone.now()
-    self_exclusion_check(players=[player], now=now)
     state = protection_of(player=player, now=now)
+    _refuse_excluded([(player, state.excluded_until, state.excluded_permanently)], now)
     local = timezone.localtime(now)
     day = local.replace(hour=0, minute=0, second=0, microsecond=0)
     periods = (
