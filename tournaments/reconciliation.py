@@ -12,13 +12,10 @@ from django.utils import timezone
 
 from tournaments.models import Deal, Game
 from tournaments.references import game_reference
-from wallets.models import Discrepancy, Reversal
+from wallets.models import Reversal
 from wallets.reconciliation import Check, register
+from wallets.reconciliation.discrepancies import INSERT
 
-_INSERT = (
-    f"INSERT INTO {Discrepancy._meta.db_table} "
-    "(report_id, kind, subject, expected, actual, currency, details) "
-)
 _TABLES = {
     "game": Game._meta.db_table,
     "deal": Deal._meta.db_table,
@@ -82,7 +79,7 @@ def _check(sql: str):
             "stuck_before": now - timedelta(hours=settings.RECONCILE_STUCK_GAME_HOURS),
             "unsettled_before": now - timedelta(minutes=settings.RECONCILE_UNSETTLED_DEAL_MINUTES),
         }
-        cursor.execute(_INSERT + sql.format(**_TABLES), params)
+        cursor.execute(INSERT + sql.format(**_TABLES), params)
         return cursor.rowcount
 
     return check

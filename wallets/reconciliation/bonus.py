@@ -8,18 +8,16 @@ from datetime import timedelta
 
 from django.utils import timezone
 
+from wallets.reconciliation.discrepancies import INSERT
+
 KINDS = {
     "bonus_lots_mismatch": "bonus bucket differs from its bonus lots' remaining",
     "bonus_expired_kept": "expired bonus not returned to promotions for over a day",
 }
 
-_INSERT = (
-    "INSERT INTO wallets_discrepancy "
-    "(report_id, kind, subject, expected, actual, currency, details) "
-)
 
 _LOTS = (
-    _INSERT
+    INSERT
     + """
 SELECT %(report)s, 'bonus_lots_mismatch', a.code, coalesce(l.remaining, 0), a.balance,
        a.balance_currency, jsonb_build_object('lots', coalesce(l.n, 0))
@@ -31,7 +29,7 @@ SELECT %(report)s, 'bonus_lots_mismatch', a.code, coalesce(l.remaining, 0), a.ba
 )
 
 _KEPT = (
-    _INSERT
+    INSERT
     + """
 SELECT %(report)s, 'bonus_expired_kept', 'bonus lot ' || l.id, 0, l.remaining, 'INR',
        jsonb_build_object('player_id', l.player_id, 'expires_at', l.expires_at)

@@ -24,6 +24,7 @@ from wallets import references
 from wallets.errors import StatementInvalid
 from wallets.models import CASH, GatewayStatement, GatewayStatementLine, PlatformAccount
 from wallets.money import PAISA
+from wallets.reconciliation.discrepancies import INSERT
 
 KINDS = {
     "gateway_missing_in_ledger": "gateway line with no ledger record",
@@ -161,13 +162,9 @@ SELECT (min(period_start)::timestamp AT TIME ZONE %(tz)s),
   FROM wallets_gatewaystatement
 """
 
-_INSERT = (
-    "INSERT INTO wallets_discrepancy "
-    "(report_id, kind, subject, expected, actual, currency, details) "
-)
 
 _CHECKS = (
-    _INSERT
+    INSERT
     + """
 SELECT %(report)s,
        CASE WHEN ledger_amount IS NULL THEN 'gateway_missing_in_ledger'

@@ -28,6 +28,8 @@ from __future__ import annotations
 
 import secrets
 
+from wallets.reconciliation.discrepancies import INSERT
+
 LEDGER_TABLE = "recon_ledger"
 MODULUS_BITS = 43  # residue < 2^43, weight < 2^20: every product fits a bigint
 ENTRY_PASS_KINDS = {
@@ -98,13 +100,9 @@ SELECT '_escrow', code, inflow, inflow - total, currency, '{{}}'::jsonb, id
   FROM acc WHERE kind = 'escrow'
 """
 
-_INSERT = (
-    "INSERT INTO wallets_discrepancy "
-    "(report_id, kind, subject, expected, actual, currency, details) "
-)
 
 ACCOUNTS = (
-    _INSERT
+    INSERT
     + f"""
 SELECT %(report)s, r.kind, coalesce(a.code, r.subject), r.expected, r.actual, r.currency,
        r.details || CASE WHEN r.kind = 'foreign_currency'
@@ -123,7 +121,7 @@ SELECT currency, mod(actual, %(modulus)s) <> 0, (details ->> 'entries')::bigint,
 """
 
 UNBALANCED_TRANSFER = (
-    _INSERT
+    INSERT
     + """
 SELECT %(report)s, 'unbalanced_transfer', 'transfer ' || s.transfer_id, 0, s.total, s.currency,
        jsonb_build_object('transfer_id', s.transfer_id, 'kind', t.kind,

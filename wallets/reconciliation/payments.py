@@ -21,6 +21,7 @@ from django.utils import timezone
 
 from wallets import references, tax
 from wallets.models import PlatformAccount
+from wallets.reconciliation.discrepancies import INSERT
 
 GST_KINDS = {
     "gst_deposit_mismatch": "deposit whose GST is not 28/128 of it",
@@ -35,10 +36,6 @@ WITHDRAWAL_KINDS = {
     "withdrawal_stuck": "withdrawal requested or approved for too long",
 }
 
-_INSERT = (
-    "INSERT INTO wallets_discrepancy "
-    "(report_id, kind, subject, expected, actual, currency, details) "
-)
 
 # One row per deposit: its amount (out of gateway clearing) and its GST (into GST payable).
 _DEPOSITS = """
@@ -53,7 +50,7 @@ SELECT t.id, t.reference, t.created_at, -e.amount AS amount,
 """
 
 _GST = (
-    _INSERT
+    INSERT
     + """
 SELECT %(report)s, 'gst_deposit_mismatch', 'deposit ' || d.reference,
        round(d.amount * %(share)s, 2), coalesce(d.gst, 0), 'INR',
@@ -74,7 +71,7 @@ SELECT %(report)s, 'gst_payable_mismatch', %(gst_code)s, expected, actual, 'INR'
 )
 
 _TDS = (
-    _INSERT
+    INSERT
     + """
 SELECT %(report)s, 'tds_withdrawal_mismatch', 'withdrawal ' || w.reference, w.tds,
        coalesce(e.amount, 0), 'INR',
@@ -97,7 +94,7 @@ SELECT %(report)s, 'tds_payable_mismatch', %(tds_code)s, expected, actual, 'INR'
 )
 
 _PENDING = (
-    _INSERT
+    INSERT
     + """
 SELECT %(report)s, 'pending_mismatch', a.code, coalesce(w.waiting, 0), a.balance,
        a.balance_currency, jsonb_build_object('withdrawals', coalesce(w.n, 0))
@@ -109,7 +106,7 @@ SELECT %(report)s, 'pending_mismatch', a.code, coalesce(w.waiting, 0), a.balance
 )
 
 _STUCK = (
-    _INSERT
+    INSERT
     + """
 SELECT %(report)s, 'withdrawal_stuck', 'withdrawal ' || w.reference, NULL, w.amount, 'INR',
        jsonb_build_object('withdrawal_id', w.id, 'status', w.status,
