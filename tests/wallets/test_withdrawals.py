@@ -202,8 +202,11 @@ def test_maker_checker_never_the_same_person_and_a_second_decision_is_refused(ga
         )
     assert Withdrawal.objects.get(pk=w).status == "requested"
 
-    # approving twice approves (and posts) once; rejecting afterwards is refused
-    for _ in range(2):
+    # approving twice approves (and posts) once: the second is refused, as is a rejection
+    proposal_decide(
+        model=WithdrawalReview, proposal_id=review.pk, decided_by=approver, approve=True
+    )
+    with pytest.raises(AlreadyDecided):
         proposal_decide(
             model=WithdrawalReview, proposal_id=review.pk, decided_by=approver, approve=True
         )
