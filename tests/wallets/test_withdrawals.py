@@ -388,6 +388,24 @@ def test_tax_statement_refusals(gateway, games_api):
     assert wrong_scope.status_code == 403
 
 
+@pytest.mark.parametrize(
+    "fy",
+    ["9999-00", "0000-01", "0001-02", "1900-01", "2099-00", "२०२६-27", "٢٠٢٦-٢٧", "2026-27\n"],
+)
+def test_a_financial_year_outside_2000_to_2098_or_not_ascii_is_400(gateway, fy):
+    from urllib.parse import quote
+
+    a_winner()
+    gateway.api.raise_request_exception = False  # a crash is the 500 a real server would send
+
+    response = gateway.api.get(f"/api/v1/players/w1/tax/{quote(fy)}")
+
+    assert response.status_code == 400, response.content[:300]
+    assert response.json()["error"]["code"] == "financial_year_invalid"
+    for edge in ("2000-01", "2098-99"):
+        assert gateway.tax("w1", edge).json()["fy"] == edge
+
+
 def test_an_approval_is_refused_when_the_kyc_was_revoked_since_the_request(gateway, finance):
     a_winner()
     w = gateway.withdraw("w1", "100.00").json()["withdrawal_id"]
