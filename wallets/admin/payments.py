@@ -156,6 +156,7 @@ class WithdrawalAdmin(ReadOnlyAdmin):
     show_full_result_count = False
     readonly_fields = [
         "player",
+        "client",
         "reference",
         "status",
         "amount",

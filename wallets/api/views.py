@@ -65,6 +65,7 @@ class DepositView(APIView):
             reference=data.validated_data["reference"],
             region=data.validated_data.get("region", ""),
             changed_by=request.auth.name,
+            client=request.auth,
         )
         player = selectors.player_by_external_id(player_id)
         body = {
@@ -145,7 +146,7 @@ class WithdrawalView(APIView):
         data = s.WithdrawalIn(data=request.data)
         data.is_valid(raise_exception=True)
         withdrawal, created = withdrawals.withdrawal_request(
-            player_external_id=player_id, **data.validated_data
+            player_external_id=player_id, client=request.auth, **data.validated_data
         )
         return Response(_withdrawal_body(withdrawal), status=_created(created))
 
@@ -164,7 +165,9 @@ class WithdrawalResultView(APIView):
     def _result(self, request, withdrawal_id: int) -> Response:
         data = self.serializer(data=request.data)
         data.is_valid(raise_exception=True)
-        withdrawal, _ = self.service(withdrawal_id=withdrawal_id, **data.validated_data)
+        withdrawal, _ = self.service(
+            client=request.auth, withdrawal_id=withdrawal_id, **data.validated_data
+        )
         return Response(_withdrawal_body(withdrawal))
 
 
