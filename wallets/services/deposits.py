@@ -2,7 +2,9 @@
 
 A deposit is one transfer: gateway clearing -amount, the deposit bucket +credited, GST payable
 +gst (`wallets.tax.gst_split`: 28/128 of the amount, the parts add up to it exactly). With the
-GST cashback setting at "bonus", the GST amount is credited again as bonus (`bonus_grant`).
+GST cashback setting at "bonus", the GST amount is credited again as bonus (`bonus_grant`). A
+player's first deposit brings the sign-up bonus (`bonus_signup`), after every check a deposit
+passes: real money open to the player, no self-exclusion.
 A deposit's reference is its natural key: the same reference with the same amount for the same
 player from the same payments client is the same deposit, whenever it comes back (deposits
 stored before GST keep their shape and are answered as they were); with anything else it is a
@@ -24,12 +26,13 @@ from wallets.models import (
     ApiClient,
     BonusLot,
     Bucket,
+    Entry,
     GatewayDeposit,
     PlatformAccount,
     Player,
     Transfer,
 )
-from wallets.services.bonuses import bonus_grant
+from wallets.services.bonuses import bonus_grant, bonus_signup
 from wallets.services.ledger import Leg, Posted, transfer_post
 from wallets.services.players import (
     platform_accounts,
@@ -105,6 +108,8 @@ def deposit_register(
             )
     except IntegrityError as exc:
         raise _reference_used(reference) from exc
+    if _first_deposit(deposit_account_id=deposit.pk, transfer_id=posted.transfer_id):
+        bonus_signup(player=player)
     if posted.created and split.gst and settings.GST_CASHBACK == CASHBACK_BONUS:
         bonus_grant(
             player=player,
@@ -115,6 +120,15 @@ def deposit_register(
             memo=f"GST cashback on deposit {reference}",
         )
     return Deposit(posted.transfer_id, posted.created, split.amount, split.gst, split.credited)
+
+
+def _first_deposit(*, deposit_account_id: int, transfer_id: int) -> bool:
+    """Whether this deposit transfer is the first that credited the player's deposit bucket."""
+    return not (
+        Entry.objects.filter(account_id=deposit_account_id, transfer__kind=Transfer.Kind.DEPOSIT)
+        .exclude(transfer_id=transfer_id)
+        .exists()
+    )
 
 
 def _reference_used(reference: str) -> IdempotencyConflict:
