@@ -41,7 +41,7 @@ from wallets.services.players import (
     player_lock,
 )
 from wallets.services.protection import deposit_allowed
-from wallets.services.real_money import real_money_check, region_set
+from wallets.services.real_money import real_money_check, region_report
 
 CASHBACK_OFF, CASHBACK_BONUS = "off", "bonus"
 
@@ -80,7 +80,7 @@ def deposit_register(
             raise _reference_used(reference)
         return _as_stored(stored, player=player, amount=amount, reference=reference)
     if region:
-        region_set(player=player, region=region, changed_by=changed_by)
+        region_report(player=player, region=region, changed_by=changed_by)
     real_money_check(players=[player])
     deposit_allowed(player=player, amount=amount.amount)
     split = tax.gst_split(amount.amount)
