@@ -15,6 +15,7 @@ class WalletsConfig(AppConfig):
             "add_gatewaystatement",
             "add_withdrawalreview",
             "add_bonusgrant",
+            "set_player_region",
         ],
         "finance approver": [
             "approve_adjustment",
@@ -25,6 +26,6 @@ class WalletsConfig(AppConfig):
     }
 
     def ready(self) -> None:
-        from wallets import roles
+        from wallets import checks, roles  # noqa: F401  (checks register by being imported)
 
         post_migrate.connect(roles.roles_after_migrate, dispatch_uid="wallets-finance-roles")

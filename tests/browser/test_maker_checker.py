@@ -51,7 +51,7 @@ def test_new_money_terms_are_proposed_and_approved_by_two_people(login, game):
     assert "approved, proposed by operator" in approver.text(".field-money_terms_history")
     approver.page.click("text=History")
     approver.shot("template-history")
-    assert "Money terms changed by change" in approver.text()
+    assert "Terms changed by change" in approver.text()
 
 
 def test_api_keys_are_issued_by_superusers_only(login):

@@ -228,10 +228,44 @@ def test_operator_proposes_approver_approves(operator, approver, world):
 
     response = approve(login(approver), "adjustment", adj.pk)
     assert f"#{adj.pk} approved" in response.content.decode()
-    approve(login(approver), "adjustment", adj.pk)  # twice
     adj.refresh_from_db()
     assert adj.status == "approved"
     assert Account.objects.get(code="player:b:deposit").balance.amount == before + Decimal("25")
+    assert Transfer.objects.filter(reference=f"adjustment:{adj.pk}").count() == 1
+
+
+def test_a_second_decision_in_admin_is_refused_and_logs_nothing(
+    operator, approver, approver2, world
+):
+    from django.contrib.admin.models import LogEntry
+
+    player = Account.objects.get(code="player:b:deposit").player
+    adj = adjustment_propose(
+        proposed_by=operator,
+        player=player,
+        bucket="deposit",
+        direction="credit",
+        amount=Money("25.00", "INR"),
+        reason="refund of a disconnect",
+    )
+    decide = reverse("admin:wallets_adjustment_decide", args=[adj.pk])
+    login(approver).post(decide, {"decision": "approve", "note": "checked the logs"}, follow=True)
+    logged = LogEntry.objects.count()
+
+    for decision, verb in (("approve", "approved"), ("reject", "rejected")):
+        page = login(approver2).post(decide, {"decision": decision, "note": "mine"}, follow=True)
+        text = page.content.decode()
+        assert f"#{adj.pk} {verb}." not in text
+        assert (
+            f"#{adj.pk} not {verb}: adjustment #{adj.pk} was already approved by approver" in text
+        )
+    # the list action too
+    text = approve(login(approver2), "adjustment", adj.pk).content.decode()
+    assert f"#{adj.pk} not approved: adjustment #{adj.pk} was already approved" in text
+
+    assert LogEntry.objects.count() == logged
+    adj.refresh_from_db()
+    assert (adj.decided_by, adj.decision_note) == (approver, "checked the logs")
     assert Transfer.objects.filter(reference=f"adjustment:{adj.pk}").count() == 1
 
 

@@ -10,7 +10,7 @@ from djmoney.money import Money
 from tests.builders import make_api
 from tests.wallets.invariants import ledger_violations
 from tests.wallets.payments import Gateway
-from wallets.models import CASH, Entry, Transfer
+from wallets.models import CASH, ApiClient, Entry, GatewayDeposit, Transfer
 from wallets.services.ledger import Leg, transfer_post
 from wallets.services.players import platform_accounts, player_accounts, player_get_or_create
 
@@ -76,6 +76,13 @@ def test_a_deposit_stored_before_gst_keeps_its_shape(gateway):
             Leg(clearing.pk, -Money("500.00", CASH)),
             Leg(player_accounts(player=player)["deposit"].pk, Money("500.00", CASH)),
         ],
+    )
+
+    # (its owner as migration 0010 traced it: the only payments client)
+    GatewayDeposit.objects.create(
+        reference="gw-old",
+        client=ApiClient.objects.get(name="gateway"),
+        transfer_id=old.transfer_id,
     )
 
     # when: the gateway sends it again, after the upgrade

@@ -70,11 +70,11 @@ class ReviewForm(forms.Form):
 
 class FinancialYearField(forms.CharField):
     def __init__(self, **kwargs):
-        super().__init__(max_length=7, help_text="like 2026-27", **kwargs)
+        super().__init__(max_length=7, strip=False, help_text="like 2026-27", **kwargs)
 
     def clean(self, value):
-        try:
-            return tax.financial_year(super().clean(value).strip())
+        try:  # exactly the label, as the API takes it: nothing around it
+            return tax.financial_year(super().clean(value))
         except tax.TaxError as exc:
             raise forms.ValidationError(str(exc)) from exc
 
@@ -113,8 +113,13 @@ class MonthsForm(forms.Form):
 
     def clean(self):
         data = super().clean()
-        if data.get("start") and data.get("end") and data["end"] < data["start"]:
-            raise forms.ValidationError("The last month comes before the first.")
+        if data.get("start") and data.get("end"):
+            if data["end"] < data["start"]:
+                raise forms.ValidationError("The last month comes before the first.")
+            try:
+                tax.months_checked(data["start"], data["end"])
+            except tax.TaxError as exc:
+                raise forms.ValidationError(str(exc)) from exc
         return data
 
 
@@ -151,6 +156,7 @@ class WithdrawalAdmin(ReadOnlyAdmin):
     show_full_result_count = False
     readonly_fields = [
         "player",
+        "client",
         "reference",
         "status",
         "amount",

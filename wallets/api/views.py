@@ -18,7 +18,7 @@ from wallets import selectors, tax
 from wallets.api import serializers as s
 from wallets.errors import FinancialYearInvalid
 from wallets.models import Withdrawal
-from wallets.services import kyc, protection, withdrawals
+from wallets.services import kyc, protection, real_money, withdrawals
 from wallets.services.deposits import deposit_register
 from wallets.services.tax import tax_position
 
@@ -42,6 +42,16 @@ class WalletView(APIView):
         return Response({"player_id": player.external_id, "balances": balances})
 
 
+def _blocked_region_kept(request, player_id: str) -> None:
+    """A blocked region the gateway reports is recorded before, and whatever becomes of, the
+    request that carries it (`real_money.region_report_kept`)."""
+    region = request.data.get("region") if isinstance(request.data, dict) else None
+    if isinstance(region, str):
+        real_money.region_report_kept(
+            player_external_id=player_id, region=region, changed_by=request.auth.name
+        )
+
+
 class DepositView(APIView):
     permission_classes = [HasScope]
     required_scopes = ("payments",)
@@ -54,6 +64,7 @@ class DepositView(APIView):
         "409 deposit_limit, self_excluded or real_money_unavailable when refused",
     )
     def post(self, request, player_id: str):
+        _blocked_region_kept(request, player_id)
         return idempotent(request, lambda: self._deposit(request, player_id), required=False)
 
     def _deposit(self, request, player_id: str) -> Response:
@@ -65,6 +76,7 @@ class DepositView(APIView):
             reference=data.validated_data["reference"],
             region=data.validated_data.get("region", ""),
             changed_by=request.auth.name,
+            client=request.auth,
         )
         player = selectors.player_by_external_id(player_id)
         body = {
@@ -90,6 +102,7 @@ class KycView(APIView):
         summary="Record a KYC result: a PAN, verified or rejected (idempotent by reference)",
     )
     def post(self, request, player_id: str):
+        _blocked_region_kept(request, player_id)
         return idempotent(request, lambda: self._kyc(request, player_id), required=False)
 
     def _kyc(self, request, player_id: str) -> Response:
@@ -145,7 +158,7 @@ class WithdrawalView(APIView):
         data = s.WithdrawalIn(data=request.data)
         data.is_valid(raise_exception=True)
         withdrawal, created = withdrawals.withdrawal_request(
-            player_external_id=player_id, **data.validated_data
+            player_external_id=player_id, client=request.auth, **data.validated_data
         )
         return Response(_withdrawal_body(withdrawal), status=_created(created))
 
@@ -164,7 +177,9 @@ class WithdrawalResultView(APIView):
     def _result(self, request, withdrawal_id: int) -> Response:
         data = self.serializer(data=request.data)
         data.is_valid(raise_exception=True)
-        withdrawal, _ = self.service(withdrawal_id=withdrawal_id, **data.validated_data)
+        withdrawal, _ = self.service(
+            client=request.auth, withdrawal_id=withdrawal_id, **data.validated_data
+        )
         return Response(_withdrawal_body(withdrawal))
 
 

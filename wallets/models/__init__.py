@@ -26,7 +26,7 @@ from wallets.models.ledger import (
     PlatformAccount,
     Transfer,
 )
-from wallets.models.payments import TdsYearEnd, Withdrawal, WithdrawalReview
+from wallets.models.payments import GatewayDeposit, TdsYearEnd, Withdrawal, WithdrawalReview
 from wallets.models.people import ApiClient, KycRecord, KycStatus, Player
 from wallets.models.protection import ProtectionChange
 
@@ -44,6 +44,7 @@ __all__ = [
     "Bucket",
     "Discrepancy",
     "Entry",
+    "GatewayDeposit",
     "GatewayStatement",
     "GatewayStatementLine",
     "KycRecord",
