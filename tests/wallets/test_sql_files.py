@@ -19,7 +19,12 @@ def _bodies(text: str) -> dict[str, str]:
 
 def test_the_database_runs_the_functions_in_the_files():
     files = {name: body for f in sql.FILES for name, body in _bodies(sql.load(f)).items()}
-    assert set(files) == {"ledger_post_batch", "ledger_transfer_balanced", "ledger_append_only"}
+    assert set(files) == {
+        "ledger_post_batch",
+        "ledger_transfer_balanced",
+        "ledger_append_only",
+        "gst_rate_history_frozen",
+    }
     with connection.cursor() as cursor:
         cursor.execute("SELECT proname, prosrc FROM pg_proc WHERE proname = ANY(%s)", [list(files)])
         live = dict(cursor.fetchall())

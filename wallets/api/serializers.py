@@ -85,7 +85,10 @@ class DepositOut(WalletOut):
     transfer_id = serializers.IntegerField()
     reference = serializers.CharField()
     amount = serializers.CharField(help_text="what the player paid, GST included")
-    gst = serializers.CharField(help_text="28/128 of the amount, to GST payable")
+    gst = serializers.CharField(help_text="rate/(100 + rate) of the amount, to GST payable")
+    gst_rate = serializers.CharField(
+        help_text="the GST rate in percent in force when it was recorded (IST), e.g. 40.00"
+    )
     credited = serializers.CharField(help_text="amount - gst, to the deposit bucket")
 
 

@@ -50,8 +50,8 @@ class DepositView(APIView):
         request=s.DepositIn,
         responses={201: s.DepositOut, 200: s.DepositOut},
         parameters=[IDEMPOTENCY_HEADER_OPTIONAL],
-        summary="Credit a payment-gateway deposit, net of 28 % GST (idempotent by reference); "
-        "409 deposit_limit, self_excluded or real_money_unavailable when refused",
+        summary="Credit a payment-gateway deposit, net of GST at the rate in force (idempotent "
+        "by reference); 409 deposit_limit, self_excluded or real_money_unavailable when refused",
     )
     def post(self, request, player_id: str):
         return idempotent(request, lambda: self._deposit(request, player_id), required=False)
@@ -73,6 +73,7 @@ class DepositView(APIView):
             "reference": data.validated_data["reference"],
             "amount": _money(deposit.amount),
             "gst": _money(deposit.gst),
+            "gst_rate": _money(deposit.gst_rate),
             "credited": _money(deposit.credited),
             "balances": selectors.wallet_balances(player=player),
         }

@@ -1,8 +1,10 @@
 """Money in from outside: payment-gateway deposits (GST-inclusive), practice chips.
 
 A deposit is one transfer: gateway clearing -amount, the deposit bucket +credited, GST payable
-+gst (`wallets.tax.gst_split`: 28/128 of the amount, the parts add up to it exactly). With the
-GST cashback setting at "bonus", the GST amount is credited again as bonus (`bonus_grant`).
++gst (`wallets.tax.gst_split`: rate/(100 + rate) of the amount, the parts add up to it exactly,
+at the rate in force when it is recorded: `wallets.services.gst_rates`), and its own record of
+that rate (`DepositGst`). With the GST cashback setting at "bonus", the GST amount is credited
+again as bonus (`bonus_grant`).
 A deposit's reference is its natural key: the same reference with the same amount for the same
 player is the same deposit, whenever it comes back (deposits stored before GST keep their
 shape and are answered as they were); with anything else it is a conflict.
@@ -19,8 +21,9 @@ from djmoney.money import Money
 
 from wallets import references, tax
 from wallets.errors import IdempotencyConflict
-from wallets.models import BonusLot, Bucket, PlatformAccount, Player, Transfer
+from wallets.models import BonusLot, Bucket, DepositGst, PlatformAccount, Player, Transfer
 from wallets.services.bonuses import bonus_grant
+from wallets.services.gst_rates import gst_rate_now
 from wallets.services.ledger import Leg, Posted, transfer_post
 from wallets.services.players import (
     platform_accounts,
@@ -41,6 +44,7 @@ class Deposit:
     amount: Decimal
     gst: Decimal
     credited: Decimal
+    gst_rate: Decimal  # percent; 0 for a deposit recorded before GST
 
 
 @transaction.atomic
@@ -66,7 +70,8 @@ def deposit_register(
         region_set(player=player, region=region, changed_by=changed_by)
     real_money_check(players=[player])
     deposit_allowed(player=player, amount=amount.amount)
-    split = tax.gst_split(amount.amount)
+    rate = gst_rate_now()
+    split = tax.gst_split(amount.amount, rate_percent=rate)
     deposit = player_accounts(player=player)[Bucket.DEPOSIT]
     platform = platform_accounts()
     legs = [
@@ -82,8 +87,12 @@ def deposit_register(
         reference=reference,
         idempotency_key=key,
         legs=legs,
-        memo=f"deposit {amount.amount} = {split.credited} credited + {split.gst} GST",
+        memo=f"deposit {amount.amount} = {split.credited} credited + {split.gst} GST at {rate} %",
     )
+    if posted.created:
+        DepositGst.objects.create(
+            transfer_id=posted.transfer_id, rate_percent=rate, amount=split.amount, gst=split.gst
+        )
     if posted.created and split.gst and settings.GST_CASHBACK == CASHBACK_BONUS:
         bonus_grant(
             player=player,
@@ -93,7 +102,9 @@ def deposit_register(
             idempotency_key=references.join(key, "cashback"),
             memo=f"GST cashback on deposit {reference}",
         )
-    return Deposit(posted.transfer_id, posted.created, split.amount, split.gst, split.credited)
+    return Deposit(
+        posted.transfer_id, posted.created, split.amount, split.gst, split.credited, rate
+    )
 
 
 def _as_stored(stored: Transfer, *, player: Player, amount: Money, reference: str) -> Deposit:
@@ -109,7 +120,9 @@ def _as_stored(stored: Transfer, *, player: Player, amount: Money, reference: st
             details={"reference": reference},
         )
     gst = by_code.get(platform[PlatformAccount.GST_PAYABLE].pk, Decimal("0.00"))
-    return Deposit(stored.pk, False, paid, gst, credited)
+    record = DepositGst.objects.filter(transfer=stored).first()
+    rate = record.rate_percent if record is not None else tax.ZERO  # recorded before GST
+    return Deposit(stored.pk, False, paid, gst, credited, rate)
 
 
 @transaction.atomic

@@ -7,7 +7,7 @@ the database with the files.
 
 from pathlib import Path
 
-FILES = ("post_batch.sql", "guards.sql")
+FILES = ("post_batch.sql", "guards.sql", "gst_rates.sql")
 
 
 def load(name: str) -> str:
