@@ -247,4 +247,3 @@ def test_a_deposits_record_of_its_rate_is_append_only(db):
         with pytest.raises(DatabaseError, match="append-only"), transaction.atomic():
             sql(statement, [record.transfer_id])
     assert DepositGst.objects.get().rate_percent == Decimal("40.00")
-
