@@ -59,7 +59,7 @@ def busy_books(gateway, settings):
         decided_by=staff("ap", APPROVER),
         approve=False,
     )
-    gateway.deposit("r1", "0.02")  # too small to carry GST
+    gateway.deposit("r1", "0.01")  # too small to carry GST
     call_command(
         "tds_year_end",
         tax.financial_year_of(timezone.now()).label,

@@ -5,8 +5,10 @@ adding a future rate through maker-checker, and history the database will not le
 The clock is frozen by replacing the ledger's clock the rate is read from
 (`wallets.services.gst_rates.ledger_now`); deposits go through real HTTP to a live server."""
 
+import re
 from datetime import date, datetime, timedelta
 from decimal import Decimal
+from pathlib import Path
 
 import pytest
 from django.db import DatabaseError, connection, transaction
@@ -247,3 +249,13 @@ def test_a_deposits_record_of_its_rate_is_append_only(db):
         with pytest.raises(DatabaseError, match="append-only"), transaction.atomic():
             sql(statement, [record.transfer_id])
     assert DepositGst.objects.get().rate_percent == Decimal("40.00")
+
+
+def test_the_readmes_deposit_figures_are_those_of_the_rate_in_force(db):
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    found = re.search(r"at (\d+) % ₹([\d,]+) → ₹([\d.]+) credited \+ ₹([\d.]+) GST", readme)
+    rate, amount, credited, gst = found.groups()
+    split = tax.gst_split(Decimal(amount.replace(",", "")), rate_percent=Decimal(rate))
+
+    assert Decimal(rate) == gst_rates.gst_rate_now()
+    assert (split.credited, split.gst) == (Decimal(credited), Decimal(gst))
