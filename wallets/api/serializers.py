@@ -122,6 +122,11 @@ class WithdrawalOut(serializers.Serializer):
         choices=["requested", "approved", "paid", "failed", "rejected"]
     )
     amount = serializers.CharField()
+    from_winnings = serializers.CharField(help_text="the part taken from winnings")
+    from_deposit = serializers.CharField(
+        help_text="the part taken from the deposit bucket: only when real money is off for the "
+        "player (a refund), after the winnings"
+    )
     net_winnings = serializers.CharField(help_text="of the financial year at this withdrawal")
     tds = serializers.CharField()
     payout = serializers.CharField(help_text="amount - tds")

@@ -118,6 +118,8 @@ def _withdrawal_body(withdrawal: Withdrawal) -> dict:
         "player_id": withdrawal.player.external_id,
         "status": withdrawal.status,
         "amount": _money(withdrawal.amount),
+        "from_winnings": _money(withdrawal.amount.amount - withdrawal.from_deposit),
+        "from_deposit": _money(withdrawal.from_deposit),
         "net_winnings": _money(withdrawal.net_winnings),
         "tds": _money(withdrawal.tds),
         "payout": _money(withdrawal.payout),
@@ -136,8 +138,8 @@ class WithdrawalView(APIView):
         request=s.WithdrawalIn,
         responses={201: s.WithdrawalOut, 200: s.WithdrawalOut},
         parameters=[IDEMPOTENCY_HEADER],
-        summary="Withdraw from winnings, TDS withheld (Rule 133); large or first ones wait for "
-        "finance",
+        summary="Withdraw from winnings (then deposits when real money is off for the player), "
+        "TDS withheld (Rule 133); large or first ones wait for finance",
     )
     def post(self, request, player_id: str):
         return idempotent(request, lambda: self._withdraw(request, player_id))

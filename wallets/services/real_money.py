@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass
 
 from django.conf import settings
+from django.db.models import Q
 from django.utils import timezone
 
 from wallets.errors import RealMoneyUnavailable
@@ -56,6 +57,16 @@ def real_money_for(*, player: Player) -> Availability:
     if player.region in settings.REAL_MONEY_BLOCKED_REGIONS:
         return Availability(False, f"real money is not offered in region {player.region}")
     return Availability(True)
+
+
+def without_real_money() -> Q | None:
+    """The players real money is unavailable to, as a filter on players (None: nobody); the
+    same rule as `real_money_for`, for many players at once."""
+    if settings.REAL_MONEY == OFF:
+        return Q()
+    if settings.REAL_MONEY == RESTRICTED:
+        return Q(region="") | Q(region__in=list(settings.REAL_MONEY_BLOCKED_REGIONS))
+    return None
 
 
 def real_money_check(*, players: list[Player]) -> None:
