@@ -438,6 +438,24 @@ def test_a_withdrawal_belongs_to_the_client_that_requested_it(gateway, finance):
     assert ledger_violations() == []
 
 
+def test_a_gateway_reference_of_another_clients_withdrawal_is_409_naming_none(gateway, finance):
+    a_winner()
+    verified("w2")
+    won("w2", "2000.00")
+    rival = Gateway(make_api("payments", name="rival-gateway")[0])
+    theirs = approve(rival.withdraw("w2", "1000.00").json()["withdrawal_id"], *finance)
+    assert rival.paid(theirs.pk, "gw-pay-9").status_code == 200
+    ours = approve(gateway.withdraw("w1", "1000.00").json()["withdrawal_id"], *finance)
+
+    answer = gateway.paid(ours.pk, "gw-pay-9")
+
+    assert answer.status_code == 409
+    assert answer.json()["error"]["details"] == {
+        "gateway_reference": "gw-pay-9",
+        "withdrawal_id": None,
+    }
+
+
 def test_a_reference_another_client_used_is_409_naming_nothing_of_it(gateway, finance):
     a_winner()
     verified("w2")

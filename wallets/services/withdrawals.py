@@ -210,7 +210,7 @@ def withdrawal_paid(
     other = Withdrawal.objects.filter(gateway_reference=gateway_reference).first()
     if other is not None:
         raise _gateway_reference_taken(
-            gateway_reference, other.pk if client is None or other.client == client else None
+            gateway_reference, other.pk if client is None or other.client_id == client.pk else None
         )
     withdrawal.status = Status.PAID
     withdrawal.gateway_reference = gateway_reference
