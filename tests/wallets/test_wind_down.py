@@ -131,7 +131,7 @@ def test_a_run_closes_the_book_and_its_report_says_who_holds_what(tmp_path, gate
     assert ledger_violations() == []
 
 
-def test_run_again_repeats_nothing_and_reissues_a_failed_refund(tmp_path, gateway, book):
+def test_run_again_repeats_nothing_and_reissues_a_failed_refund(tmp_path, gateway, settings, book):
     wind_down_approved()
     run(tmp_path)
     first = Withdrawal.objects.filter(reference__startswith="wind-down").count()
@@ -154,6 +154,17 @@ def test_run_again_repeats_nothing_and_reissues_a_failed_refund(tmp_path, gatewa
     line = WindDownLine.objects.get(player__external_id="nokyc")
     assert (line.refunds, line.refunded, line.held) == (2, D("500.00"), 0)
     assert reconcile_run(trigger="command").status == "clean"
+    assert WindDown.objects.get().finished_at is None  # refunds are still with the gateway
+
+    # the gateway pays the rest: the next run finishes the wind-down, and once real money is
+    # switched back on, deposits are taken again (GST at the rate then in force)
+    for n, w in enumerate(Withdrawal.objects.filter(status="approved")):
+        assert gateway.paid(w.pk, f"gw-pay-{n}").status_code == 200
+    assert "0 with the gateway" in run(tmp_path)
+    assert WindDown.objects.get().finished_at is not None
+    settings.REAL_MONEY = "on"
+    back = gateway.deposit("kyc", "1400.00")
+    assert back.status_code == 201 and back.json()["gst_rate"] == "40.00"
 
 
 def test_a_player_depositing_during_a_wind_down_is_refused(gateway, settings, book):

@@ -90,7 +90,7 @@ def wind_down_step_register(step: CancelStep) -> None:
 # --- maker-checker ------------------------------------------------------------------------------
 
 
-def _real_money_off_required(what: str) -> None:
+def real_money_off_required(what: str) -> None:
     if settings.REAL_MONEY != OFF:
         raise ProposalInvalid(
             f"{what} only while REAL_MONEY=off (it is {settings.REAL_MONEY})",
@@ -100,7 +100,7 @@ def _real_money_off_required(what: str) -> None:
 
 def wind_down_propose(*, proposed_by: AbstractBaseUser, reason: str) -> WindDown:
     permission_required(proposed_by, "wallets.add_winddown")
-    _real_money_off_required("a wind-down is proposed")
+    real_money_off_required("a wind-down is proposed")
     if WindDown.objects.filter(status=ProposalStatus.PROPOSED).exists():
         raise ProposalInvalid("a wind-down is already proposed: decide that one first")
     return WindDown.objects.create(
@@ -109,7 +109,7 @@ def wind_down_propose(*, proposed_by: AbstractBaseUser, reason: str) -> WindDown
 
 
 def _approved(wind_down: WindDown) -> None:
-    _real_money_off_required("a wind-down is approved")
+    real_money_off_required("a wind-down is approved")
 
 
 proposal_kind_register(WindDown, on_approve=_approved)
@@ -205,7 +205,7 @@ class Run:
     tds: Decimal = ZERO
     held: Decimal = ZERO
     held_players: int = 0
-    in_flight: int = 0
+    in_flight: int = 0  # refunds (of any run) not paid or failed yet
     busy: list[str] = field(default_factory=list)
 
     def summary(self) -> str:
@@ -223,7 +223,7 @@ def wind_down_ready(*, client_name: str) -> tuple[WindDown, ApiClient]:
     wind_down = wind_down_latest()
     if wind_down is None:
         raise ProposalInvalid("no wind-down is approved: propose one and have it approved")
-    _real_money_off_required("a wind-down runs")
+    real_money_off_required("a wind-down runs")
     client = ApiClient.objects.filter(name=client_name, is_active=True).first()
     if client is None or ApiClient.Scope.PAYMENTS not in client.scopes:
         raise ProposalInvalid(f"{client_name!r} is no active payments client")
@@ -268,6 +268,7 @@ def wind_down_run(
     for external_id in list(run.busy):  # once more, for those a concurrent run held
         run.busy.remove(external_id)
         _player_run(run, wind_down, external_id)
+    run.in_flight = wind_down.lines.filter(withdrawal__status__in=IN_FLIGHT).count()
     if not run.busy and run.in_flight == 0:
         WindDown.objects.filter(pk=wind_down.pk).update(finished_at=timezone.now())
     return run
@@ -293,9 +294,7 @@ def _player_run(run: Run, wind_down: WindDown, external_id: str) -> None:
         run.refunds += 1
         run.refunded += issued.amount.amount
         run.tds += issued.tds.amount
-    if line.held_reason == Held.IN_FLIGHT:
-        run.in_flight += 1
-    elif line.held:
+    if line.held and line.held_reason != Held.IN_FLIGHT:
         run.held_players += 1
         run.held += line.held
 
@@ -357,5 +356,35 @@ def _refund(player: Player, line: WindDownLine, issued_before: int):
     return withdrawal, Held.NONE if verified else Held.NO_KYC
 
 
-def wind_down_report(wind_down: WindDown):
-    return wind_down.lines.select_related("player", "withdrawal").order_by("player__external_id")
+REPORT_HEADER = [
+    "player",
+    "kyc_status",
+    "refunded",
+    "tds",
+    "held",
+    "held_reason",
+    "refunds",
+    "last_refund",
+    "last_refund_status",
+]
+
+
+def wind_down_report_rows(wind_down: WindDown) -> list[list]:
+    """The report: every player the wind-down reached, what was refunded, the TDS, what is held
+    and why (the CSV of the command and of the admin page)."""
+    return [
+        [
+            line.player.external_id,
+            line.player.kyc_status,
+            f"{line.refunded:.2f}",
+            f"{line.tds:.2f}",
+            f"{line.held:.2f}",
+            line.held_reason,
+            line.refunds,
+            line.withdrawal.reference if line.withdrawal else "",
+            line.withdrawal.status if line.withdrawal else "",
+        ]
+        for line in wind_down.lines.select_related("player", "withdrawal").order_by(
+            "player__external_id"
+        )
+    ]

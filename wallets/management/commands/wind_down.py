@@ -17,34 +17,6 @@ from rummy_ledger.errors import DomainError
 from wallets.services import wind_down as service
 
 PLAN_HEADER = ["player", "kyc_status", "deposit", "winnings", "refund", "held"]
-REPORT_HEADER = [
-    "player",
-    "kyc_status",
-    "refunded",
-    "tds",
-    "held",
-    "held_reason",
-    "refunds",
-    "last_refund",
-    "last_refund_status",
-]
-
-
-def report_rows(wind_down) -> list[list]:
-    return [
-        [
-            line.player.external_id,
-            line.player.kyc_status,
-            f"{line.refunded:.2f}",
-            f"{line.tds:.2f}",
-            f"{line.held:.2f}",
-            line.held_reason,
-            line.refunds,
-            line.withdrawal.reference if line.withdrawal else "",
-            line.withdrawal.status if line.withdrawal else "",
-        ]
-        for line in service.wind_down_report(wind_down)
-    ]
 
 
 def write_csv(path: Path, header: list[str], rows: list[list]) -> None:
@@ -76,7 +48,7 @@ class Command(BaseCommand):
         except DomainError as exc:
             raise CommandError(str(exc)) from exc
         path = csv or Path("wind-down-report.csv")
-        write_csv(path, REPORT_HEADER, report_rows(wind_down))
+        write_csv(path, service.REPORT_HEADER, service.wind_down_report_rows(wind_down))
         self.stdout.write(f"{run.summary()}; report: {path}")
         if run.busy:
             raise CommandError(f"{len(run.busy)} player(s) were busy: run it again")
