@@ -74,7 +74,7 @@ def game_open(*, client: ApiClient, game_id: str, template_slug: str, players: l
         with transaction.atomic():
             escrow = escrow_create(owner=client.pk, name=game_id, currency=template.currency)
     except IntegrityError as exc:
-        raise GameExists(f"game {game_id!r} is already open") from exc
+        raise _game_exists(client, game_id) from exc
     game = Game.objects.create(
         client=client,
         game_id=game_id,
@@ -95,6 +95,16 @@ def game_open(*, client: ApiClient, game_id: str, template_slug: str, players: l
     GamePlayer.objects.bulk_create(seats)
     game.save(update_fields=["collected"])
     return game
+
+
+def _game_exists(client: ApiClient, game_id: str) -> GameExists:
+    """A game id is used once: the refusal says what became of the game that holds it."""
+    status = Game.objects.filter(client=client, game_id=game_id).values_list("status", flat=True)
+    state = status.first() or Game.Status.OPEN  # its opening has not committed yet
+    return GameExists(
+        f"game {game_id!r} exists already and is {state}; a game id is used once",
+        details={"game_id": game_id, "status": state},
+    )
 
 
 @transaction.atomic
