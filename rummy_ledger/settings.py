@@ -310,6 +310,11 @@ RECONCILE_WORK_MEM = os.environ.get("RECONCILE_WORK_MEM", "256MB")
 GST_CASHBACK = os.environ.get("GST_CASHBACK", "off")  # "bonus": the GST again, as bonus
 if GST_CASHBACK not in {"off", "bonus"}:
     raise ImproperlyConfigured(f"GST_CASHBACK is off or bonus, not {GST_CASHBACK!r}")
+# The smallest deposit taken: GST rounds to 0.00 on ₹0.01 and ₹0.02 (wallets.tax.gst_split), so
+# a stream of tiny deposits would credit money on which no GST was ever paid.
+DEPOSIT_MINIMUM = Decimal(os.environ.get("DEPOSIT_MINIMUM", "1.00"))
+if not DEPOSIT_MINIMUM > 0:
+    raise ImproperlyConfigured(f"DEPOSIT_MINIMUM is above zero, not {DEPOSIT_MINIMUM}")
 WITHDRAWAL_AUTO_APPROVE_MAX = Decimal(os.environ.get("WITHDRAWAL_AUTO_APPROVE_MAX", "10000.00"))
 TDS_RATE_PERCENT = Decimal(os.environ.get("TDS_RATE_PERCENT", "30"))
 TDS_THRESHOLD = Decimal(os.environ.get("TDS_THRESHOLD", "0.00"))  # no TDS on net winnings <= it

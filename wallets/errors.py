@@ -35,6 +35,7 @@ class WalletErrorCode(StrEnum):
     FINANCIAL_YEAR_OPEN = "financial_year_open"
     # player protection and the real-money switch
     DEPOSIT_LIMIT = "deposit_limit"
+    DEPOSIT_BELOW_MINIMUM = "deposit_below_minimum"
     SELF_EXCLUDED = "self_excluded"
     REAL_MONEY_UNAVAILABLE = "real_money_unavailable"
 
@@ -143,6 +144,12 @@ class DepositLimitReached(Conflict):
     """A deposit over the player's daily or monthly limit; the details name it and what is left."""
 
     code = WalletErrorCode.DEPOSIT_LIMIT
+
+
+class DepositBelowMinimum(DomainError):
+    """A deposit under `DEPOSIT_MINIMUM` (400): on a few paise the GST rounds to nothing."""
+
+    code = WalletErrorCode.DEPOSIT_BELOW_MINIMUM
 
 
 class SelfExcluded(Conflict):

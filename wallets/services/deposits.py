@@ -18,7 +18,7 @@ from django.db import transaction
 from djmoney.money import Money
 
 from wallets import references, tax
-from wallets.errors import IdempotencyConflict
+from wallets.errors import DepositBelowMinimum, IdempotencyConflict
 from wallets.models import BonusLot, Bucket, PlatformAccount, Player, Transfer
 from wallets.services.bonuses import bonus_grant
 from wallets.services.ledger import Leg, Posted, transfer_post
@@ -62,6 +62,14 @@ def deposit_register(
     stored = Transfer.objects.filter(idempotency_key=key).prefetch_related("entries").first()
     if stored is not None:
         return _as_stored(stored, player=player, amount=amount, reference=reference)
+    if amount.amount < settings.DEPOSIT_MINIMUM:
+        raise DepositBelowMinimum(
+            f"the smallest deposit taken is {settings.DEPOSIT_MINIMUM:.2f}",
+            details={
+                "amount": f"{amount.amount:.2f}",
+                "minimum": f"{settings.DEPOSIT_MINIMUM:.2f}",
+            },
+        )
     if region:
         region_set(player=player, region=region, changed_by=changed_by)
     real_money_check(players=[player])
