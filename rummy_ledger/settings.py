@@ -326,6 +326,21 @@ CELERY_BEAT_SCHEDULE["wallets-tds-year-end"] = {
     "schedule": crontab(minute=5, hour=0, day_of_month=1, month_of_year=4),  # CELERY_TIMEZONE
 }
 
+# The one-way-flow report (chip dumping, wallets.services.flows): its own beat job and command,
+# apart from reconciliation. A pair of players is flagged when money went from one to the other
+# in at least MIN_GAMES games and MIN_AMOUNT INR within WINDOW_DAYS, and what went back is at
+# most MAX_RETURN_PERCENT % of it. These are finance's judgement, not law.
+FLOW_REPORT_WINDOW_DAYS = int(os.environ.get("FLOW_REPORT_WINDOW_DAYS", "30"))
+FLOW_REPORT_MIN_GAMES = int(os.environ.get("FLOW_REPORT_MIN_GAMES", "5"))
+FLOW_REPORT_MIN_AMOUNT = Decimal(os.environ.get("FLOW_REPORT_MIN_AMOUNT", "50.00"))
+FLOW_REPORT_MAX_RETURN_PERCENT = Decimal(os.environ.get("FLOW_REPORT_MAX_RETURN_PERCENT", "10"))
+FLOW_REPORT_AT = os.environ.get("FLOW_REPORT_AT", "03:00")  # IST, after the reconciliation
+_flow_hour, _flow_minute = (int(part) for part in FLOW_REPORT_AT.split(":"))
+CELERY_BEAT_SCHEDULE["wallets-flow-report"] = {
+    "task": "wallets.tasks.flow_report",
+    "schedule": crontab(hour=_flow_hour, minute=_flow_minute),  # CELERY_TIMEZONE
+}
+
 # Bonus (wallets.services.bonuses): every credit expires; the beat job returns expired bonus.
 BONUS_EXPIRY_DAYS = int(os.environ.get("BONUS_EXPIRY_DAYS", "30"))
 SIGNUP_BONUS = Decimal(os.environ.get("SIGNUP_BONUS", "0.00"))  # 0: no sign-up bonus

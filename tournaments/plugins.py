@@ -6,7 +6,8 @@ calls `register()` once):
 - an approved reversal of `game:<pk>` makes that game `reversed`;
 - search: an external game id (`sim-597bcd-5`) names the reference `game:<pk>`, and a game's
   reference is shown as its external id, linked to the game's page;
-- reports: the fee report is listed on the admin index.
+- reports: the fee report is listed on the admin index;
+- the one-way-flow report: what went from one player to another across games.
 """
 
 from __future__ import annotations
@@ -15,13 +16,14 @@ from collections.abc import Collection
 
 from django.urls import reverse
 
-from tournaments import reconciliation
+from tournaments import queries, reconciliation
 from tournaments.models import Game, TemplateChange
 from tournaments.references import game_pk_of, game_reference
 from tournaments.services.games import game_mark_reversed
 from tournaments.services.templates import template_change_apply
 from wallets import reports, search, signals
 from wallets.models import Reversal
+from wallets.services.flows import flow_finder_register
 from wallets.services.proposals import proposal_kind_register
 
 
@@ -60,3 +62,4 @@ def register() -> None:
     search.reference_finder_register(game_references)
     search.reference_namer_register(game_names)
     reports.report_register(FEE_REPORT)
+    flow_finder_register(queries.pair_flows)

@@ -7,7 +7,7 @@ from unittest import mock
 import pytest
 from django.contrib import admin
 from django.core.management import call_command
-from django.test import Client
+from django.test import Client, override_settings
 from django.urls import reverse
 from django.utils import timezone
 from djmoney.money import Money
@@ -19,6 +19,7 @@ from tournaments.services.templates import template_change_propose
 from wallets.models import Account, Adjustment, Entry, Player, Reversal, Transfer
 from wallets.reconciliation import reconcile_run
 from wallets.reconciliation.gateway import gateway_statement_import
+from wallets.services.flows import flow_report_run
 from wallets.services.proposals import (
     adjustment_propose,
     bonus_grant_propose,
@@ -60,6 +61,8 @@ def world(operator, game_server):
     money_world(operator)
     protection_world(operator)
     reconcile_run(trigger="command")
+    with override_settings(FLOW_REPORT_MIN_GAMES=1, FLOW_REPORT_MIN_AMOUNT=Decimal("0.01")):
+        assert flow_report_run(trigger="command").pairs.exists()  # the game's losers, flagged
     template_change_propose(
         proposed_by=operator,
         template=game.template,

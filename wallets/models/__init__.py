@@ -1,7 +1,7 @@
 """The ledger's tables: `ledger` (accounts, transfers, entries), `people` (players, their KYC,
 API clients), `finance` (proposals, reconciliation reports, gateway statements), `payments`
 (withdrawals and their review, TDS year ends), `bonus` (bonus lots and grants), `protection`
-(deposit limits, self-exclusion)."""
+(deposit limits, self-exclusion), `flows` (the one-way-flow report)."""
 
 from wallets.models.bonus import BonusGrant, BonusLot, BonusSpend
 from wallets.models.finance import (
@@ -15,6 +15,7 @@ from wallets.models.finance import (
     Reversal,
     ReversalTransfer,
 )
+from wallets.models.flows import FlaggedPair, FlowReport
 from wallets.models.ledger import (
     BUCKET_CURRENCY,
     CASH,
@@ -44,6 +45,8 @@ __all__ = [
     "Bucket",
     "Discrepancy",
     "Entry",
+    "FlaggedPair",
+    "FlowReport",
     "GatewayStatement",
     "GatewayStatementLine",
     "KycRecord",
