@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from django.db import models
 
+from wallets.formatting import ist
 from wallets.models.people import Player
 
 
@@ -24,10 +25,11 @@ class FlowReport(models.Model):
     pairs_looked_at = models.PositiveIntegerField(default=0)
 
     class Meta:
+        verbose_name = "one-way-flow report"
         indexes = [models.Index(fields=["-started_at"], name="flowreport_started_idx")]
 
     def __str__(self) -> str:
-        return f"one-way flows #{self.pk} ({self.started_at:%Y-%m-%d %H:%M})"
+        return f"one-way flows #{self.pk} ({ist(self.started_at)})"
 
 
 class FlaggedPair(models.Model):
