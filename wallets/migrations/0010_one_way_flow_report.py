@@ -5,43 +5,110 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('wallets', '0009_bonus_protection'),
+        ("wallets", "0009_bonus_protection"),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='FlowReport',
+            name="FlowReport",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('trigger', models.CharField(choices=[('schedule', 'Schedule'), ('command', 'Command')], max_length=16)),
-                ('started_at', models.DateTimeField(auto_now_add=True)),
-                ('since', models.DateTimeField(help_text='games finished from then on were looked at')),
-                ('thresholds', models.JSONField(help_text='the settings a pair had to reach to be flagged')),
-                ('pairs_looked_at', models.PositiveIntegerField(default=0)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "trigger",
+                    models.CharField(
+                        choices=[("schedule", "Schedule"), ("command", "Command")], max_length=16
+                    ),
+                ),
+                ("started_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "since",
+                    models.DateTimeField(help_text="games finished from then on were looked at"),
+                ),
+                (
+                    "thresholds",
+                    models.JSONField(help_text="the settings a pair had to reach to be flagged"),
+                ),
+                ("pairs_looked_at", models.PositiveIntegerField(default=0)),
             ],
             options={
-                'verbose_name': 'one-way-flow report',
-                'indexes': [models.Index(fields=['-started_at'], name='flowreport_started_idx')],
+                "verbose_name": "one-way-flow report",
+                "indexes": [models.Index(fields=["-started_at"], name="flowreport_started_idx")],
             },
         ),
         migrations.CreateModel(
-            name='FlaggedPair',
+            name="FlaggedPair",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('games', models.PositiveIntegerField(help_text="games in which the loser's money went to them")),
-                ('amount', models.DecimalField(decimal_places=2, help_text='what the loser lost to the winner, INR', max_digits=18)),
-                ('returned', models.DecimalField(decimal_places=2, help_text='what the winner lost to the loser in the same window, INR', max_digits=18)),
-                ('first_game_at', models.DateTimeField()),
-                ('last_game_at', models.DateTimeField()),
-                ('loser', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='+', to='wallets.player')),
-                ('winner', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='+', to='wallets.player')),
-                ('report', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='pairs', to='wallets.flowreport')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "games",
+                    models.PositiveIntegerField(
+                        help_text="games in which the loser's money went to them"
+                    ),
+                ),
+                (
+                    "amount",
+                    models.DecimalField(
+                        decimal_places=2,
+                        help_text="what the loser lost to the winner, INR",
+                        max_digits=18,
+                    ),
+                ),
+                (
+                    "returned",
+                    models.DecimalField(
+                        decimal_places=2,
+                        help_text="what the winner lost to the loser in the same window, INR",
+                        max_digits=18,
+                    ),
+                ),
+                ("first_game_at", models.DateTimeField()),
+                ("last_game_at", models.DateTimeField()),
+                (
+                    "loser",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to="wallets.player",
+                    ),
+                ),
+                (
+                    "winner",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to="wallets.player",
+                    ),
+                ),
+                (
+                    "report",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="pairs",
+                        to="wallets.flowreport",
+                    ),
+                ),
             ],
             options={
-                'indexes': [models.Index(fields=['winner', 'report'], name='flaggedpair_winner_idx'), models.Index(fields=['loser', 'report'], name='flaggedpair_loser_idx')],
-                'constraints': [models.UniqueConstraint(fields=('report', 'loser', 'winner'), name='flaggedpair_unique_pair')],
+                "indexes": [
+                    models.Index(fields=["winner", "report"], name="flaggedpair_winner_idx"),
+                    models.Index(fields=["loser", "report"], name="flaggedpair_loser_idx"),
+                ],
+                "constraints": [
+                    models.UniqueConstraint(
+                        fields=("report", "loser", "winner"), name="flaggedpair_unique_pair"
+                    )
+                ],
             },
         ),
     ]
