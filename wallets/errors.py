@@ -38,6 +38,9 @@ class WalletErrorCode(StrEnum):
     DEPOSIT_BELOW_MINIMUM = "deposit_below_minimum"
     SELF_EXCLUDED = "self_excluded"
     REAL_MONEY_UNAVAILABLE = "real_money_unavailable"
+    # the guards of a games client (docs/trust-model.md)
+    PLAYER_NOT_PAIRED = "player_not_paired"
+    CLIENT_CAP = "client_cap"
 
 
 class LedgerError(DomainError):
@@ -162,3 +165,15 @@ class RealMoneyUnavailable(Conflict):
     """Real money is off here, or for the player's region: no cash games, no deposits."""
 
     code = WalletErrorCode.REAL_MONEY_UNAVAILABLE
+
+
+class PlayerNotPaired(Forbidden):
+    """A games client whose guard is on may seat only players of its paired payments clients."""
+
+    code = WalletErrorCode.PLAYER_NOT_PAIRED
+
+
+class ClientCapReached(Conflict):
+    """A games client's games would take more into escrow in a rolling hour than its cap."""
+
+    code = WalletErrorCode.CLIENT_CAP

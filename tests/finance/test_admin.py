@@ -16,7 +16,16 @@ from tests.builders import bonus_granted, points_game, staff
 from tests.wallets.payments import verified, won
 from tournaments.queries import game_transfer_ids
 from tournaments.services.templates import template_change_propose
-from wallets.models import Account, Adjustment, Entry, Player, Reversal, Transfer
+from wallets.api_keys import api_client_create
+from wallets.models import (
+    Account,
+    Adjustment,
+    ClientPairing,
+    Entry,
+    Player,
+    Reversal,
+    Transfer,
+)
 from wallets.reconciliation import reconcile_run
 from wallets.reconciliation.gateway import gateway_statement_import
 from wallets.services.flows import flow_report_run
@@ -61,6 +70,8 @@ def world(operator, game_server):
     money_world(operator)
     protection_world(operator)
     reconcile_run(trigger="command")
+    gateway = api_client_create(name="gateway-1", scopes=["payments"])[0]
+    ClientPairing.objects.create(games_client=game_server, payments_client=gateway)
     with override_settings(FLOW_REPORT_MIN_GAMES=1, FLOW_REPORT_MIN_AMOUNT=Decimal("0.01")):
         assert flow_report_run(trigger="command").pairs.exists()  # the game's losers, flagged
     template_change_propose(
@@ -351,7 +362,8 @@ def test_no_finance_role_issues_or_changes_api_keys(users, world):
     approver. API clients are a superuser's, whatever a group grants."""
     from wallets.models import ApiClient
 
-    existing = ApiClient.objects.get()
+    existing = ApiClient.objects.get(name="game-server-1")
+    names = sorted(ApiClient.objects.values_list("name", "is_active"))
     for role in ("viewer", "operator", "approver"):
         client = login(users[role])
         add = client.post(
@@ -362,7 +374,14 @@ def test_no_finance_role_issues_or_changes_api_keys(users, world):
         )
         assert (add.status_code, change.status_code) == (403, 403), role
         assert not users[role].has_perm("wallets.add_apiclient")
-    assert list(ApiClient.objects.values_list("name", "is_active")) == [("game-server-1", True)]
+    assert sorted(ApiClient.objects.values_list("name", "is_active")) == names
+    # nor pair clients: a pairing widens whom a games key may stake (docs/trust-model.md)
+    for role in ("viewer", "operator", "approver"):
+        add = login(users[role]).post(
+            reverse("admin:wallets_clientpairing_add"),
+            {"games_client": existing.pk, "payments_client": existing.pk},
+        )
+        assert add.status_code == 403, role
 
 
 def test_gateway_statement_upload(operator, viewer, world):

@@ -26,6 +26,7 @@ from tournaments.services.escrow import contributions, entries_collect, escrow_c
 from tournaments.terms import GameTerms
 from wallets.errors import WalletErrorCode
 from wallets.models import CHIPS, ApiClient, Player
+from wallets.services.client_guards import escrow_cap_take, players_seatable_check
 from wallets.services.players import players_get_or_create
 from wallets.services.protection import self_exclusion_check
 from wallets.services.real_money import real_money_check
@@ -91,6 +92,8 @@ def game_open(*, client: ApiClient, game_id: str, template_slug: str, players: l
         for n, external_id in enumerate(players, start=1)
     ]
     cash_play_check(terms, [seat.player for seat in seats])
+    players_seatable_check(client=client, players=[seat.player for seat in seats])
+    escrow_cap_take(client=client, amount=terms.stake * len(seats), currency=template.currency)
     game.collected = entries_collect(game=game, seats=seats, amount=terms.stake, entry_no=1)
     GamePlayer.objects.bulk_create(seats)
     game.save(update_fields=["collected"])
@@ -124,6 +127,7 @@ def game_rejoin(*, client: ApiClient, game_id: str, player: str) -> Game:
         )
     score = fmt.rejoin_score(table_of(game, seats), seat)
     cash_play_check(terms, [seat.player])
+    escrow_cap_take(client=client, amount=terms.stake, currency=game.currency)
     game.collected += entries_collect(
         game=game, seats=[seat], amount=terms.stake, entry_no=seat.entries + 1
     )

@@ -1,9 +1,11 @@
 """The ledger's tables: `ledger` (accounts, transfers, entries), `people` (players, their KYC,
 API clients), `finance` (proposals, reconciliation reports, gateway statements), `payments`
 (withdrawals and their review, TDS year ends), `bonus` (bonus lots and grants), `protection`
-(deposit limits, self-exclusion), `flows` (the one-way-flow report)."""
+(deposit limits, self-exclusion), `flows` (the one-way-flow report), `clients` (pairings of
+API clients, whose players are whose)."""
 
 from wallets.models.bonus import BonusGrant, BonusLot, BonusSpend
+from wallets.models.clients import ClientPairing, PlayerClient
 from wallets.models.finance import (
     Adjustment,
     Discrepancy,
@@ -43,6 +45,7 @@ __all__ = [
     "BonusLot",
     "BonusSpend",
     "Bucket",
+    "ClientPairing",
     "Discrepancy",
     "Entry",
     "FlaggedPair",
@@ -53,6 +56,7 @@ __all__ = [
     "KycStatus",
     "PlatformAccount",
     "Player",
+    "PlayerClient",
     "Proposal",
     "ProposalStatus",
     "ProtectionChange",

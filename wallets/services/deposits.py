@@ -19,8 +19,9 @@ from djmoney.money import Money
 
 from wallets import references, tax
 from wallets.errors import DepositBelowMinimum, IdempotencyConflict
-from wallets.models import BonusLot, Bucket, PlatformAccount, Player, Transfer
+from wallets.models import ApiClient, BonusLot, Bucket, PlatformAccount, Player, Transfer
 from wallets.services.bonuses import bonus_grant
+from wallets.services.client_guards import player_client_link
 from wallets.services.ledger import Leg, Posted, transfer_post
 from wallets.services.players import (
     platform_accounts,
@@ -51,6 +52,7 @@ def deposit_register(
     reference: str,
     region: str = "",
     changed_by: str = "",
+    client: ApiClient | None = None,
 ) -> Deposit:
     """Credit a payment-gateway deposit, net of GST, once per reference (registers the player
     if new; records their region when given). The player's row is locked first: one player's
@@ -58,6 +60,8 @@ def deposit_register(
     exclusion, deposit limits) run between the lock and the posting, and concurrent deposits
     cannot together pass a limit. A deposit already made is answered as it was."""
     player = player_lock(external_id=player_external_id, create=True)
+    if client is not None:
+        player_client_link(player=player, client=client)
     key = references.join(Transfer.Kind.DEPOSIT, reference)
     stored = Transfer.objects.filter(idempotency_key=key).prefetch_related("entries").first()
     if stored is not None:
