@@ -13,7 +13,7 @@ import requests
 
 from rummy_ledger.api.idempotency import HEADER
 from tests.api.conftest import ledger_state
-from tests.builders import template
+from tests.builders import LOSER_80, WILD, WINNER, res, template
 from wallets.api_keys import api_client_create
 from wallets.models import ApiClient, ClientPairing
 
@@ -116,3 +116,29 @@ def test_concurrent_opens_together_stay_within_the_cap(clients):
         thread.join()
 
     assert sorted(statuses) == [201, 201, 409, 409], statuses
+
+
+def test_a_rejoin_counts_against_the_cap(clients):
+    games, _, _ = clients
+    template("pool-101", "pool101", entry_fee=Decimal("100.00"), rejoin_allowed=True)
+    games.guard(hourly_escrow_cap=Decimal("350.00"))
+    opened = {"game_id": "pool", "template": "pool-101", "players": ["a", "b", "c"]}
+    assert games.post("games", opened).status_code == 201  # 300 taken
+    win = res("a", "declared", WINNER)
+    for deal_no, b_result in ((1, res("b", "lost", LOSER_80)), (2, res("b", "wrong_show"))):
+        deal = {"deal_no": deal_no, "wild_joker": WILD, "results": [win, b_result]}
+        deal["results"].append(res("c", "first_drop"))
+        assert games.post("games/pool/deals", deal).status_code == 202  # b: 160, eliminated
+    before = ledger_state()
+
+    refused = games.post("games/pool/rejoin", {"player": "b"})
+
+    assert refused.status_code == 409, refused.text
+    assert refused.json()["error"]["details"] == {
+        "cap": "350.00",
+        "taken": "300.00",
+        "amount": "100.00",
+    }
+    assert ledger_state() == before
+    games.guard(hourly_escrow_cap=Decimal("400.00"))
+    assert games.post("games/pool/rejoin", {"player": "b"}).status_code == 200
