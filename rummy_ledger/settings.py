@@ -310,6 +310,11 @@ RECONCILE_WORK_MEM = os.environ.get("RECONCILE_WORK_MEM", "256MB")
 GST_CASHBACK = os.environ.get("GST_CASHBACK", "off")  # "bonus": the GST again, as bonus
 if GST_CASHBACK not in {"off", "bonus"}:
     raise ImproperlyConfigured(f"GST_CASHBACK is off or bonus, not {GST_CASHBACK!r}")
+# The smallest deposit taken: GST rounds to 0.00 on ₹0.01 and ₹0.02 (wallets.tax.gst_split), so
+# a stream of tiny deposits would credit money on which no GST was ever paid.
+DEPOSIT_MINIMUM = Decimal(os.environ.get("DEPOSIT_MINIMUM", "1.00"))
+if not DEPOSIT_MINIMUM > 0:
+    raise ImproperlyConfigured(f"DEPOSIT_MINIMUM is above zero, not {DEPOSIT_MINIMUM}")
 WITHDRAWAL_AUTO_APPROVE_MAX = Decimal(os.environ.get("WITHDRAWAL_AUTO_APPROVE_MAX", "10000.00"))
 TDS_RATE_PERCENT = Decimal(os.environ.get("TDS_RATE_PERCENT", "30"))
 TDS_THRESHOLD = Decimal(os.environ.get("TDS_THRESHOLD", "0.00"))  # no TDS on net winnings <= it
@@ -319,6 +324,21 @@ RECONCILE_STUCK_WITHDRAWAL_HOURS = float(os.environ.get("RECONCILE_STUCK_WITHDRA
 CELERY_BEAT_SCHEDULE["wallets-tds-year-end"] = {
     "task": "wallets.tasks.tds_year_end",
     "schedule": crontab(minute=5, hour=0, day_of_month=1, month_of_year=4),  # CELERY_TIMEZONE
+}
+
+# The one-way-flow report (chip dumping, wallets.services.flows): its own beat job and command,
+# apart from reconciliation. A pair of players is flagged when money went from one to the other
+# in at least MIN_GAMES games and MIN_AMOUNT INR within WINDOW_DAYS, and what went back is at
+# most MAX_RETURN_PERCENT % of it. These are finance's judgement, not law.
+FLOW_REPORT_WINDOW_DAYS = int(os.environ.get("FLOW_REPORT_WINDOW_DAYS", "30"))
+FLOW_REPORT_MIN_GAMES = int(os.environ.get("FLOW_REPORT_MIN_GAMES", "5"))
+FLOW_REPORT_MIN_AMOUNT = Decimal(os.environ.get("FLOW_REPORT_MIN_AMOUNT", "50.00"))
+FLOW_REPORT_MAX_RETURN_PERCENT = Decimal(os.environ.get("FLOW_REPORT_MAX_RETURN_PERCENT", "10"))
+FLOW_REPORT_AT = os.environ.get("FLOW_REPORT_AT", "03:00")  # IST, after the reconciliation
+_flow_hour, _flow_minute = (int(part) for part in FLOW_REPORT_AT.split(":"))
+CELERY_BEAT_SCHEDULE["wallets-flow-report"] = {
+    "task": "wallets.tasks.flow_report",
+    "schedule": crontab(hour=_flow_hour, minute=_flow_minute),  # CELERY_TIMEZONE
 }
 
 # Bonus (wallets.services.bonuses): every credit expires; the beat job returns expired bonus.

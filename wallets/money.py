@@ -39,6 +39,15 @@ _NEGATIVE = re.compile(r"-[0-9]*\.?[0-9]*")
 _TOO_PRECISE = re.compile(r"[0-9]+\.[0-9]{3,}")
 
 
+def _kind(value: object) -> str:
+    """What a decoded JSON value that is not a string was sent as."""
+    if isinstance(value, bool):
+        return "true or false"
+    if isinstance(value, int | float):
+        return "JSON numbers"
+    return {list: "arrays", dict: "objects"}.get(type(value), "null")
+
+
 def parse_amount(text: object, currency: str) -> Money:
     """Parse an amount written as a decimal string, and nothing else.
 
@@ -48,7 +57,7 @@ def parse_amount(text: object, currency: str) -> Money:
     " 100 ", Arabic-Indic "100"), no more than 12 digits before the point.
     """
     if not isinstance(text, str):
-        raise MoneyError('amounts are decimal strings such as "500.00", not JSON numbers')
+        raise MoneyError(f'amounts are decimal strings such as "500.00", not {_kind(text)}')
     if _AMOUNT.fullmatch(text) is None:
         if _NEGATIVE.fullmatch(text):
             raise MoneyError("the amount must be greater than zero")

@@ -5,7 +5,8 @@ NOTHING on the unique (client, key)), and the response is stored in that transac
 and its record commit together or not at all, so a crash leaves nothing half-done. A repeat that
 arrives while the first is still running waits on the unique index for a moment, then gets 409
 with `Retry-After`; a repeat with another body (or for another endpoint) gets 409. Refusals (4xx)
-are stored and replayed like successes: the first answer is the answer.
+are stored and replayed like successes: the first answer is the answer. The body is rendered
+once, stored as sent, and both the first answer and every replay are those bytes.
 """
 
 from __future__ import annotations
@@ -16,8 +17,10 @@ import re
 from collections.abc import Callable
 
 from django.db import DatabaseError, connection, transaction
+from django.http import HttpResponse
 from drf_spectacular.utils import OpenApiParameter
 from rest_framework import exceptions
+from rest_framework.renderers import JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
 
@@ -61,7 +64,7 @@ def request_hash(request: Request) -> str:
 
 def idempotent(
     request: Request, operation: Callable[[], Response], *, required: bool = True
-) -> Response:
+) -> Response | HttpResponse:
     """Run `operation` once per key: a repeat replays its first response. Where the key is not
     `required` (a write with a natural key of its own, such as a deposit's reference), a request
     without one simply runs."""
@@ -82,10 +85,15 @@ def idempotent(
             raise  # contention: nothing to remember, the client retries
         except (DomainError, exceptions.APIException) as exc:
             response = exception_handler(exc, {})
+        body = JSONRenderer().render(response.data).decode()
         IdempotencyRecord.objects.filter(client_id=client.pk, key=key).update(
-            status_code=response.status_code, response=response.data
+            status_code=response.status_code, body=body
         )
-    return response
+    return _sent(body, response.status_code)
+
+
+def _sent(body: str, status_code: int) -> HttpResponse:
+    return HttpResponse(body, status=status_code, content_type="application/json")
 
 
 def _claim(client_id: int, key: str, digest: str) -> bool:
@@ -116,10 +124,10 @@ def _claim(client_id: int, key: str, digest: str) -> bool:
     return claimed
 
 
-def _replay(client_id: int, key: str, digest: str) -> Response:
+def _replay(client_id: int, key: str, digest: str) -> HttpResponse:
     record = IdempotencyRecord.objects.get(client_id=client_id, key=key)
     if record.request_hash != digest:
         raise KeyReused(f"{HEADER} {key!r} was used for a different request")
-    response = Response(record.response, status=record.status_code)
+    response = _sent(record.body, record.status_code)
     response["Idempotent-Replayed"] = "true"
     return response

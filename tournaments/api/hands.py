@@ -6,7 +6,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from rummy_ledger.api.auth import HasScope
-from rummy_ledger.api.fields import StrictBooleanField, StrictCharField
+from rummy_ledger.api.fields import StrictBooleanField, StrictCharField, StrictSerializer
 from tournaments import rummy
 from tournaments.api.serializers import HAND_WITH_DRAW, GroupsField, cards_field
 
@@ -26,7 +26,7 @@ BEST_EXAMPLE = {
 }
 
 
-class HandIn(serializers.Serializer):
+class HandIn(StrictSerializer):
     """A hand is 13 cards, or 14 with the card drawn before a show: never more (the best
     arrangement's search grows exponentially with the cards; 40 cards took 10 s)."""
 
@@ -93,5 +93,5 @@ class HandEvaluateView(APIView):
                     hand["groups"], hand["wild_joker"], hand["rules"]
                 )
         except rummy.CardError as exc:
-            raise serializers.ValidationError({field: str(exc)}) from exc
+            raise serializers.ValidationError({field: [str(exc)]}) from exc
         return Response(result.to_dict())

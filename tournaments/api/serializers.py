@@ -13,6 +13,7 @@ from rummy_ledger.api.fields import (
     ExternalIdField,
     StrictCharField,
     StrictIntegerField,
+    StrictSerializer,
     StrictSlugField,
 )
 from tournaments import rummy
@@ -58,7 +59,7 @@ class GroupsField(serializers.ListField):
         return groups
 
 
-class GameOpenIn(serializers.Serializer):
+class GameOpenIn(StrictSerializer):
     game_id = ExternalIdField()
     template = StrictSlugField(max_length=64)
     players = serializers.ListField(
@@ -113,7 +114,7 @@ class LaidOffField(serializers.Field):
         return value
 
 
-class ResultIn(serializers.Serializer):
+class ResultIn(StrictSerializer):
     """One player's result. 13-card formats send `groups`; Rummy 500 sends `melded`, `laid_off`
     and `in_hand` (a format refuses the other's fields)."""
 
@@ -152,13 +153,13 @@ class ResultIn(serializers.Serializer):
         return data
 
 
-class DealIn(serializers.Serializer):
+class DealIn(StrictSerializer):
     deal_no = StrictIntegerField(min_value=1, max_value=MAX_DEALS)
     wild_joker = StrictCharField(max_length=4, required=False, allow_blank=True)
     results = serializers.ListField(child=ResultIn(), min_length=1, max_length=SEATS_MAX)
 
 
-class RejoinIn(serializers.Serializer):
+class RejoinIn(StrictSerializer):
     player = ExternalIdField()
 
 

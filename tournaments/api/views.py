@@ -8,6 +8,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from rummy_ledger.api.auth import HasScope
+from rummy_ledger.api.fields import StrictSerializer
 from rummy_ledger.api.idempotency import IDEMPOTENCY_HEADER as IDEMPOTENCY
 from rummy_ledger.api.idempotency import idempotent
 from rummy_ledger.db import snapshot
@@ -99,10 +100,11 @@ class SplitView(GamesScope):
         summary="Pool: the remaining players agree to share the prize",
     )
     def post(self, request, game_id: str):
-        return idempotent(
-            request,
-            lambda: Response(s.game_out(games.game_split(client=request.auth, game_id=game_id))),
-        )
+        def run():
+            _valid(StrictSerializer, request)  # no body, or an empty one
+            return Response(s.game_out(games.game_split(client=request.auth, game_id=game_id)))
+
+        return idempotent(request, run)
 
 
 class CancelView(GamesScope):
@@ -113,10 +115,11 @@ class CancelView(GamesScope):
         summary="Abort: everything in escrow goes back",
     )
     def post(self, request, game_id: str):
-        return idempotent(
-            request,
-            lambda: Response(s.game_out(games.game_cancel(client=request.auth, game_id=game_id))),
-        )
+        def run():
+            _valid(StrictSerializer, request)  # no body, or an empty one
+            return Response(s.game_out(games.game_cancel(client=request.auth, game_id=game_id)))
+
+        return idempotent(request, run)
 
 
 def _valid(serializer_class, request) -> dict:

@@ -24,6 +24,7 @@ from wallets.admin.base import ReadOnlyAdmin, link
 from wallets.admin.proposals import ProposalAdmin
 from wallets.models import KycRecord, Player, TdsYearEnd, Withdrawal, WithdrawalReview
 from wallets.services import proposals
+from wallets.services.flows import flagged_pairs_of
 from wallets.services.tax import TaxPosition, tax_positions
 
 
@@ -221,6 +222,7 @@ class WithdrawalAdmin(ReadOnlyAdmin):
         extra_context = {
             **(extra_context or {}),
             "can_review": waiting and self.has_review_permission(request),
+            "flagged_pairs": flagged_pairs_of(obj.player) if obj is not None else [],
         }
         return super().change_view(request, object_id, form_url, extra_context)
 

@@ -3,7 +3,12 @@ from django.core.validators import RegexValidator
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from rummy_ledger.api.fields import StrictBooleanField, StrictCharField, StrictIntegerField
+from rummy_ledger.api.fields import (
+    StrictBooleanField,
+    StrictCharField,
+    StrictIntegerField,
+    StrictSerializer,
+)
 from wallets.models import CASH
 from wallets.money import AMOUNT_PATTERN, MoneyError, parse_amount
 from wallets.services.real_money import REGION_PATTERN
@@ -65,7 +70,7 @@ def region_field() -> StrictCharField:
     )
 
 
-class DepositIn(serializers.Serializer):
+class DepositIn(StrictSerializer):
     amount = AmountField()
     reference = reference_field()
     region = region_field()
@@ -92,7 +97,7 @@ class DepositOut(WalletOut):
     credited = serializers.CharField(help_text="amount - gst, to the deposit bucket")
 
 
-class KycIn(serializers.Serializer):
+class KycIn(StrictSerializer):
     pan = StrictCharField(max_length=20, help_text="ABCDE1234F")
     status = serializers.ChoiceField(choices=["verified", "rejected"])
     reference = reference_field()
@@ -107,7 +112,7 @@ class KycOut(serializers.Serializer):
     status = serializers.CharField(help_text="this report's status")
 
 
-class WithdrawalIn(serializers.Serializer):
+class WithdrawalIn(StrictSerializer):
     """An amount and the gateway's reference."""
 
     amount = AmountField()
@@ -136,11 +141,11 @@ class WithdrawalOut(serializers.Serializer):
     balances = serializers.DictField(child=BalanceOut())
 
 
-class WithdrawalPaidIn(serializers.Serializer):
+class WithdrawalPaidIn(StrictSerializer):
     gateway_reference = reference_field()
 
 
-class WithdrawalFailedIn(serializers.Serializer):
+class WithdrawalFailedIn(StrictSerializer):
     reason = StrictCharField(max_length=255)
 
 
@@ -189,12 +194,12 @@ class LimitField(serializers.Field):
         return money.amount
 
 
-class LimitsIn(serializers.Serializer):
+class LimitsIn(StrictSerializer):
     daily = LimitField(allow_null=True, help_text="INR a calendar day (IST); null: no limit")
     monthly = LimitField(allow_null=True, help_text="INR a calendar month (IST); null: no limit")
 
 
-class SelfExclusionIn(serializers.Serializer):
+class SelfExclusionIn(StrictSerializer):
     days = StrictIntegerField(
         required=False, min_value=1, max_value=36500, help_text="How long; or `permanent`."
     )

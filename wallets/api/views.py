@@ -110,7 +110,10 @@ class KycView(APIView):
         data = s.KycIn(data=request.data)
         data.is_valid(raise_exception=True)
         record, created = kyc.kyc_report(
-            player_external_id=player_id, changed_by=request.auth.name, **data.validated_data
+            player_external_id=player_id,
+            changed_by=request.auth.name,
+            client=request.auth,
+            **data.validated_data,
         )
         player = record.player
         player.refresh_from_db()

@@ -23,7 +23,8 @@ from django.utils import timezone
 
 from rummy_ledger.errors import DomainError
 from wallets.errors import IdempotencyConflict, PanConflict, PanInvalid
-from wallets.models import KycRecord, KycStatus, Player
+from wallets.models import ApiClient, KycRecord, KycStatus, Player
+from wallets.services.client_guards import player_client_link
 from wallets.services.players import player_lock
 from wallets.services.real_money import region_report
 
@@ -50,6 +51,7 @@ def kyc_report(
     reference: str,
     region: str = "",
     changed_by: str = "",
+    client: ApiClient | None = None,
 ) -> tuple[KycRecord, bool]:
     """Record a KYC result and update the player's current KYC (and region, when given: the
     real-money switch reads it); returns (record, created)."""
@@ -57,6 +59,8 @@ def kyc_report(
     if status not in (KycStatus.VERIFIED, KycStatus.REJECTED):
         raise DomainError(f"a KYC status is verified or rejected, not {status!r}")
     player = player_lock(external_id=player_external_id, create=True)
+    if client is not None:
+        player_client_link(player=player, client=client)
     stored = KycRecord.objects.filter(reference=reference).first()
     if stored is not None:
         if (stored.player_id, stored.pan, stored.status) != (player.pk, pan, status):

@@ -19,6 +19,7 @@ from rummy_ledger import embedded, instance
 from rummy_ledger.supervisor import Child, Daemon, Supervisor
 
 PORT_IN_USE = 2
+WEB_WORKER = "rummy_ledger.api.worker.EnvelopeErrorWorker"
 
 
 class Command(BaseCommand):
@@ -98,6 +99,8 @@ class Command(BaseCommand):
                 "web",
                 [sys.executable, "-m", "gunicorn", "rummy_ledger.wsgi", "--bind", f"fd://{fd}",
                  "--workers", os.environ.get("WEB_CONCURRENCY", "2"), "--access-logfile", "-",
+                 # gunicorn's own 400/414/431 in the JSON envelope, not its HTML page
+                 "--worker-class", WEB_WORKER,
                  # gunicorn's default control socket is one per user, shared by every gunicorn
                  # on the machine: each run gets its own.
                  "--control-socket", str(settings.DATA_DIR / "gunicorn.ctl")],
