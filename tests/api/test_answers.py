@@ -4,14 +4,11 @@ byte, and a gateway result repeated with other content is a conflict whichever r
 from __future__ import annotations
 
 import json
-import uuid
 
 import pytest
-import requests
 
-from rummy_ledger.api.idempotency import HEADER
+from tests.builders import HttpApi
 from tests.wallets.payments import approve, verified, won
-from wallets.api_keys import api_client_create
 from wallets.models import Transfer, Withdrawal
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -19,15 +16,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 @pytest.fixture
 def gateway(live_server):
-    _, key = api_client_create(name="gateway", scopes=["payments"])
-    session = requests.Session()
-    session.headers["Authorization"] = f"Api-Key {key}"
-
-    def post(path: str, body: dict, key: str | None = None) -> requests.Response:
-        headers = {HEADER: key or uuid.uuid4().hex}
-        return session.post(f"{live_server.url}/api/v1/{path}", json=body, headers=headers)
-
-    return post
+    return HttpApi(live_server.url, "payments", name="gateway").post
 
 
 def test_a_replay_is_the_first_answer_byte_for_byte(gateway):

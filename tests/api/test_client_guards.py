@@ -5,30 +5,22 @@ in a rolling hour (409 `client_cap`), concurrent opens included."""
 from __future__ import annotations
 
 import threading
-import uuid
 from decimal import Decimal
 
 import pytest
 import requests
 
-from rummy_ledger.api.idempotency import HEADER
 from tests.api.conftest import ledger_state
-from tests.builders import LOSER_80, WILD, WINNER, res, template
-from wallets.api_keys import api_client_create
+from tests.builders import LOSER_80, WILD, WINNER, HttpApi, res, template
 from wallets.models import ApiClient, ClientPairing
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-class Client:
+class Client(HttpApi):
     def __init__(self, base_url: str, name: str, scope: str):
-        self.model, key = api_client_create(name=name, scopes=[scope])
-        self.base_url = base_url
-        self.headers = {"Authorization": f"Api-Key {key}"}
-
-    def post(self, path: str, body: dict) -> requests.Response:
-        headers = {**self.headers, HEADER: uuid.uuid4().hex}
-        return requests.post(f"{self.base_url}/api/v1/{path}", json=body, headers=headers)
+        super().__init__(base_url, scope, name=name)
+        self.model = self.client
 
     def guard(self, **fields) -> None:
         ApiClient.objects.filter(pk=self.model.pk).update(**fields)

@@ -12,8 +12,7 @@ from drf_spectacular.generators import SchemaGenerator
 
 from rummy_ledger.api.idempotency import HEADER
 from tests.api.conftest import ledger_state
-from tests.builders import funded_player, template
-from wallets.api_keys import api_client_create
+from tests.builders import HttpApi, funded_player, template
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -34,15 +33,21 @@ def _write_operations() -> list[tuple[str, str]]:
 
 @pytest.fixture
 def http(live_server):
-    _, key = api_client_create(name="strict", scopes=["games", "payments"])
-    session = requests.Session()
-    session.headers["Authorization"] = f"Api-Key {key}"
+    api = HttpApi(live_server.url, "games", "payments", name="strict")
 
     def send(method: str, path: str, body: str | None) -> requests.Response:
         headers = {HEADER: uuid.uuid4().hex, "Content-Type": "application/json"}
-        return session.request(method, live_server.url + path, data=body, headers=headers)
+        return api.session.request(method, live_server.url + path, data=body, headers=headers)
 
     return send
+
+
+def _game_opened(http) -> None:
+    template("points-2", "points")
+    for player in ("a", "b"):
+        funded_player(player)
+    opened = '{"game_id": "g1", "template": "points-2", "players": ["a", "b"]}'
+    assert http("POST", "/api/v1/games", opened).status_code == 201
 
 
 def _error(response: requests.Response, status: int, code: str) -> dict:
@@ -74,11 +79,7 @@ def test_a_misspelt_field_beside_valid_ones_is_refused_and_nothing_is_credited(h
 
 
 def test_an_unknown_field_inside_a_deal_result_is_refused_naming_it(http):
-    template("points-2", "points")
-    for player in ("a", "b"):
-        funded_player(player)
-    opened = '{"game_id": "g1", "template": "points-2", "players": ["a", "b"]}'
-    assert http("POST", "/api/v1/games", opened).status_code == 201
+    _game_opened(http)
     deal = (
         '{"deal_no": 1, "wild_joker": "5D", "results": [{"player": "a", "outcome": "first_drop",'
         ' "pionts": 3}, {"player": "b", "outcome": "declared"}]}'
@@ -101,12 +102,9 @@ def test_a_number_a_float_cannot_hold_is_refused_when_parsed(http, number):
 
 
 def test_reopening_a_cancelled_game_says_it_was_cancelled(http):
-    template("points-2", "points")
-    for player in ("a", "b"):
-        funded_player(player)
-    opened = '{"game_id": "g1", "template": "points-2", "players": ["a", "b"]}'
-    assert http("POST", "/api/v1/games", opened).status_code == 201
+    _game_opened(http)
     assert http("POST", "/api/v1/games/g1/cancel", None).status_code == 200
+    opened = '{"game_id": "g1", "template": "points-2", "players": ["a", "b"]}'
 
     error = _error(http("POST", "/api/v1/games", opened), 409, "game_exists")
 

@@ -4,17 +4,13 @@ report flags the pair for finance."""
 
 from __future__ import annotations
 
-import uuid
 from decimal import Decimal
 
 import pytest
-import requests
 from django.core.management import call_command
 
-from rummy_ledger.api.idempotency import HEADER
-from tests.builders import bonus_granted, funded_player, template
+from tests.builders import HttpApi, bonus_granted, funded_player, template
 from tests.wallets.invariants import ledger_violations
-from wallets.api_keys import api_client_create
 from wallets.models import BonusLot, FlaggedPair, FlowReport
 from wallets.reconciliation import reconcile_run
 from wallets.selectors import player_by_external_id, wallet_balances
@@ -30,15 +26,11 @@ def table(live_server, eager):
     """A game server over HTTP at a 2-player cash points table (₹1 a point: 80 in escrow, at
     most 8 of it from bonus)."""
     template("points-1", "points", point_value=D("1.00"))
-    _, key = api_client_create(name="game-server", scopes=["games"])
-    session = requests.Session()
-    session.headers["Authorization"] = f"Api-Key {key}"
+    api = HttpApi(live_server.url, "games", name="game-server")
 
-    def post(path: str, body: dict) -> requests.Response:
-        url = f"{live_server.url}/api/v1/{path}"
-        response = session.post(url, json=body, headers={HEADER: uuid.uuid4().hex})
+    def post(path: str, body: dict) -> None:
+        response = api.post(path, body)
         assert response.status_code < 300, response.text
-        return response
 
     def play(game_id: str, loser: str, winner: str) -> None:
         """`loser` drops at once (20 points) and `winner` takes the deal without a show."""

@@ -4,18 +4,15 @@ later; the year end taxes what the rounding let through."""
 
 from __future__ import annotations
 
-import uuid
 from decimal import Decimal
 
 import pytest
-import requests
 from django.core.management import call_command
 from django.utils import timezone
 
-from rummy_ledger.api.idempotency import HEADER
+from tests.builders import HttpApi
 from tests.wallets.payments import verified, won
 from wallets import tax
-from wallets.api_keys import api_client_create
 from wallets.models import TdsYearEnd, Withdrawal
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -23,14 +20,10 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 @pytest.fixture
 def gateway(live_server):
-    _, key = api_client_create(name="gateway", scopes=["payments"])
-    session = requests.Session()
-    session.headers["Authorization"] = f"Api-Key {key}"
+    api = HttpApi(live_server.url, "payments", name="gateway")
 
     def call(method: str, path: str, body: dict | None = None) -> dict:
-        headers = {HEADER: uuid.uuid4().hex}
-        url = f"{live_server.url}/api/v1/{path}"
-        response = session.request(method, url, json=body, headers=headers)
+        response = api.send(method, path, body)
         assert response.status_code < 300, response.text
         return response.json()
 
