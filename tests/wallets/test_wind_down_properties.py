@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from tests.builders import make_api, staff
 from tests.wallets.invariants import ledger_violations
-from tests.wallets.payments import approve, deposited, lost, verified, won
+from tests.wallets.payments import approve, deposited, lost, percent, verified, won
 from wallets import tax
 from wallets.models import CASH, ApiClient, TdsYearEnd, WindDown, WindDownLine, Withdrawal
 from wallets.roles import APPROVER, OPERATOR
@@ -47,10 +47,6 @@ withdrawals = st.lists(st.integers(min_value=1, max_value=100), max_size=3)
 def world(db):
     make_api("payments", name="gateway")
     return staff("p-op", OPERATOR), staff("p-ap", APPROVER)
-
-
-def percent(n: int, of: Decimal) -> Decimal:
-    return (of * n / 100).quantize(D("0.01"))
 
 
 @given(ops=history, taken=withdrawals, kyc=st.booleans())
