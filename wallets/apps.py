@@ -16,16 +16,22 @@ class WalletsConfig(AppConfig):
             "add_withdrawalreview",
             "add_bonusgrant",
             "set_player_region",
+            "add_gstrateproposal",
         ],
         "finance approver": [
             "approve_adjustment",
             "approve_reversal",
             "approve_withdrawal",
             "approve_bonusgrant",
+            "approve_gstrateproposal",
         ],
     }
 
     def ready(self) -> None:
         from wallets import checks, roles  # noqa: F401  (checks register by being imported)
+        from wallets.services import gst_rates
 
         post_migrate.connect(roles.roles_after_migrate, dispatch_uid="wallets-finance-roles")
+        post_migrate.connect(
+            gst_rates.gst_history_after_migrate, dispatch_uid="wallets-gst-history"
+        )

@@ -1,6 +1,7 @@
 """Admin pages for finance staff: every page renders for every role, each role can do exactly
 what it should, nobody edits the ledger."""
 
+from datetime import timedelta
 from decimal import Decimal
 from unittest import mock
 
@@ -19,6 +20,7 @@ from tournaments.services.templates import template_change_propose
 from wallets.models import Account, Adjustment, Entry, Player, Reversal, Transfer
 from wallets.reconciliation import reconcile_run
 from wallets.reconciliation.gateway import gateway_statement_import
+from wallets.services.gst_rates import gst_rate_propose
 from wallets.services.proposals import (
     adjustment_propose,
     bonus_grant_propose,
@@ -68,6 +70,13 @@ def world(operator, game_server):
         entry_fee=None,
         fee_percent=Decimal("12.50"),
         reason="new rake",
+    )
+    gst_rate_propose(
+        proposed_by=operator,
+        effective_from=timezone.localdate() + timedelta(days=30),
+        rate_percent=Decimal("45.00"),
+        source="GST Council notification",
+        reason="rate change notified",
     )
     return game
 

@@ -177,7 +177,7 @@ def test_the_reports_refuse_a_year_outside_2000_to_2098_on_the_form(db, viewer, 
         assert "are handled, not" in page.content.decode()
 
 
-def test_gst_report_per_month(db, viewer):
+def test_gst_report_per_month_and_rate(db, viewer):
     gateway = Gateway(make_api("payments", name="gateway")[0])
     gateway.deposit("g1", "1000.00")
     gateway.deposit("g2", "100.00")
@@ -187,9 +187,9 @@ def test_gst_report_per_month(db, viewer):
     page = login(viewer).get(url)
     rows = read_csv(login(viewer).get(url + "&format=csv"))
 
-    assert page.status_code == 200 and "240.63" in page.content.decode()
+    assert page.status_code == 200 and "314.28" in page.content.decode()
     assert rows == [
-        ["month", "deposits", "amount", "gst", "net"],
-        [month, "2", "1100.00", "240.63", "859.37"],
+        ["month", "rate", "deposits", "amount", "gst", "net"],
+        [month, "40.00", "2", "1100.00", "314.28", "785.72"],
     ]
-    assert Decimal("218.75") + Decimal("21.88") == Decimal("240.63")
+    assert Decimal("285.71") + Decimal("28.57") == Decimal("314.28")

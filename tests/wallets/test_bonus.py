@@ -85,7 +85,7 @@ def test_gst_cashback_is_a_lot_that_expires_after_the_setting(gateway, settings)
     gateway.deposit("p1", "1000.00", reference="gw-1")
 
     lot = BonusLot.objects.get(player__external_id="p1")
-    assert (lot.source, lot.amount, lot.remaining) == ("cashback", Decimal("218.75"), lot.amount)
+    assert (lot.source, lot.amount, lot.remaining) == ("cashback", Decimal("285.71"), lot.amount)
     assert abs(lot.expires_at - (timezone.now() + timedelta(days=7))) < timedelta(minutes=1)
 
 
@@ -308,7 +308,7 @@ def test_bonus_never_counts_as_a_deposit_for_tds(gateway, settings):
     fy = gateway.api.get(f"/api/v1/players/a/tax/{label}")
 
     assert fy.status_code == 200, fy.json()
-    assert fy.json()["deposits"] == "781.25"  # the credit only: not the 218.75 nor the 100 bonus
+    assert fy.json()["deposits"] == "714.29"  # the credit only: not the 285.71 nor the 100 bonus
 
 
 def test_a_bonus_adjustment_is_refused_bonus_comes_by_grant():

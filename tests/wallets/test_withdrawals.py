@@ -62,7 +62,7 @@ def test_rules_worked_example_over_rest(gateway, finance):
     # given: 3,000 at the start of the financial year, then 7,000 credited by deposits
     fy = tax.financial_year_of(ledger_now())
     backdate(fy.start - timedelta(days=3), transfers=[won("w1", "3000.00")])
-    assert gateway.deposit("w1", "8960.00").json()["credited"] == "7000.00"
+    assert gateway.deposit("w1", "9800.00").json()["credited"] == "7000.00"
     lost("w1", "7000.00")  # the deposits played ...
     won("w1", "9000.00")  # ... and won: 12,000 of winnings
     assert gateway.kyc("w1", "ABCDE1234F").status_code == 201
@@ -92,7 +92,7 @@ def test_rules_worked_example_over_rest(gateway, finance):
     # and the approvals move the payouts to the gateway and the TDS to TDS payable
     for w in (first.json(), second.json()):
         assert approve(w["withdrawal_id"], *finance).status == "approved"
-    assert platform("gateway_clearing") == D("-8960.00") + D("5000.00") + D("6400.00")
+    assert platform("gateway_clearing") == D("-9800.00") + D("5000.00") + D("6400.00")
     assert platform("tds_payable") == D("600.00")
     assert balances(gateway, "w1")["pending"] == "0.00"
     assert ledger_violations() == []
@@ -248,7 +248,7 @@ def test_bad_amounts_are_400_and_move_nothing(gateway, amount, reason):
 def test_refusals_name_the_problem_and_move_nothing(gateway):
     a_winner()
     verified("poor")
-    deposit_only = gateway.deposit("poor", "1280.00")
+    deposit_only = gateway.deposit("poor", "1400.00")
     assert deposit_only.status_code == 201
     won("nokyc", "100.00")
 

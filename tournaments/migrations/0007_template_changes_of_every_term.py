@@ -23,7 +23,8 @@ def _json(value):
 
 def terms_from_columns(apps, schema_editor):
     TemplateChange = apps.get_model("tournaments", "TemplateChange")
-    for change in TemplateChange.objects.select_related("template"):
+    db = schema_editor.connection.alias  # the database being migrated, not always the default
+    for change in TemplateChange.objects.using(db).select_related("template"):
         change.terms = {
             "currency": change.currency,
             "point_value": _json(change.point_value),
@@ -34,7 +35,7 @@ def terms_from_columns(apps, schema_editor):
             others = {name: _json(getattr(change.template, name)) for name in OTHER_TERMS}
             change.terms.update(others)
             change.previous = {**change.previous, **others}
-        change.save(update_fields=["terms", "previous"])
+        change.save(using=db, update_fields=["terms", "previous"])
 
 
 class Migration(migrations.Migration):

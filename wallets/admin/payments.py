@@ -313,7 +313,7 @@ class WithdrawalAdmin(ReadOnlyAdmin):
         )
 
     def gst_view(self, request: HttpRequest):
-        """GST on deposits per month."""
+        """GST on deposits per month and rate (each deposit at its own recorded rate)."""
         self._check_view(request)
         today = timezone.localdate()
         form = MonthsForm(request.GET or {"start": today.replace(day=1), "end": today})
@@ -326,11 +326,13 @@ class WithdrawalAdmin(ReadOnlyAdmin):
             if request.GET.get("format") == "csv":
                 return _csv(
                     f"gst-{first:%Y-%m}-{last:%Y-%m}.csv",
-                    ["month", "deposits", "amount", "gst", "net"],
-                    ([f"{m.month:%Y-%m}", m.deposits, f"{m.amount:.2f}", f"{m.gst:.2f}",
-                      f"{m.net:.2f}"] for m in months),
+                    ["month", "rate", "deposits", "amount", "gst", "net"],
+                    ([f"{m.month:%Y-%m}", f"{m.rate:.2f}", m.deposits, f"{m.amount:.2f}",
+                      f"{m.gst:.2f}", f"{m.net:.2f}"] for m in months),
                 )  # fmt: skip
-        return self._report(request, "gst_report.html", "GST per month", form=form, months=months)
+        return self._report(
+            request, "gst_report.html", "GST per month and rate", form=form, months=months
+        )
 
 
 def _statement_csv(player: Player, position: TaxPosition, rows) -> HttpResponse:

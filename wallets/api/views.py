@@ -60,8 +60,8 @@ class DepositView(APIView):
         request=s.DepositIn,
         responses={201: s.DepositOut, 200: s.DepositOut},
         parameters=[IDEMPOTENCY_HEADER_OPTIONAL],
-        summary="Credit a payment-gateway deposit, net of 28 % GST (idempotent by reference); "
-        "409 deposit_limit, self_excluded or real_money_unavailable when refused",
+        summary="Credit a payment-gateway deposit, net of GST at the rate in force (idempotent "
+        "by reference); 409 deposit_limit, self_excluded or real_money_unavailable when refused",
     )
     def post(self, request, player_id: str):
         _blocked_region_kept(request, player_id)
@@ -85,6 +85,7 @@ class DepositView(APIView):
             "reference": data.validated_data["reference"],
             "amount": _money(deposit.amount),
             "gst": _money(deposit.gst),
+            "gst_rate": _money(deposit.gst_rate),
             "credited": _money(deposit.credited),
             "balances": selectors.wallet_balances(player=player),
         }
@@ -130,6 +131,8 @@ def _withdrawal_body(withdrawal: Withdrawal) -> dict:
         "player_id": withdrawal.player.external_id,
         "status": withdrawal.status,
         "amount": _money(withdrawal.amount),
+        "from_winnings": _money(withdrawal.amount.amount - withdrawal.from_deposit),
+        "from_deposit": _money(withdrawal.from_deposit),
         "net_winnings": _money(withdrawal.net_winnings),
         "tds": _money(withdrawal.tds),
         "payout": _money(withdrawal.payout),
@@ -148,8 +151,8 @@ class WithdrawalView(APIView):
         request=s.WithdrawalIn,
         responses={201: s.WithdrawalOut, 200: s.WithdrawalOut},
         parameters=[IDEMPOTENCY_HEADER],
-        summary="Withdraw from winnings, TDS withheld (Rule 133); large or first ones wait for "
-        "finance",
+        summary="Withdraw from winnings (then deposits when real money is off for the player), "
+        "TDS withheld (Rule 133); large or first ones wait for finance",
     )
     def post(self, request, player_id: str):
         return idempotent(request, lambda: self._withdraw(request, player_id))

@@ -19,14 +19,15 @@ def regions_current(apps, schema_editor):
     Player = apps.get_model("wallets", "Player")
     ProtectionChange = apps.get_model("wallets", "ProtectionChange")
     now = timezone.now()
-    for player in Player.objects.exclude(region="").exclude(region__in=CURRENT):
+    db = schema_editor.connection.alias  # the database being migrated, not always the default
+    for player in Player.objects.using(db).exclude(region="").exclude(region__in=CURRENT):
         new = ALIASES.get(player.region, "")
-        ProtectionChange.objects.create(
+        ProtectionChange.objects.using(db).create(
             player=player, kind="region", old_value=player.region, new_value=new,
             effective_at=now, changed_by="migration 0011 (ISO 3166-2:IN)", created_at=now,
         )  # fmt: skip
         player.region = new
-        player.save(update_fields=["region"])
+        player.save(using=db, update_fields=["region"])
 
 
 class Migration(migrations.Migration):

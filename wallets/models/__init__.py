@@ -1,7 +1,7 @@
 """The ledger's tables: `ledger` (accounts, transfers, entries), `people` (players, their KYC,
 API clients), `finance` (proposals, reconciliation reports, gateway statements), `payments`
 (withdrawals and their review, TDS year ends), `bonus` (bonus lots and grants), `protection`
-(deposit limits, self-exclusion)."""
+(deposit limits, self-exclusion), `gst` (GST rates by date, each deposit's rate)."""
 
 from wallets.models.bonus import BonusGrant, BonusLot, BonusSpend
 from wallets.models.finance import (
@@ -15,6 +15,7 @@ from wallets.models.finance import (
     Reversal,
     ReversalTransfer,
 )
+from wallets.models.gst import DepositGst, GstRate, GstRateProposal
 from wallets.models.ledger import (
     BUCKET_CURRENCY,
     CASH,
@@ -42,11 +43,14 @@ __all__ = [
     "BonusLot",
     "BonusSpend",
     "Bucket",
+    "DepositGst",
     "Discrepancy",
     "Entry",
     "GatewayDeposit",
     "GatewayStatement",
     "GatewayStatementLine",
+    "GstRate",
+    "GstRateProposal",
     "KycRecord",
     "KycStatus",
     "PlatformAccount",

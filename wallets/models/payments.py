@@ -2,9 +2,10 @@
 finance review of the ones that wait for approval) and the TDS year-end records.
 
 A withdrawal's money moves only through `wallets.services.withdrawals`; these rows say where it
-is: requested (winnings -> the player's pending bucket, TDS computed), approved (pending ->
-gateway clearing + TDS payable), paid, failed (approval reversed, pending -> winnings) or
-rejected (pending -> winnings).
+is: requested (winnings, then the deposit bucket when real money is off for the player -> the
+player's pending bucket, TDS computed), approved (pending -> gateway clearing + TDS payable),
+paid, failed (approval reversed, pending -> the buckets it came from) or rejected (pending ->
+the buckets it came from).
 """
 
 from django.db import models
@@ -73,6 +74,19 @@ class Withdrawal(models.Model):
     tds = _amount()
     payout = _amount(help_text="amount - TDS: what the gateway pays out")
     pan = models.CharField(max_length=10, help_text="the player's PAN when requested")
+    # Real money off for the player: the deposit bucket is refunded after the winnings (issue 22).
+    from_deposit = models.DecimalField(
+        max_digits=18,
+        decimal_places=2,
+        default=0,
+        db_default=0,
+        help_text="the part taken from the deposit bucket (the rest from winnings)",
+    )
+    pan_required = models.BooleanField(
+        default=True,
+        db_default=True,
+        help_text="no: a refund with real money off whose net winnings are <= 0 (no TDS)",
+    )
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.REQUESTED)
     needs_approval = models.BooleanField(help_text="large or first: waits for finance")
     requested_at = models.DateTimeField(db_default=Now(), help_text="its ledger time")
@@ -92,6 +106,14 @@ class Withdrawal(models.Model):
             ),
             models.CheckConstraint(
                 condition=Q(amount=F("tds") + F("payout")), name="withdrawal_payout_is_net_of_tds"
+            ),
+            models.CheckConstraint(
+                condition=Q(from_deposit__gte=0, from_deposit__lte=F("amount")),
+                name="withdrawal_from_deposit_within_amount",
+            ),
+            models.CheckConstraint(
+                condition=Q(pan_required=True) | Q(net_winnings__lte=0, tds=0),
+                name="withdrawal_without_pan_has_no_net_winnings",
             ),
             models.CheckConstraint(
                 condition=Q(status="paid", gateway_reference__isnull=False)

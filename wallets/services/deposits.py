@@ -1,10 +1,12 @@
 """Money in from outside: payment-gateway deposits (GST-inclusive), practice chips.
 
 A deposit is one transfer: gateway clearing -amount, the deposit bucket +credited, GST payable
-+gst (`wallets.tax.gst_split`: 28/128 of the amount, the parts add up to it exactly). With the
-GST cashback setting at "bonus", the GST amount is credited again as bonus (`bonus_grant`). A
-player's first deposit brings the sign-up bonus (`bonus_signup`), after every check a deposit
-passes: real money open to the player, no self-exclusion.
++gst (`wallets.tax.gst_split`: rate/(100 + rate) of the amount, the parts add up to it exactly,
+at the rate in force when it is recorded: `wallets.services.gst_rates`), and its own record of
+that rate (`DepositGst`). With the GST cashback setting at "bonus", the GST amount is credited
+again as bonus (`bonus_grant`). A player's first deposit brings the sign-up bonus
+(`bonus_signup`), after every check a deposit passes: real money open to the player, no
+self-exclusion.
 A deposit's reference is its natural key: the same reference with the same amount for the same
 player from the same payments client is the same deposit, whenever it comes back (deposits
 stored before GST keep their shape and are answered as they were); with anything else it is a
@@ -26,6 +28,7 @@ from wallets.models import (
     ApiClient,
     BonusLot,
     Bucket,
+    DepositGst,
     Entry,
     GatewayDeposit,
     PlatformAccount,
@@ -33,6 +36,7 @@ from wallets.models import (
     Transfer,
 )
 from wallets.services.bonuses import bonus_grant, bonus_signup
+from wallets.services.gst_rates import gst_rate_now
 from wallets.services.ledger import Leg, Posted, transfer_post
 from wallets.services.players import (
     platform_accounts,
@@ -53,6 +57,7 @@ class Deposit:
     amount: Decimal
     gst: Decimal
     credited: Decimal
+    gst_rate: Decimal  # percent; 0 for a deposit recorded before GST
 
 
 @transaction.atomic
@@ -83,7 +88,8 @@ def deposit_register(
         region_report(player=player, region=region, changed_by=changed_by)
     real_money_check(players=[player])
     deposit_allowed(player=player, amount=amount.amount)
-    split = tax.gst_split(amount.amount)
+    rate = gst_rate_now()
+    split = tax.gst_split(amount.amount, rate_percent=rate)
     deposit = player_accounts(player=player)[Bucket.DEPOSIT]
     platform = platform_accounts()
     legs = [
@@ -99,8 +105,12 @@ def deposit_register(
         reference=reference,
         idempotency_key=key,
         legs=legs,
-        memo=f"deposit {amount.amount} = {split.credited} credited + {split.gst} GST",
+        memo=f"deposit {amount.amount} = {split.credited} credited + {split.gst} GST at {rate} %",
     )
+    if posted.created:
+        DepositGst.objects.create(
+            transfer_id=posted.transfer_id, rate_percent=rate, amount=split.amount, gst=split.gst
+        )
     try:
         with transaction.atomic():  # another player's deposit may take the reference meanwhile
             GatewayDeposit.objects.create(
@@ -119,7 +129,9 @@ def deposit_register(
             idempotency_key=references.join(key, "cashback"),
             memo=f"GST cashback on deposit {reference}",
         )
-    return Deposit(posted.transfer_id, posted.created, split.amount, split.gst, split.credited)
+    return Deposit(
+        posted.transfer_id, posted.created, split.amount, split.gst, split.credited, rate
+    )
 
 
 def _first_deposit(*, deposit_account_id: int, transfer_id: int) -> bool:
@@ -149,7 +161,9 @@ def _as_stored(stored: Transfer, *, player: Player, amount: Money, reference: st
     if credited is None or paid != amount.amount:
         raise _reference_used(reference)
     gst = by_code.get(platform[PlatformAccount.GST_PAYABLE].pk, Decimal("0.00"))
-    return Deposit(stored.pk, False, paid, gst, credited)
+    record = DepositGst.objects.filter(transfer=stored).first()
+    rate = record.rate_percent if record is not None else tax.ZERO  # recorded before GST
+    return Deposit(stored.pk, False, paid, gst, credited, rate)
 
 
 @transaction.atomic

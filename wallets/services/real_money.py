@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from wallets.errors import PermissionRefused, RealMoneyUnavailable, RegionInvalid
@@ -68,6 +69,16 @@ def real_money_for(*, player: Player) -> Availability:
     if player.region in blocked_regions():
         return Availability(False, f"real money is not offered in region {player.region}")
     return Availability(True)
+
+
+def without_real_money() -> Q | None:
+    """The players real money is unavailable to, as a filter on players (None: nobody); the
+    same rule as `real_money_for`, for many players at once."""
+    if settings.REAL_MONEY == OFF:
+        return Q()
+    if settings.REAL_MONEY == RESTRICTED:
+        return Q(region="") | Q(region__in=list(settings.REAL_MONEY_BLOCKED_REGIONS))
+    return None
 
 
 def real_money_check(*, players: list[Player]) -> None:

@@ -18,7 +18,8 @@ other client is told no such withdrawal exists, and a reference another client u
 conflict that names nothing of the first withdrawal.
 
 Real money being switched off never blocks a withdrawal: players can always take their own
-money out.
+money out, and then their deposits too (`wallets.services.refunds`: where the money comes
+from, and when no PAN is needed).
 """
 
 from __future__ import annotations
@@ -49,6 +50,7 @@ from wallets.models import (
     Withdrawal,
     WithdrawalReview,
 )
+from wallets.services import refunds
 from wallets.services.ledger import Leg, ledger_now, transfer_post, transfer_reverse
 from wallets.services.players import platform_accounts, player_accounts, player_lock
 from wallets.services.tax import tax_position, tds_rate
@@ -71,14 +73,10 @@ def withdrawal_request(
         if (stored.player_id, stored.amount) != (player.pk, amount):
             raise _reference_used(reference, stored.pk)
         return stored, False
-    if player.kyc_status != KycStatus.VERIFIED:
-        raise KycRequired(
-            f"player {player.external_id} has no verified PAN (KYC {player.kyc_status}): "
-            "withdrawals need one",
-            details={"player": player.external_id, "kyc_status": player.kyc_status},
-        )
+    # real money on: winnings only, always with a PAN (checked before anything else is read)
+    refunds.kyc_checked(player=player, pan_needed=refunds.winnings_only(player))
     accounts = player_accounts(player=player)
-    _check_winnings(accounts[Bucket.WINNINGS].balance.amount, amount.amount)
+    sources = refunds.withdrawal_sources(player=player, accounts=accounts, amount=amount.amount)
     position = tax_position(player=player, fy=tax.financial_year_of(ledger_now()))
     due = tax.tds_at_withdrawal(
         amount=amount.amount,
@@ -89,6 +87,8 @@ def withdrawal_request(
         rate_percent=tds_rate(),
         threshold=Decimal(settings.TDS_THRESHOLD),
     )
+    pan_needed = refunds.pan_required(player=player, net_winnings=due.net_winnings)
+    refunds.kyc_checked(player=player, pan_needed=pan_needed)
     first = not player.withdrawals.filter(status__in=[Status.APPROVED, Status.PAID]).exists()
     try:
         with transaction.atomic():
@@ -101,19 +101,23 @@ def withdrawal_request(
                 taxed_net_winnings=due.taxed,
                 tds=Money(due.tds, CASH),
                 payout=Money(amount.amount - due.tds, CASH),
-                pan=player.pan,
+                pan=player.pan if pan_needed else "",
+                from_deposit=sources.deposit,
+                pan_required=pan_needed,
                 needs_approval=first
                 or amount.amount > Decimal(settings.WITHDRAWAL_AUTO_APPROVE_MAX),
             )
     except IntegrityError as exc:  # another player's request took the reference meanwhile
         raise _reference_used(reference) from exc
-    legs = [Leg(accounts[Bucket.WINNINGS].pk, -amount), Leg(accounts[Bucket.PENDING].pk, amount)]
+    legs = [*sources.legs(accounts, -1), Leg(accounts[Bucket.PENDING].pk, amount)]
     try:
         with transaction.atomic():  # a savepoint: the balance can be read again after a refusal
             withdrawal.request_transfer_id = _post(withdrawal, "request", legs)
-    except InsufficientFunds as exc:  # a game entry took the winnings since they were read
-        balance = player_accounts(player=player)[Bucket.WINNINGS].balance.amount
-        raise _short(balance, amount.amount) from exc
+    except InsufficientFunds:  # a game entry took the money since it was read
+        refunds.withdrawal_sources(
+            player=player, accounts=player_accounts(player=player), amount=amount.amount
+        )
+        raise
     fields = ["request_transfer"]
     if not withdrawal.needs_approval:
         fields += _approve(withdrawal)
@@ -128,22 +132,6 @@ def _reference_used(reference: str, withdrawal_id: int | None = None) -> Idempot
     return IdempotencyConflict(
         f"withdrawal reference {reference!r} was already used for another withdrawal",
         details=details,
-    )
-
-
-def _check_winnings(balance: Decimal, amount: Decimal) -> None:
-    if amount > balance:
-        raise _short(balance, amount)
-
-
-def _short(balance: Decimal, amount: Decimal) -> InsufficientFunds:
-    return InsufficientFunds(
-        f"only {balance:.2f} INR of winnings can be withdrawn, not {amount:.2f}",
-        details={
-            "bucket": Bucket.WINNINGS,
-            "balance": f"{balance:.2f}",
-            "requested": f"{amount:.2f}",
-        },
     )
 
 
@@ -173,14 +161,14 @@ def _approve(withdrawal: Withdrawal) -> list[str]:
 
 
 def _give_back(withdrawal: Withdrawal) -> list[str]:
-    """pending -> winnings, the whole amount; returns the fields set."""
+    """pending -> the buckets it came from, the whole amount; returns the fields set."""
     accounts = player_accounts(player=withdrawal.player)
     withdrawal.return_transfer_id = _post(
         withdrawal,
         "return",
         [
             Leg(accounts[Bucket.PENDING].pk, -withdrawal.amount),
-            Leg(accounts[Bucket.WINNINGS].pk, withdrawal.amount),
+            *refunds.withdrawn_from(withdrawal).legs(accounts, +1),
         ],
     )
     return ["return_transfer"]
@@ -277,7 +265,9 @@ def review_approved(review: WithdrawalReview) -> None:
     if withdrawal.status != Status.REQUESTED:
         raise _refuse(withdrawal, Status.APPROVED)
     player: Player = withdrawal.player
-    if player.kyc_status != KycStatus.VERIFIED or player.pan != withdrawal.pan:
+    if withdrawal.pan_required and (
+        player.kyc_status != KycStatus.VERIFIED or player.pan != withdrawal.pan
+    ):
         raise KycRequired(
             f"player {player.external_id}'s KYC changed since the request (now "
             f"{player.kyc_status}): reject this withdrawal",
