@@ -13,7 +13,9 @@ def seed_rates(apps, schema_editor):
 
     GstRate = apps.get_model("wallets", "GstRate")
     for effective_from, rate, source in gst_history.RATES:
-        GstRate.objects.using(schema_editor.connection.alias).create(effective_from=effective_from, rate_percent=rate, source=source)
+        GstRate.objects.using(schema_editor.connection.alias).create(
+            effective_from=effective_from, rate_percent=rate, source=source
+        )
 
 
 # Every deposit recorded with GST so far was taxed at 28 % (the one rate the code knew): its
