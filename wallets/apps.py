@@ -17,6 +17,7 @@ class WalletsConfig(AppConfig):
             "add_bonusgrant",
             "set_player_region",
             "add_gstrateproposal",
+            "add_winddown",
         ],
         "finance approver": [
             "approve_adjustment",
@@ -24,12 +25,13 @@ class WalletsConfig(AppConfig):
             "approve_withdrawal",
             "approve_bonusgrant",
             "approve_gstrateproposal",
+            "approve_winddown",
         ],
     }
 
     def ready(self) -> None:
         from wallets import checks, roles  # noqa: F401  (checks register by being imported)
-        from wallets.services import gst_rates
+        from wallets.services import gst_rates, wind_down  # noqa: F401 (wind_down: its kind)
 
         post_migrate.connect(roles.roles_after_migrate, dispatch_uid="wallets-finance-roles")
         post_migrate.connect(

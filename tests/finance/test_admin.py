@@ -28,6 +28,7 @@ from wallets.services.proposals import (
     withdrawal_review_propose,
 )
 from wallets.services.protection import limits_set, self_exclusion_start
+from wallets.services.wind_down import wind_down_propose
 from wallets.services.withdrawals import withdrawal_request
 from wallets.tax import financial_year_of
 
@@ -37,7 +38,7 @@ ROLES = ["viewer", "operator", "approver", "superuser"]
 
 
 @pytest.fixture
-def world(operator, game_server):
+def world(operator, game_server, settings):
     """A bit of everything: players, a finished game, proposals, a report, a statement."""
     game = points_game(game_server, "g1")
     adjustment_propose(
@@ -71,6 +72,9 @@ def world(operator, game_server):
         fee_percent=Decimal("12.50"),
         reason="new rake",
     )
+    settings.REAL_MONEY = "off"
+    wind_down_propose(proposed_by=operator, reason="closing the real-money book")
+    settings.REAL_MONEY = "on"
     gst_rate_propose(
         proposed_by=operator,
         effective_from=timezone.localdate() + timedelta(days=30),

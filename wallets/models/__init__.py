@@ -1,7 +1,8 @@
 """The ledger's tables: `ledger` (accounts, transfers, entries), `people` (players, their KYC,
 API clients), `finance` (proposals, reconciliation reports, gateway statements), `payments`
 (withdrawals and their review, TDS year ends), `bonus` (bonus lots and grants), `protection`
-(deposit limits, self-exclusion), `gst` (GST rates by date, each deposit's rate)."""
+(deposit limits, self-exclusion), `gst` (GST rates by date, each deposit's rate),
+`wind_down` (closing the real-money book)."""
 
 from wallets.models.bonus import BonusGrant, BonusLot, BonusSpend
 from wallets.models.finance import (
@@ -30,6 +31,7 @@ from wallets.models.ledger import (
 from wallets.models.payments import GatewayDeposit, TdsYearEnd, Withdrawal, WithdrawalReview
 from wallets.models.people import ApiClient, KycRecord, KycStatus, Player
 from wallets.models.protection import ProtectionChange
+from wallets.models.wind_down import WindDown, WindDownLine
 
 __all__ = [
     "BUCKET_CURRENCY",
@@ -63,6 +65,8 @@ __all__ = [
     "ReversalTransfer",
     "TdsYearEnd",
     "Transfer",
+    "WindDown",
+    "WindDownLine",
     "Withdrawal",
     "WithdrawalReview",
 ]

@@ -46,6 +46,7 @@ from wallets.services.players import (
 )
 from wallets.services.protection import deposit_allowed
 from wallets.services.real_money import real_money_check, region_report
+from wallets.services.wind_down import deposits_refused_check
 
 CASHBACK_OFF, CASHBACK_BONUS = "off", "bonus"
 
@@ -86,6 +87,7 @@ def deposit_register(
         return _as_stored(stored, player=player, amount=amount, reference=reference)
     if region:
         region_report(player=player, region=region, changed_by=changed_by)
+    deposits_refused_check()  # a wind-down closing the real-money book
     real_money_check(players=[player])
     deposit_allowed(player=player, amount=amount.amount)
     rate = gst_rate_now()

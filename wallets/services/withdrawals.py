@@ -298,3 +298,17 @@ def withdrawal_for_review(*, withdrawal_id: int) -> Withdrawal:
             details={"withdrawal_id": withdrawal.pk, "status": withdrawal.status},
         )
     return withdrawal
+
+
+# --- the wind-down (`wallets.services.wind_down`) -----------------------------------------------
+
+
+def withdrawal_approve_with(*, withdrawal_id: int) -> Withdrawal:
+    """Approve a refund the wind-down requested: the wind-down's own approval (maker-checker,
+    by two people) is its finance decision. Already approved: unchanged."""
+    withdrawal = _locked(withdrawal_id)
+    if withdrawal.status == Status.REQUESTED:
+        withdrawal.save(update_fields=_approve(withdrawal))
+    elif withdrawal.status != Status.APPROVED:
+        raise _refuse(withdrawal, Status.APPROVED)
+    return withdrawal
