@@ -65,8 +65,10 @@ def region_field() -> StrictCharField:
         required=False,
         max_length=2,
         validators=[RegexValidator(f"^{REGION_PATTERN}\\Z", "A region is two capital letters.")],
-        help_text="The player's Indian state or union territory code (ISO 3166-2:IN without "
-        "`IN-`, e.g. `TN`); the real-money switch reads it (`REAL_MONEY=restricted`).",
+        help_text="The player's Indian state or union territory: a current ISO 3166-2:IN code "
+        "without `IN-` (e.g. `TN`, `TS`; a code retired in 2020 or 2023, such as `TG`, counts "
+        "as its successor), else 400 `region_invalid`. The player's region is the most "
+        "restrictive one reported; the real-money switch reads it (`REAL_MONEY=restricted`).",
     )
 
 
