@@ -7,16 +7,13 @@ import pytest
 
 from tests.api.conftest import assert_envelope, ledger_state
 from tests.builders import WINNER, Server, books_balance_for, funded_player, res, template
+from tests.tournaments.test_rummy500_jokers import r500
 from tests.tournaments.test_worker import all_settled
 from tests.tournaments.worker import Worker, private_queue, wait_until
 from tests.wallets.invariants import ledger_violations
 from tournaments.models import Game
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-def r500(player: str, melded=(), laid_off=(), in_hand=()) -> dict:
-    return {"player": player, "melded": melded, "laid_off": laid_off, "in_hand": in_hand}
 
 
 def test_a_rummy500_joker_keeps_its_card_through_the_api_and_the_worker():
