@@ -157,9 +157,10 @@ class Simulator:
             roll = self.rng.random()
             best = rummy.best_arrangement(hand, wild, rules)
             groups = [rummy.card_names(g.cards) for g in best.groups]
-            if rules.drops_allowed and roll < 0.12:
+            drops = rules.allows_drops(template["deals"])
+            if drops and roll < 0.12:
                 results.append({"player": p, "outcome": "first_drop"})
-            elif rules.drops_allowed and roll < 0.22:
+            elif drops and roll < 0.22:
                 results.append({"player": p, "outcome": "middle_drop"})
             elif roll < 0.22 + wrong_show:
                 shown = {} if best.valid else {"groups": groups}  # the invalid hand it showed

@@ -15,6 +15,8 @@ def cell(value: object) -> str:
         return "—"
     if isinstance(value, bool):
         return "yes" if value else "no"
+    if isinstance(value, tuple):
+        return ", ".join(map(str, value))
     return str(value)
 
 
