@@ -13,10 +13,11 @@ $(VENV)/.installed: requirements.txt
 	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.txt
 	touch $@
 
-## run: embedded PostgreSQL and Redis, migrate, demo data, then web on :8000, beat and two
-## workers, supervised (a dead one is restarted; exit 1 when one keeps dying)
+## run: embedded PostgreSQL and Redis, migrate, demo data, then web on :8000 (PORT=18950 make run
+## for another port), beat and two workers, supervised (a dead one is restarted; exit 1 when one
+## keeps dying). LOG_LEVEL=DEBUG adds the access log, every task and the simulator's games.
 run: $(VENV)/.installed
-	$(PY) manage.py serve
+	@$(PY) manage.py serve
 
 ## test: lint, missing-migration check and the whole test suite against real PostgreSQL
 test: $(VENV)/.installed lint browser

