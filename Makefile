@@ -9,9 +9,10 @@ export RUMMY_EMBEDDED := 1
 .PHONY: run test test-services lint bench chaos stop clean browser screenshots
 
 $(VENV)/.installed: requirements.txt
-	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.txt
-	touch $@
+	@echo "Installing requirements.txt into $(VENV)"
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	@$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.txt
+	@touch $@
 
 ## run: embedded PostgreSQL and Redis, migrate, demo data, then web on :8000 (PORT=18950 make run
 ## for another port), beat and two workers, supervised (a dead one is restarted; exit 1 when one

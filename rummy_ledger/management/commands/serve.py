@@ -54,16 +54,18 @@ class Command(BaseCommand):
             if not no_demo:
                 call_command("seed_demo", base_url=f"http://127.0.0.1:{port}", verbosity=0)
                 call_command("seed_games", verbosity=0)
-                self._say(
-                    f"demo data ready; its key and passwords follow the simulator's summary "
-                    f"(and are in {settings.DEMO_NOTE_FILE})"
-                )
             token = secrets.token_hex(16)
             children = self._children(listener, port, workers, token, demo=not no_demo)
             supervisor = Supervisor([*daemons, *children], say=self._say)
+            demo = (
+                f"; the demo's key and passwords follow the simulator's summary (and are in "
+                f"{settings.DEMO_NOTE_FILE})"
+                if not no_demo
+                else ""
+            )
             self._say(
-                f"Serving on http://127.0.0.1:{port}/  (API docs /api/docs/, admin /admin/). "
-                "Ctrl-C stops everything."
+                f"Serving on http://127.0.0.1:{port}/  (API docs /api/docs/, admin /admin/)"
+                f"{demo}. Ctrl-C stops everything."
             )
             status = supervisor.run()
         except KeyboardInterrupt:
