@@ -211,10 +211,8 @@ SPECTACULAR_SETTINGS = {
         "GameStatusEnum": "tournaments.models.Game.Status",
         "DealStatusEnum": "tournaments.models.Deal.Status",
     },
-    "APPEND_COMPONENTS": {
-        "securitySchemes": {"ApiKey": {"type": "apiKey", "in": "header", "name": "Authorization"}}
-    },
-    "SECURITY": [{"ApiKey": []}],
+    # security: the ApiKey scheme, once per operation, from the authentication class
+    # (rummy_ledger.api.auth.ApiKeyScheme)
     "ENFORCE_NON_BLANK_FIELDS": True,  # a field that refuses "" says minLength 1
     "PATH_CONVERTER_OVERRIDES": {"ext_id": ids.JSON_SCHEMA},
     "POSTPROCESSING_HOOKS": [
