@@ -134,6 +134,8 @@ def document_errors(result: dict, generator, request, public) -> dict:
                 WITH_KEY if "Idempotency-Key" in headers else {},
                 operation.pop(EXTENSION, {}),
             )
+            if "requestBody" in operation:  # no operation may leave its body out (an exclusion's
+                operation["requestBody"]["required"] = True  # fields are each optional)
             responses = operation.setdefault("responses", {})
             for status, status_codes in codes.items():
                 responses[status] = _response(status, status_codes)
