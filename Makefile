@@ -49,7 +49,7 @@ browser:
 	  || { echo "Could not install $(CHROMIUM_PACKAGES) with apt-get" >&2; exit 1; }; \
 	fi
 
-## screenshots: the README's finance screenshots (docs/screenshots/), from the browser tests
+## screenshots: docs/finance-admin.md's screenshots (docs/screenshots/), from the browser tests
 ## that take them (test-output/screenshots/ holds every page of every run)
 screenshots: $(VENV)/.installed browser
 	$(PY) -m pytest -q tests/browser/test_finance_paths.py \

@@ -308,8 +308,8 @@ RECONCILE_STUCK_GAME_HOURS = float(os.environ.get("RECONCILE_STUCK_GAME_HOURS", 
 RECONCILE_UNSETTLED_DEAL_MINUTES = float(os.environ.get("RECONCILE_UNSETTLED_DEAL_MINUTES", "15"))
 RECONCILE_WORK_MEM = os.environ.get("RECONCILE_WORK_MEM", "256MB")
 
-# Money in and out (wallets.services.deposits, withdrawals, tax; README "Deposits, withdrawals
-# and tax"). The GST rate is the law's and lives with its rounding rule in wallets/tax.py.
+# Money in and out (wallets.services.deposits, withdrawals, tax; docs/money-and-tax.md). The GST
+# rate is the law's and lives with its rounding rule in wallets/tax.py.
 GST_CASHBACK = os.environ.get("GST_CASHBACK", "off")  # "bonus": the GST again, as bonus
 if GST_CASHBACK not in {"off", "bonus"}:
     raise ImproperlyConfigured(f"GST_CASHBACK is off or bonus, not {GST_CASHBACK!r}")
@@ -333,9 +333,9 @@ CELERY_BEAT_SCHEDULE["wallets-bonus-expiry"] = {
 }
 # Player protection (wallets.services.protection): a raised deposit limit counts after this.
 DEPOSIT_LIMIT_RAISE_DELAY_HOURS = float(os.environ.get("DEPOSIT_LIMIT_RAISE_DELAY_HOURS", "24"))
-# The real-money switch (wallets.services.real_money; README "Operating in a restricted
-# jurisdiction"): on, off, or restricted (no real money for players of the blocked regions,
-# nor for players whose region is unknown).
+# The real-money switch (wallets.services.real_money; docs/money-and-tax.md, "Operating in a
+# restricted jurisdiction"): on, off, or restricted (no real money for players of the blocked
+# regions, nor for players whose region is unknown).
 REAL_MONEY = os.environ.get("REAL_MONEY", "on")
 if REAL_MONEY not in {"on", "off", "restricted"}:
     raise ImproperlyConfigured(f"REAL_MONEY is on, off or restricted, not {REAL_MONEY!r}")

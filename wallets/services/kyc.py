@@ -29,7 +29,8 @@ from wallets.services.real_money import region_set
 
 PAN = re.compile(r"^[A-Z]{5}[0-9]{4}[A-Z]$")
 # What the API takes (its OpenAPI pattern too): ASCII only, lower case read as upper, nothing
-# around it (`.strip().upper()` took spaces, and "ı" or "ſ", which upper-case to I and S).
+# around it (`.strip().upper()` took spaces, and a dotless i or a long s, which upper-case to I
+# and S).
 PAN_INPUT = r"[A-Za-z]{5}[0-9]{4}[A-Za-z]"
 
 
