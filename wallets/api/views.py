@@ -16,7 +16,7 @@ from wallets.api import serializers as s
 from wallets.errors import FinancialYearInvalid
 from wallets.errors import WalletErrorCode as W
 from wallets.models import Withdrawal
-from wallets.services import kyc, protection, withdrawals
+from wallets.services import kyc, protection, real_money, withdrawals
 from wallets.services.deposits import deposit_register
 from wallets.services.tax import tax_position
 
@@ -49,6 +49,16 @@ class WalletView(APIView):
         return Response({"player_id": player.external_id, "balances": balances})
 
 
+def _blocked_region_kept(request, player_id: str) -> None:
+    """A blocked region the gateway reports is recorded before, and whatever becomes of, the
+    request that carries it (`real_money.region_report_kept`)."""
+    region = request.data.get("region") if isinstance(request.data, dict) else None
+    if isinstance(region, str):
+        real_money.region_report_kept(
+            player_external_id=player_id, region=region, changed_by=request.auth.name
+        )
+
+
 class DepositView(APIView):
     permission_classes = [HasScope]
     required_scopes = ("payments",)
@@ -57,9 +67,11 @@ class DepositView(APIView):
         request=s.DepositIn,
         responses={201: s.DepositOut, 200: s.DepositOut},
         parameters=[IDEMPOTENCY_HEADER_OPTIONAL],
-        summary="Credit a payment-gateway deposit, net of 28 % GST (idempotent by reference)",
+        summary="Credit a payment-gateway deposit, net of GST at the rate in force (idempotent "
+        "by reference)",
         extensions=error_codes(
             {
+                400: [W.REGION_INVALID],
                 409: [
                     W.DEPOSIT_LIMIT,
                     W.SELF_EXCLUDED,
@@ -72,6 +84,7 @@ class DepositView(APIView):
         ),
     )
     def post(self, request, player_id: str):
+        _blocked_region_kept(request, player_id)
         return idempotent(request, lambda: self._deposit(request, player_id), required=False)
 
     def _deposit(self, request, player_id: str) -> Response:
@@ -83,6 +96,7 @@ class DepositView(APIView):
             reference=data.validated_data["reference"],
             region=data.validated_data.get("region", ""),
             changed_by=request.auth.name,
+            client=request.auth,
         )
         player = selectors.player_by_external_id(player_id)
         body = {
@@ -91,6 +105,7 @@ class DepositView(APIView):
             "reference": data.validated_data["reference"],
             "amount": _money(deposit.amount),
             "gst": _money(deposit.gst),
+            "gst_rate": _money(deposit.gst_rate),
             "credited": _money(deposit.credited),
             "balances": selectors.wallet_balances(player=player),
         }
@@ -107,10 +122,14 @@ class KycView(APIView):
         parameters=[IDEMPOTENCY_HEADER_OPTIONAL],
         summary="Record a KYC result: a PAN, verified or rejected (idempotent by reference)",
         extensions=error_codes(
-            {400: [W.PAN_INVALID], 409: [W.PAN_CONFLICT, W.REFERENCE_CONFLICT, PLAYER_BUSY]}
+            {
+                400: [W.PAN_INVALID, W.REGION_INVALID],
+                409: [W.PAN_CONFLICT, W.REFERENCE_CONFLICT, PLAYER_BUSY],
+            }
         ),
     )
     def post(self, request, player_id: str):
+        _blocked_region_kept(request, player_id)
         return idempotent(request, lambda: self._kyc(request, player_id), required=False)
 
     def _kyc(self, request, player_id: str) -> Response:
@@ -138,6 +157,8 @@ def _withdrawal_body(withdrawal: Withdrawal) -> dict:
         "player_id": withdrawal.player.external_id,
         "status": withdrawal.status,
         "amount": _money(withdrawal.amount),
+        "from_winnings": _money(withdrawal.amount.amount - withdrawal.from_deposit),
+        "from_deposit": _money(withdrawal.from_deposit),
         "net_winnings": _money(withdrawal.net_winnings),
         "tds": _money(withdrawal.tds),
         "payout": _money(withdrawal.payout),
@@ -156,8 +177,8 @@ class WithdrawalView(APIView):
         request=s.WithdrawalIn,
         responses={201: s.WithdrawalOut, 200: s.WithdrawalOut},
         parameters=[IDEMPOTENCY_HEADER_OPTIONAL],
-        summary="Withdraw from winnings, TDS withheld (Rule 133); large or first ones wait for "
-        "finance (idempotent by reference)",
+        summary="Withdraw from winnings (then deposits when real money is off for the player), "
+        "TDS withheld (Rule 133); large or first ones wait for finance (idempotent by reference)",
         extensions=error_codes(
             {
                 **UNKNOWN_PLAYER,
@@ -173,7 +194,7 @@ class WithdrawalView(APIView):
         data = s.WithdrawalIn(data=request.data)
         data.is_valid(raise_exception=True)
         withdrawal, created = withdrawals.withdrawal_request(
-            player_external_id=player_id, **data.validated_data
+            player_external_id=player_id, client=request.auth, **data.validated_data
         )
         return Response(_withdrawal_body(withdrawal), status=_created(created))
 
@@ -192,7 +213,9 @@ class WithdrawalResultView(APIView):
     def _result(self, request, withdrawal_id: int) -> Response:
         data = self.serializer(data=request.data)
         data.is_valid(raise_exception=True)
-        withdrawal, _ = self.service(withdrawal_id=withdrawal_id, **data.validated_data)
+        withdrawal, _ = self.service(
+            client=request.auth, withdrawal_id=withdrawal_id, **data.validated_data
+        )
         return Response(_withdrawal_body(withdrawal))
 
 
@@ -228,14 +251,14 @@ class WithdrawalFailedView(WithdrawalResultView):
     service = staticmethod(withdrawals.withdrawal_failed)
 
 
-# The financial years the statement answers for: `2026-27`, ASCII, 2000-01 to 2098-99 (else 400
-# financial_year_invalid); in OpenAPI as an exact pattern, so a schema-valid year is answered.
-FY_YEARS = range(2000, 2099)
+# The financial years the statement answers for (`tax.FY_FIRST_YEARS`, else 400
+# financial_year_invalid), in OpenAPI as an exact pattern: a schema-valid year is answered.
+FY_LABELS = [f"{y}-{(y + 1) % 100:02}" for y in tax.FY_FIRST_YEARS]
 FY_PARAMETER = OpenApiParameter(
     "fy",
     {
         "type": "string",
-        "pattern": f"^(?!.*\\n)(?:{'|'.join(f'{y}-{(y + 1) % 100:02}' for y in FY_YEARS)})$",
+        "pattern": f"^(?!.*\\n)(?:{'|'.join(FY_LABELS)})$",
         "example": "2026-27",
     },
     OpenApiParameter.PATH,
