@@ -134,6 +134,9 @@ def document_errors(result: dict, generator, request, public) -> dict:
                 WITH_KEY if "Idempotency-Key" in headers else {},
                 operation.pop(EXTENSION, {}),
             )
+            for parameter in operation.get("parameters", []):  # an id says what it is
+                if "description" in parameter.get("schema", {}):
+                    parameter.setdefault("description", parameter["schema"]["description"])
             if "requestBody" in operation:  # no operation may leave its body out (an exclusion's
                 operation["requestBody"]["required"] = True  # fields are each optional)
             responses = operation.setdefault("responses", {})

@@ -99,6 +99,9 @@ def test_every_field_has_a_description(schema):
         if not property_.get("description")
     ]
     assert undescribed == []
+    for path, method, operation in operations(schema):
+        for parameter in operation.get("parameters", []):
+            assert parameter.get("description"), (method, path, parameter["name"])
 
 
 def test_a_deals_results_are_typed(schema):

@@ -219,6 +219,12 @@ class WithdrawalResultView(APIView):
         return Response(_withdrawal_body(withdrawal))
 
 
+WITHDRAWAL_ID = OpenApiParameter(
+    "withdrawal_id",
+    int,
+    OpenApiParameter.PATH,
+    description="The `withdrawal_id` of the withdrawal's answer (this client's withdrawals only).",
+)
 GATEWAY_RESULT = {
     404: [W.UNKNOWN_WITHDRAWAL],
     409: [W.WITHDRAWAL_STATE, W.REFERENCE_CONFLICT, PLAYER_BUSY],
@@ -229,7 +235,7 @@ GATEWAY_RESULT = {
 @extend_schema(
     request=s.WithdrawalPaidIn,
     responses=s.WithdrawalOut,
-    parameters=[IDEMPOTENCY_HEADER_OPTIONAL],
+    parameters=[IDEMPOTENCY_HEADER_OPTIONAL, WITHDRAWAL_ID],
     summary="The gateway paid an approved withdrawal (idempotent: the same reference again is 200)",
     extensions=error_codes(GATEWAY_RESULT),
 )
@@ -241,7 +247,7 @@ class WithdrawalPaidView(WithdrawalResultView):
 @extend_schema(
     request=s.WithdrawalFailedIn,
     responses=s.WithdrawalOut,
-    parameters=[IDEMPOTENCY_HEADER_OPTIONAL],
+    parameters=[IDEMPOTENCY_HEADER_OPTIONAL, WITHDRAWAL_ID],
     summary="The gateway could not pay: the whole amount returns to winnings, TDS reversed "
     "(idempotent)",
     extensions=error_codes(GATEWAY_RESULT),
