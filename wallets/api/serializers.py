@@ -5,6 +5,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from rummy_ledger.api.fields import StrictBooleanField, StrictCharField, StrictIntegerField
+from wallets import regions
 from wallets.models import CASH
 from wallets.money import MoneyError, amount_pattern, parse_amount
 from wallets.services.kyc import PAN_INPUT
@@ -60,8 +61,19 @@ def reference_field(help_text: str) -> StrictCharField:
     )
 
 
+@extend_schema_field(
+    {
+        "type": "string",
+        # the codes the server takes, retired ones too (else 400 region_invalid)
+        "enum": sorted({*regions.REGIONS, *regions.ALIASES}),
+    }
+)
+class RegionField(StrictCharField):
+    pass
+
+
 def region_field() -> StrictCharField:
-    return StrictCharField(
+    return RegionField(
         required=False,
         max_length=2,
         validators=[RegexValidator(f"^{REGION_PATTERN}\\Z", "A region is two capital letters.")],
