@@ -72,6 +72,17 @@ class GameTemplateAdmin(admin.ModelAdmin):
     def fee_col(self, obj):
         return f"{obj.fee_percent}%"
 
+    @admin.display(description="bonus cap %")
+    def bonus_cap_col(self, obj):
+        return f"{obj.bonus_cap_percent}%"
+
+    def get_fields(self, request, obj=None):
+        """Who may only view a template reads its bonus cap as a percentage, not `10.00`."""
+        fields = super().get_fields(request, obj)
+        if obj is not None and not self.has_change_permission(request, obj):
+            return ["bonus_cap_col" if f == "bonus_cap_percent" else f for f in fields]
+        return fields
+
     def has_delete_permission(self, request, obj=None) -> bool:
         return False  # games point at their template; retire it with `active` instead
 

@@ -35,6 +35,7 @@ from wallets.admin.base import (
     link,
     money_display,
     named_link,
+    staff_display,
 )
 from wallets.models import BUCKET_CURRENCY, Adjustment, Reversal, Transfer
 from wallets.selectors import reversal_effect
@@ -69,12 +70,14 @@ class ProposalAdmin:
     decision_fields = [
         "reason",
         "status",
-        "proposed_by",
+        "proposer",
         "proposed_at",
-        "decided_by",
+        "decider",
         "decided_at",
         "decision_note",
     ]
+    proposer = staff_display("proposed_by", "proposed by")
+    decider = staff_display("decided_by", "decided by")
 
     def propose(self, request: HttpRequest, data: dict):
         raise NotImplementedError

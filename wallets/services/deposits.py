@@ -19,6 +19,7 @@ from djmoney.money import Money
 
 from wallets import references, tax
 from wallets.errors import IdempotencyConflict
+from wallets.formatting import money
 from wallets.models import BonusLot, Bucket, PlatformAccount, Player, Transfer
 from wallets.services.bonuses import bonus_grant
 from wallets.services.ledger import Leg, Posted, transfer_post
@@ -82,7 +83,7 @@ def deposit_register(
         reference=reference,
         idempotency_key=key,
         legs=legs,
-        memo=f"deposit {amount.amount} = {split.credited} credited + {split.gst} GST",
+        memo=f"deposit {money(amount)} = {money(split.credited)} credited + {money(split.gst)} GST",
     )
     if posted.created and split.gst and settings.GST_CASHBACK == CASHBACK_BONUS:
         bonus_grant(
