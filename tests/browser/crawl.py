@@ -22,6 +22,8 @@ import re
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
 from tests.browser.conftest import SCREENSHOTS
 
 WIDTH = 1366
@@ -62,18 +64,25 @@ FILL_REQUIRED = """(button) => {
 PAGE_FACTS = """(args) => {
     const [submits, scripted] = args;
     const buttons = [...document.querySelectorAll(submits)].filter((b) => !b.matches(scripted));
-    const label = (b) => (b.value || b.textContent || b.name || b.outerHTML).trim().slice(0, 60);
+    const label = (b) => ((b.tagName === "BUTTON" ? b.textContent : b.value) || b.name || b.outerHTML)
+        .trim().slice(0, 60);
     const cells = [...document.querySelectorAll(
         "#content td, #content th, #content .readonly, #content p, #content li, #content dd"
     )].filter((el) => el.children.length === 0 || el.matches(".readonly"));
     return {
         orphans: buttons.filter((b) => b.form === null).map(label),
+        forms: document.forms.length,
         changelist: document.querySelector("#changelist") !== null,
         // Django lets a wide table scroll inside `.results`: the columns past its edge are cut
         width: Math.max(document.documentElement.scrollWidth,
                         ...[...document.querySelectorAll("#changelist .results")].map(
                             (r) => window.innerWidth + r.scrollWidth - r.clientWidth)),
         texts: cells.map((el) => el.innerText),
+        buttons: [...document.querySelectorAll(submits)]
+            .map((b, index) => ({b, index}))
+            .filter(({b}) => b.form !== null && !b.matches(scripted))
+            .map(({b, index}) => ({index, label: label(b), action: b.formAction,
+                                   method: b.formMethod || b.form.method})),
     };
 }"""
 
@@ -89,7 +98,9 @@ class Crawl:
     pages: list[str] = field(default_factory=list)  # the URLs visited
     clicked: list[tuple[str, str]] = field(default_factory=list)  # (page, button)
     problems: list[str] = field(default_factory=list)
-    _sent: list = field(default_factory=list)
+    hidden: list[str] = field(default_factory=list)  # buttons not shown (not clicked)
+    # (the action's shape, method, button) clicked: shared by the crawls of several roles
+    forms_clicked: set = field(default_factory=set)
 
     def run(self, start: str = "/admin/") -> Crawl:
         base = self.tab.base_url
@@ -105,7 +116,7 @@ class Crawl:
             if response is None or not response.ok:
                 continue
             self.pages.append(url)
-            self._check_page(url)
+            self._check_page(url, response.text().count("<form"))
             links = page.eval_on_selector_all("a[href]:not([download])", "as => as.map(a => a.href)")
             for href in links:
                 parts = urlsplit(href)
@@ -117,10 +128,12 @@ class Crawl:
                 queue.append((href.split("#")[0], url.removeprefix(base)))
         return self
 
-    def _check_page(self, url: str) -> None:
+    def _check_page(self, url: str, forms_sent: int) -> None:
         page = self.tab.page
         facts = page.evaluate(PAGE_FACTS, [SUBMITS, SCRIPTED])
         where = url.removeprefix(self.tab.base_url)
+        if facts["forms"] != forms_sent:  # the browser dropped a form nested in another
+            self.problems.append(f"{where}: {forms_sent} forms sent, {facts['forms']} in the page")
         for label in facts["orphans"]:
             self.problems.append(f"{where}: button {label!r} belongs to no form")
         if facts["changelist"]:
@@ -131,37 +144,32 @@ class Crawl:
         for text in facts["texts"]:
             for bare in BARE_AMOUNT.findall(text):
                 self.problems.append(f"{where}: amount {bare!r} without its unit in {text!r}")
-        for index in range(page.locator(SUBMITS).count()):
-            self._click(where, index)
+        for button in facts["buttons"]:
+            form = (shape(urlsplit(button["action"]).path), button["method"], button["label"])
+            if form not in self.forms_clicked:  # once per form (the header's Log out: once)
+                self.forms_clicked.add(form)
+                self._click(where, button["index"], button["label"])
 
-    def _click(self, where: str, index: int) -> None:
+    def _click(self, where: str, index: int, label: str) -> None:
         page = self.tab.page
         button = page.locator(SUBMITS).nth(index)
-        if button.evaluate(f"b => b.matches({SCRIPTED!r}) || b.form === null"):
-            return  # scripted, or reported above
-        label = button.evaluate("b => (b.value || b.textContent || b.name).trim()")
         if not button.is_visible():
-            self.problems.append(f"{where}: button {label!r} is not visible")
+            self.hidden.append(f"{where}: {label!r}")
             return
-        invalid = button.evaluate(FILL_REQUIRED)
-        for name in invalid:  # a file input: a small CSV
+        for name in button.evaluate(FILL_REQUIRED):  # a file input: a small CSV
             page.locator(f"[name={name!r}]").set_input_files(
                 {"name": "x.csv", "mimeType": "text/csv", "buffer": b"reference,amount\n"}
             )
-        self._sent.clear()
         page.route("**/*", self._answer_204)
         try:
-            button.click()
-            waited = 0
-            while not self._sent and waited < QUICK_MS:
-                page.wait_for_timeout(25)
-                waited += 25
+            with page.expect_request(lambda request: True, timeout=QUICK_MS):
+                button.click()
+        except PlaywrightTimeout:
+            self.problems.append(f"{where}: button {label!r} sent no request")
         finally:
             page.unroute("**/*", self._answer_204)
         self.clicked.append((where, label))
-        if not self._sent:
-            self.problems.append(f"{where}: button {label!r} sent no request")
 
-    def _answer_204(self, route, request) -> None:
-        self._sent.append(request)
+    @staticmethod
+    def _answer_204(route, request) -> None:
         route.fulfill(status=204)

@@ -166,7 +166,7 @@ class WithdrawalAdmin(ReadOnlyAdmin):
         "payout",
         "status",
         "kyc",
-        "tax_position",
+        "tax_brief",
         "review_link",
         "requested_at",
     ]  # narrow enough for a laptop (1366 px): whether it needed approval is a filter
@@ -216,6 +216,15 @@ class WithdrawalAdmin(ReadOnlyAdmin):
         if not hasattr(obj, "position"):
             attach_positions([obj])
         return _position_text(obj.position)
+
+    @admin.display(description="tax (FY of the request)")
+    def tax_brief(self, obj):
+        """The list's narrower column: what the year's withdrawals were taxed (all: the page)."""
+        position = obj.position
+        return (
+            f"FY {position.fy.label}: net winnings taxed {money(position.taxed_net_winnings)}, "
+            f"TDS {money(position.tds)}"
+        )
 
     @admin.display(description="review")
     def review_link(self, obj):
