@@ -64,8 +64,9 @@ FILL_REQUIRED = """(button) => {
 PAGE_FACTS = """(args) => {
     const [submits, scripted] = args;
     const buttons = [...document.querySelectorAll(submits)].filter((b) => !b.matches(scripted));
-    const label = (b) => ((b.tagName === "BUTTON" ? b.textContent : b.value) || b.name || b.outerHTML)
-        .trim().slice(0, 60);
+    const label = (b) =>
+        ((b.tagName === "BUTTON" ? b.textContent : b.value) || b.name || b.outerHTML)
+            .trim().slice(0, 60);
     const cells = [...document.querySelectorAll(
         "#content td, #content th, #content .readonly, #content p, #content li, #content dd"
     )].filter((el) => el.children.length === 0 || el.matches(".readonly"));
@@ -117,7 +118,7 @@ class Crawl:
                 continue
             self.pages.append(url)
             self._check_page(url, response.text().count("<form"))
-            links = page.eval_on_selector_all("a[href]:not([download])", "as => as.map(a => a.href)")
+            links = page.eval_on_selector_all("a[href]:not([download])", "a => a.map(x => x.href)")
             for href in links:
                 parts = urlsplit(href)
                 if not href.startswith(base) or not parts.path.startswith("/admin/"):

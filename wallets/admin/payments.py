@@ -21,8 +21,8 @@ from django.utils.html import format_html
 from rummy_ledger.errors import DomainError
 from wallets import selectors, tax
 from wallets.admin.base import ReadOnlyAdmin, link, money_display, money_html
-from wallets.formatting import money
 from wallets.admin.proposals import ProposalAdmin
+from wallets.formatting import money
 from wallets.models import (
     CASH,
     KycRecord,
