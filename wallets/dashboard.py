@@ -32,6 +32,7 @@ from django.utils import timezone
 from wallets import references
 from wallets.formatting import count, ist, money
 from wallets.models import (
+    PLATFORM_CURRENCY,
     Account,
     Discrepancy,
     Entry,
@@ -148,8 +149,8 @@ def money_today(user: AbstractBaseUser) -> list[Line]:
     (one grouped query on the entries' (account, time) index)."""
     if not _can_view(user, Entry):
         return []
-    codes = {references.platform_account_code(code): code for code in TODAY_ACCOUNTS}
-    accounts = {a.code: a for a in Account.objects.filter(code__in=codes)}
+    codes = {code: references.platform_account_code(code) for code in TODAY_ACCOUNTS}
+    accounts = {a.code: a for a in Account.objects.filter(code__in=codes.values())}
     start, end = _today()
     totals = dict(
         Entry.objects.filter(account__in=accounts.values(), created_at__gte=start)
@@ -159,10 +160,14 @@ def money_today(user: AbstractBaseUser) -> list[Line]:
     )
     window = {"created_at__gte": str(start), "created_at__lt": str(end)}
     lines = []
-    for code, account in sorted(accounts.items(), key=lambda item: list(codes).index(item[0])):
+    for code, label in TODAY_ACCOUNTS.items():
+        account = accounts.get(codes[code])  # none yet on a fresh install
+        if account is None:
+            lines.append(Line(f"{label} today", money(0, PLATFORM_CURRENCY[code])))
+            continue
         url = changelist(Entry, account__id__exact=account.pk, **window)
         amount = money(totals.get(account.pk, 0), account.currency)
-        lines.append(Line(f"{TODAY_ACCOUNTS[codes[code]]} today", amount, url))
+        lines.append(Line(f"{label} today", amount, url))
     return lines
 
 
