@@ -94,7 +94,8 @@ def test_a_viewer_sees_what_waits_and_nothing_is_theirs(login, settings):
     seen = lines(viewer)
     assert "yours" not in " ".join(seen.values())
     assert seen["Withdrawals to review"] == "1"
-    assert seen["Real-money mode"] == "restricted (regions blocked: AP, TN; unknown regions refused)"
+    mode = "restricted (regions blocked: AP, TN; unknown regions refused)"
+    assert seen["Real-money mode"] == mode
 
 
 def test_a_fresh_install_says_reconciliation_never_ran(login):
