@@ -21,7 +21,8 @@ count each big list runs (`wallets.admin.paging`: PostgreSQL's estimate, or a co
 10,000 rows) against Django's full `COUNT(*)` it replaces. The last line is one JSON object.
 
 Run: `.venv/bin/python bench/admin_pages.py [--entries 1000000] [--runs 5] [--waiting 20000]`
-(RUMMY_EMBEDDED=1, as `make bench` sets, or DATABASE_URL's server). The machine is shared: the figures are noisy.
+(RUMMY_EMBEDDED=1, as `make bench` sets, or DATABASE_URL's server). The machine is shared: the
+figures are noisy.
 """
 
 from __future__ import annotations
