@@ -25,7 +25,7 @@ from urllib.parse import urlencode
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
-from django.db.models import Count, Sum
+from django.db.models import Sum
 from django.urls import reverse
 from django.utils import timezone
 
@@ -125,17 +125,10 @@ def reconciliation_last(user: AbstractBaseUser) -> list[Line]:
     wrong = report.status != ReconciliationReport.Status.CLEAN
     lines = [Line("last reconciliation", f"{ist(report.started_at)}: {outcome}", page, wrong)]
     if _can_view(user, Discrepancy):
-        kinds = _stuck_kinds()
-        found = dict(
-            Discrepancy.objects.filter(report=report, kind__in=kinds)
-            .values("kind")
-            .annotate(n=Count("pk"))
-            .values_list("kind", "n")
-        )
-        for kind in kinds:
+        for kind in _stuck_kinds():
+            shown, stuck = _counted(Discrepancy.objects.filter(report=report, kind=kind))
             url = changelist(Discrepancy, report__id__exact=report.pk, kind__exact=kind)
-            label = f"{kind.removesuffix('_stuck')}s reported stuck"
-            lines.append(Line(label, count(found.get(kind, 0)), url, bool(found.get(kind))))
+            lines.append(Line(f"{kind.removesuffix('_stuck')}s reported stuck", shown, url, stuck))
     return lines
 
 

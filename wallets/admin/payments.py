@@ -181,9 +181,9 @@ class WithdrawalAdmin(ReadOnlyAdmin):
         "amount",
         "net_winnings_shown",
         "taxed_net_winnings_shown",
-        "tds",
+        "tds_shown",
         "payout",
-        "pan",
+        "pan_shown",
         "kyc",
         "tax_position",
         "needs_approval",
@@ -203,6 +203,11 @@ class WithdrawalAdmin(ReadOnlyAdmin):
     taxed_net_winnings_shown = money_display(
         "taxed_net_winnings", currency=CASH, description="net winnings taxed now"
     )
+    tds_shown = money_display("tds", description="TDS")
+
+    @admin.display(description="PAN when requested")
+    def pan_shown(self, obj):
+        return obj.pan
 
     def get_changelist(self, request, **kwargs):
         return PositionedChangeList
@@ -406,7 +411,8 @@ def _of_withdrawal(name: str, description: str = ""):
 class WithdrawalReviewAdmin(ProposalAdmin, ReadOnlyAdmin):
     """An operator's review of a withdrawal, approved or rejected here by an approver."""
 
-    approve_effect = "sends the payout to the gateway now; rejecting returns it to winnings"
+    approve_effect = "sends the payout to the gateway now"
+    reject_effect = "returns the whole amount to the player's winnings"
 
     list_display = [
         "id",

@@ -66,6 +66,7 @@ class ProposalAdmin:
 
     change_form_template = "admin/wallets/proposal_change_form.html"
     approve_effect = "posts the money now"  # what the page says approving does
+    reject_effect = "changes nothing"  # and rejecting
     # the proposal's own story, shown on every proposal's page
     decision_fields = [
         "reason",
@@ -103,6 +104,7 @@ class ProposalAdmin:
             "can_decide": self.has_approve_permission(request) and not own,
             "own_proposal": own,
             "approve_effect": self.approve_effect,
+            "reject_effect": self.reject_effect,
         }
         return super().change_view(request, object_id, form_url, extra_context)
 
