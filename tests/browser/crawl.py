@@ -10,7 +10,9 @@ and check on each what a person would trip over:
 - an amount reads with its unit: a bare `-731.25` on a page is a missing `₹`.
 
 Pages are found, not listed: links are followed breadth-first, one page per URL shape (ids and
-query strings aside), so a new model, report or custom view is crawled once it is linked. The
+query strings aside; one History page for all), so a new model, report or custom view is
+crawled once it is linked. A form is clicked once per crawl (the header's Log out, the same
+search box): what differs from page to page is caught by the checks of each page. The
 home page's links come first, and they are the filtered lists of what waits: the object of each
 kind the crawl opens is one that waits (a withdrawal to review, a proposal to approve), with its
 buttons.
@@ -89,8 +91,10 @@ PAGE_FACTS = """(args) => {
 
 
 def shape(path: str) -> str:
-    """A URL's shape: `/admin/wallets/withdrawal/12/change/` -> `.../<id>/change/`."""
-    return re.sub(r"/\d+/", "/<id>/", path)
+    """A URL's shape: `/admin/wallets/withdrawal/12/change/` -> `.../<id>/change/`. Every
+    model's History is Django's one page (none of ours overrides it): one shape for them all."""
+    path = re.sub(r"/\d+/", "/<id>/", path)
+    return re.sub(r"^/admin/[^/]+/[^/]+/<id>/history/$", "/admin/<history>/", path)
 
 
 @dataclass
