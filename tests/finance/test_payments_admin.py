@@ -123,6 +123,7 @@ def test_tax_statement_page_and_csv(queue, viewer):
     url = reverse("admin:wallets_tax_statement") + f"?player=p1&fy={FY.label}"
     page = login(viewer).get(url)
     assert page.status_code == 200 and b'id="tax-position"' in page.content
+    assert "₹2,500.00" in page.content.decode() and "₹450.00" in page.content.decode()
 
     rows = read_csv(login(viewer).get(url + "&format=csv"))
 
@@ -146,8 +147,10 @@ def test_tds_report_lists_what_was_withheld_in_the_quarter(queue, operator, appr
     quarter = (today.month - 4) % 12 // 3 + 1
     url = reverse("admin:wallets_tds_report") + f"?fy={FY.label}&quarter={quarter}"
 
+    page = login(viewer).get(url).content.decode()
     rows = read_csv(login(viewer).get(url + "&format=csv"))
 
+    assert "Total: <strong>₹450.00</strong>" in page and "₹2,500.00" in page
     assert rows == [
         ["date", "pan", "player", "kind", "reference", "amount paid", "net winnings", "tds"],
         [today.isoformat(), "ABCDE1234F", "p1", "withdrawal", withdrawal.reference, "2500.00",
@@ -170,7 +173,8 @@ def test_gst_report_per_month(db, viewer):
     page = login(viewer).get(url)
     rows = read_csv(login(viewer).get(url + "&format=csv"))
 
-    assert page.status_code == 200 and "240.63" in page.content.decode()
+    assert page.status_code == 200 and "₹240.63" in page.content.decode()
+    assert "₹1,100.00" in page.content.decode()
     assert rows == [
         ["month", "deposits", "amount", "gst", "net"],
         [month, "2", "1100.00", "240.63", "859.37"],
