@@ -5,6 +5,10 @@ PY := $(VENV)/bin/python
 # A development checkout uses its embedded PostgreSQL and Redis under .data/ (settings fail closed
 # without this or DATABASE_URL / CELERY_BROKER_URL / DJANGO_SECRET_KEY).
 export RUMMY_EMBEDDED := 1
+# pytest-xdist workers for the suite (one per core: most tests wait on PostgreSQL, a browser, a
+# Celery worker or a subprocess, so two processes keep two cores busy); TEST_WORKERS=0 runs it in
+# one process.
+export TEST_WORKERS ?= 2
 
 .PHONY: run test test-services lint bench chaos stop clean browser screenshots
 
@@ -21,7 +25,7 @@ run: $(VENV)/.installed
 ## test: lint, missing-migration check and the whole test suite against real PostgreSQL
 test: $(VENV)/.installed lint browser
 	$(PY) manage.py makemigrations --check --dry-run
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q -n $(TEST_WORKERS)
 
 ## test-services: the server-dependent tests on this machine's PostgreSQL (127.0.0.1:5432) with
 ## RabbitMQ, and the Celery worker tests again with Redis; says so in one line and skips what does

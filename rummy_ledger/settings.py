@@ -341,6 +341,9 @@ REAL_MONEY_BLOCKED_REGIONS = frozenset(
     for code in os.environ.get("REAL_MONEY_BLOCKED_REGIONS", "").split(",")
     if code.strip()
 )
+# The wind-down (wallets.services.wind_down, docs/law-india.md): cash games still open this
+# long after the wind-down's approval are cancelled with full refunds.
+WIND_DOWN_GRACE_MINUTES = float(os.environ.get("WIND_DOWN_GRACE_MINUTES", "60"))
 
 # An expected 4xx is one line at WARNING, never a traceback (rummy_ledger/logs.py).
 LOGGING = {

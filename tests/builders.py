@@ -21,6 +21,7 @@ from wallets.models import CASH, Account, BonusLot, Entry
 from wallets.roles import roles_ensure
 from wallets.services.bonuses import bonus_grant
 from wallets.services.deposits import deposit_register
+from wallets.services.gst_rates import gst_rate_now
 from wallets.services.ledger import Leg, Posted, transfer_post
 from wallets.services.players import player_accounts, player_get_or_create
 from wallets.tax import deposit_for_credit
@@ -41,7 +42,7 @@ def funded_player(external_id: str, amount: str = "1000.00"):
     if amount != "0":
         deposit_register(
             player_external_id=external_id,
-            amount=Money(deposit_for_credit(Decimal(amount)), CASH),
+            amount=Money(deposit_for_credit(Decimal(amount), rate_percent=gst_rate_now()), CASH),
             reference=f"fund-{external_id}-{amount}",
         )
     return player_accounts(player=player_get_or_create(external_id=external_id))

@@ -1,3 +1,5 @@
+from pathlib import Path
+
 import pytest
 
 from rummy_ledger.celery import app as celery_app
@@ -24,9 +26,23 @@ def eager():
 
 
 def pytest_sessionfinish(session, exitstatus):
-    """Leave no embedded broker running that this session started (the database stops itself)."""
+    """Leave no embedded broker running that this session started (the database stops itself).
+    Under pytest-xdist a worker hands what it started to the controller, which stops it once
+    every worker is done (a worker stopping it would pull it from under the other)."""
     from rummy_ledger import embedded
     from tests.tournaments.worker import STARTED_BROKER
 
+    workeroutput = getattr(session.config, "workeroutput", None)
+    if workeroutput is not None:
+        workeroutput["started_broker"] = [str(data_dir) for data_dir in STARTED_BROKER]
+        return
     for data_dir in STARTED_BROKER:
         embedded.stop_redis(data_dir)
+
+
+def pytest_testnodedown(node, error):
+    """pytest-xdist: a worker finished; its started broker is now the controller's to stop."""
+    from tests.tournaments.worker import STARTED_BROKER
+
+    started = getattr(node, "workeroutput", {}).get("started_broker", [])
+    STARTED_BROKER.extend(Path(data_dir) for data_dir in started)

@@ -37,6 +37,7 @@ class WalletErrorCode(StrEnum):
     DEPOSIT_LIMIT = "deposit_limit"
     SELF_EXCLUDED = "self_excluded"
     REAL_MONEY_UNAVAILABLE = "real_money_unavailable"
+    REGION_INVALID = "region_invalid"
 
 
 class LedgerError(DomainError):
@@ -155,3 +156,9 @@ class RealMoneyUnavailable(Conflict):
     """Real money is off here, or for the player's region: no cash games, no deposits."""
 
     code = WalletErrorCode.REAL_MONEY_UNAVAILABLE
+
+
+class RegionInvalid(DomainError):
+    """A region that is no ISO 3166-2:IN state or union territory code (`wallets.regions`)."""
+
+    code = WalletErrorCode.REGION_INVALID

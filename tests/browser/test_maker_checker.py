@@ -51,7 +51,7 @@ def test_new_money_terms_are_proposed_and_approved_by_two_people(login, game):
     assert "approved, proposed by operator" in approver.text(".field-money_terms_history")
     approver.page.click("text=History")
     approver.shot("template-history")
-    assert "Money terms changed by change" in approver.text()
+    assert "Terms changed by change" in approver.text()
 
 
 def test_api_keys_are_issued_by_superusers_only(login):
@@ -85,3 +85,28 @@ def test_a_debit_of_more_than_the_bucket_holds_is_refused_on_the_form(login, gam
 
     assert "would take player:b:deposit below zero (it holds ₹" in operator.text("ul.errorlist")
     assert not Adjustment.objects.exists()
+
+
+def test_finance_sets_a_players_region_with_the_button_on_the_players_page(login, game):
+    """Issue 21: a blocked region the gateway reported stays until finance changes it here."""
+    from wallets.models import Player, ProtectionChange
+    from wallets.services.real_money import region_report
+
+    player = Player.objects.get(external_id="a")
+    region_report(player=player, region="TN", changed_by="gateway")
+    operator = login("operator")
+    operator.visit(f"/admin/wallets/player/{player.pk}/change/", "player-region")
+    assert operator.page.evaluate("document.querySelector('#region button').form !== null")
+
+    operator.page.select_option("#id_set_region", "TS")
+    with operator.page.expect_navigation(timeout=QUICK_MS):
+        operator.page.click("#region button")
+    operator.shot("player-region-set")
+
+    assert "Region set to TS (Telangana)." in operator.messages()
+    player.refresh_from_db()
+    assert player.region == "TS"
+    assert ProtectionChange.objects.filter(player=player, new_value="TS").exists()
+    viewer = login("viewer")
+    viewer.visit(f"/admin/wallets/player/{player.pk}/change/", "player-region")
+    assert viewer.page.locator("#region").count() == 0

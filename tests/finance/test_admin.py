@@ -1,6 +1,7 @@
 """Admin pages for finance staff: every page renders for every role, each role can do exactly
 what it should, nobody edits the ledger."""
 
+from datetime import timedelta
 from decimal import Decimal
 from unittest import mock
 
@@ -19,6 +20,7 @@ from tournaments.services.templates import template_change_propose
 from wallets.models import Account, Adjustment, Entry, Player, Reversal, Transfer
 from wallets.reconciliation import reconcile_run
 from wallets.reconciliation.gateway import gateway_statement_import
+from wallets.services.gst_rates import gst_rate_propose
 from wallets.services.proposals import (
     adjustment_propose,
     bonus_grant_propose,
@@ -26,6 +28,7 @@ from wallets.services.proposals import (
     withdrawal_review_propose,
 )
 from wallets.services.protection import limits_set, self_exclusion_start
+from wallets.services.wind_down import wind_down_propose
 from wallets.services.withdrawals import withdrawal_request
 from wallets.tax import financial_year_of
 
@@ -35,7 +38,7 @@ ROLES = ["viewer", "operator", "approver", "superuser"]
 
 
 @pytest.fixture
-def world(operator, game_server):
+def world(operator, game_server, settings):
     """A bit of everything: players, a finished game, proposals, a report, a statement."""
     game = points_game(game_server, "g1")
     adjustment_propose(
@@ -68,6 +71,16 @@ def world(operator, game_server):
         entry_fee=None,
         fee_percent=Decimal("12.50"),
         reason="new rake",
+    )
+    settings.REAL_MONEY = "off"
+    wind_down_propose(proposed_by=operator, reason="closing the real-money book")
+    settings.REAL_MONEY = "on"
+    gst_rate_propose(
+        proposed_by=operator,
+        effective_from=timezone.localdate() + timedelta(days=30),
+        rate_percent=Decimal("45.00"),
+        source="GST Council notification",
+        reason="rate change notified",
     )
     return game
 
@@ -228,10 +241,44 @@ def test_operator_proposes_approver_approves(operator, approver, world):
 
     response = approve(login(approver), "adjustment", adj.pk)
     assert f"#{adj.pk} approved" in response.content.decode()
-    approve(login(approver), "adjustment", adj.pk)  # twice
     adj.refresh_from_db()
     assert adj.status == "approved"
     assert Account.objects.get(code="player:b:deposit").balance.amount == before + Decimal("25")
+    assert Transfer.objects.filter(reference=f"adjustment:{adj.pk}").count() == 1
+
+
+def test_a_second_decision_in_admin_is_refused_and_logs_nothing(
+    operator, approver, approver2, world
+):
+    from django.contrib.admin.models import LogEntry
+
+    player = Account.objects.get(code="player:b:deposit").player
+    adj = adjustment_propose(
+        proposed_by=operator,
+        player=player,
+        bucket="deposit",
+        direction="credit",
+        amount=Money("25.00", "INR"),
+        reason="refund of a disconnect",
+    )
+    decide = reverse("admin:wallets_adjustment_decide", args=[adj.pk])
+    login(approver).post(decide, {"decision": "approve", "note": "checked the logs"}, follow=True)
+    logged = LogEntry.objects.count()
+
+    for decision, verb in (("approve", "approved"), ("reject", "rejected")):
+        page = login(approver2).post(decide, {"decision": decision, "note": "mine"}, follow=True)
+        text = page.content.decode()
+        assert f"#{adj.pk} {verb}." not in text
+        assert (
+            f"#{adj.pk} not {verb}: adjustment #{adj.pk} was already approved by approver" in text
+        )
+    # the list action too
+    text = approve(login(approver2), "adjustment", adj.pk).content.decode()
+    assert f"#{adj.pk} not approved: adjustment #{adj.pk} was already approved" in text
+
+    assert LogEntry.objects.count() == logged
+    adj.refresh_from_db()
+    assert (adj.decided_by, adj.decision_note) == (approver, "checked the logs")
     assert Transfer.objects.filter(reference=f"adjustment:{adj.pk}").count() == 1
 
 

@@ -39,7 +39,7 @@ def test_seed_demo_prints_a_working_key_and_staff_each_with_their_own_password(c
     key, passwords = seed(capsys)
 
     body = wallet(key).json()
-    assert body["balances"]["deposit"]["amount"] == "781.25"  # 1,000.00 less 28/128 GST
+    assert body["balances"]["deposit"]["amount"] == "714.29"  # 1,000.00 less 40/140 GST
     assert body["balances"]["chips"]["amount"] == "10000.00"
 
     assert sorted(passwords) == sorted(STAFF)

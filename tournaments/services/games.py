@@ -24,7 +24,7 @@ from tournaments.references import game_pk_of
 from tournaments.services import settlement
 from tournaments.services.escrow import contributions, entries_collect, escrow_create
 from tournaments.terms import GameTerms
-from wallets.errors import WalletErrorCode
+from wallets.errors import LedgerBusy, WalletErrorCode
 from wallets.models import CHIPS, ApiClient, Player
 from wallets.services.players import players_get_or_create
 from wallets.services.protection import self_exclusion_check
@@ -151,6 +151,24 @@ def game_cancel(*, client: ApiClient, game_id: str) -> Game:
         status=Game.Status.CANCELLED,
     )
     return game
+
+
+def cash_games_open() -> QuerySet[Game]:
+    return Game.objects.filter(status=Game.Status.OPEN).exclude(currency=CHIPS)
+
+
+def cash_games_cancel() -> int:
+    """The wind-down's cancel step (`wallets.services.wind_down`): every cash game still open
+    is cancelled with full refunds, each in its own transaction; one that is busy (a deal
+    settling) or finished meanwhile is left to the next run. Returns how many were cancelled."""
+    cancelled = 0
+    for game in cash_games_open().select_related("client").order_by("pk"):
+        try:
+            game_cancel(client=game.client, game_id=game.game_id)
+        except (LedgerBusy, GameNotOpen):
+            continue
+        cancelled += 1
+    return cancelled
 
 
 def game_mark_reversed(*, reference: str) -> None:

@@ -96,11 +96,11 @@ class ReviewForm(forms.Form):
 
 class FinancialYearField(forms.CharField):
     def __init__(self, **kwargs):
-        super().__init__(max_length=7, help_text="like 2026-27", **kwargs)
+        super().__init__(max_length=7, strip=False, help_text="like 2026-27", **kwargs)
 
     def clean(self, value):
-        try:
-            return tax.financial_year(super().clean(value).strip())
+        try:  # exactly the label, as the API takes it: nothing around it
+            return tax.financial_year(super().clean(value))
         except tax.TaxError as exc:
             raise forms.ValidationError(str(exc)) from exc
 
@@ -139,8 +139,13 @@ class MonthsForm(forms.Form):
 
     def clean(self):
         data = super().clean()
-        if data.get("start") and data.get("end") and data["end"] < data["start"]:
-            raise forms.ValidationError("The last month comes before the first.")
+        if data.get("start") and data.get("end"):
+            if data["end"] < data["start"]:
+                raise forms.ValidationError("The last month comes before the first.")
+            try:
+                tax.months_checked(data["start"], data["end"])
+            except tax.TaxError as exc:
+                raise forms.ValidationError(str(exc)) from exc
         return data
 
 
@@ -176,6 +181,7 @@ class WithdrawalAdmin(ReadOnlyAdmin):
     show_full_result_count = False
     readonly_fields = [
         "player",
+        "client",
         "reference",
         "status",
         "amount",
@@ -351,7 +357,7 @@ class WithdrawalAdmin(ReadOnlyAdmin):
         )
 
     def gst_view(self, request: HttpRequest):
-        """GST on deposits per month."""
+        """GST on deposits per month and rate (each deposit at its own recorded rate)."""
         self._check_view(request)
         today = timezone.localdate()
         form = MonthsForm(request.GET or {"start": today.replace(day=1), "end": today})
@@ -364,11 +370,13 @@ class WithdrawalAdmin(ReadOnlyAdmin):
             if request.GET.get("format") == "csv":
                 return _csv(
                     f"gst-{first:%Y-%m}-{last:%Y-%m}.csv",
-                    ["month", "deposits", "amount", "gst", "net"],
-                    ([f"{m.month:%Y-%m}", m.deposits, f"{m.amount:.2f}", f"{m.gst:.2f}",
-                      f"{m.net:.2f}"] for m in months),
+                    ["month", "rate", "deposits", "amount", "gst", "net"],
+                    ([f"{m.month:%Y-%m}", f"{m.rate:.2f}", m.deposits, f"{m.amount:.2f}",
+                      f"{m.gst:.2f}", f"{m.net:.2f}"] for m in months),
                 )  # fmt: skip
-        return self._report(request, "gst_report.html", "GST per month", form=form, months=months)
+        return self._report(
+            request, "gst_report.html", "GST per month and rate", form=form, months=months
+        )
 
 
 def _statement_csv(player: Player, position: TaxPosition, rows) -> HttpResponse:

@@ -85,7 +85,10 @@ class DepositOut(WalletOut):
     transfer_id = serializers.IntegerField()
     reference = serializers.CharField()
     amount = serializers.CharField(help_text="what the player paid, GST included")
-    gst = serializers.CharField(help_text="28/128 of the amount, to GST payable")
+    gst = serializers.CharField(help_text="rate/(100 + rate) of the amount, to GST payable")
+    gst_rate = serializers.CharField(
+        help_text="the GST rate in percent in force when it was recorded (IST), e.g. 40.00"
+    )
     credited = serializers.CharField(help_text="amount - gst, to the deposit bucket")
 
 
@@ -119,6 +122,11 @@ class WithdrawalOut(serializers.Serializer):
         choices=["requested", "approved", "paid", "failed", "rejected"]
     )
     amount = serializers.CharField()
+    from_winnings = serializers.CharField(help_text="the part taken from winnings")
+    from_deposit = serializers.CharField(
+        help_text="the part taken from the deposit bucket: only when real money is off for the "
+        "player (a refund), after the winnings"
+    )
     net_winnings = serializers.CharField(help_text="of the financial year at this withdrawal")
     tds = serializers.CharField()
     payout = serializers.CharField(help_text="amount - tds")

@@ -18,7 +18,7 @@ from wallets import selectors, tax
 from wallets.api import serializers as s
 from wallets.errors import FinancialYearInvalid
 from wallets.models import Withdrawal
-from wallets.services import kyc, protection, withdrawals
+from wallets.services import kyc, protection, real_money, withdrawals
 from wallets.services.deposits import deposit_register
 from wallets.services.tax import tax_position
 
@@ -42,6 +42,16 @@ class WalletView(APIView):
         return Response({"player_id": player.external_id, "balances": balances})
 
 
+def _blocked_region_kept(request, player_id: str) -> None:
+    """A blocked region the gateway reports is recorded before, and whatever becomes of, the
+    request that carries it (`real_money.region_report_kept`)."""
+    region = request.data.get("region") if isinstance(request.data, dict) else None
+    if isinstance(region, str):
+        real_money.region_report_kept(
+            player_external_id=player_id, region=region, changed_by=request.auth.name
+        )
+
+
 class DepositView(APIView):
     permission_classes = [HasScope]
     required_scopes = ("payments",)
@@ -50,10 +60,11 @@ class DepositView(APIView):
         request=s.DepositIn,
         responses={201: s.DepositOut, 200: s.DepositOut},
         parameters=[IDEMPOTENCY_HEADER_OPTIONAL],
-        summary="Credit a payment-gateway deposit, net of 28 % GST (idempotent by reference); "
-        "409 deposit_limit, self_excluded or real_money_unavailable when refused",
+        summary="Credit a payment-gateway deposit, net of GST at the rate in force (idempotent "
+        "by reference); 409 deposit_limit, self_excluded or real_money_unavailable when refused",
     )
     def post(self, request, player_id: str):
+        _blocked_region_kept(request, player_id)
         return idempotent(request, lambda: self._deposit(request, player_id), required=False)
 
     def _deposit(self, request, player_id: str) -> Response:
@@ -65,6 +76,7 @@ class DepositView(APIView):
             reference=data.validated_data["reference"],
             region=data.validated_data.get("region", ""),
             changed_by=request.auth.name,
+            client=request.auth,
         )
         player = selectors.player_by_external_id(player_id)
         body = {
@@ -73,6 +85,7 @@ class DepositView(APIView):
             "reference": data.validated_data["reference"],
             "amount": _money(deposit.amount),
             "gst": _money(deposit.gst),
+            "gst_rate": _money(deposit.gst_rate),
             "credited": _money(deposit.credited),
             "balances": selectors.wallet_balances(player=player),
         }
@@ -90,6 +103,7 @@ class KycView(APIView):
         summary="Record a KYC result: a PAN, verified or rejected (idempotent by reference)",
     )
     def post(self, request, player_id: str):
+        _blocked_region_kept(request, player_id)
         return idempotent(request, lambda: self._kyc(request, player_id), required=False)
 
     def _kyc(self, request, player_id: str) -> Response:
@@ -117,6 +131,8 @@ def _withdrawal_body(withdrawal: Withdrawal) -> dict:
         "player_id": withdrawal.player.external_id,
         "status": withdrawal.status,
         "amount": _money(withdrawal.amount),
+        "from_winnings": _money(withdrawal.amount.amount - withdrawal.from_deposit),
+        "from_deposit": _money(withdrawal.from_deposit),
         "net_winnings": _money(withdrawal.net_winnings),
         "tds": _money(withdrawal.tds),
         "payout": _money(withdrawal.payout),
@@ -135,8 +151,8 @@ class WithdrawalView(APIView):
         request=s.WithdrawalIn,
         responses={201: s.WithdrawalOut, 200: s.WithdrawalOut},
         parameters=[IDEMPOTENCY_HEADER],
-        summary="Withdraw from winnings, TDS withheld (Rule 133); large or first ones wait for "
-        "finance",
+        summary="Withdraw from winnings (then deposits when real money is off for the player), "
+        "TDS withheld (Rule 133); large or first ones wait for finance",
     )
     def post(self, request, player_id: str):
         return idempotent(request, lambda: self._withdraw(request, player_id))
@@ -145,7 +161,7 @@ class WithdrawalView(APIView):
         data = s.WithdrawalIn(data=request.data)
         data.is_valid(raise_exception=True)
         withdrawal, created = withdrawals.withdrawal_request(
-            player_external_id=player_id, **data.validated_data
+            player_external_id=player_id, client=request.auth, **data.validated_data
         )
         return Response(_withdrawal_body(withdrawal), status=_created(created))
 
@@ -164,7 +180,9 @@ class WithdrawalResultView(APIView):
     def _result(self, request, withdrawal_id: int) -> Response:
         data = self.serializer(data=request.data)
         data.is_valid(raise_exception=True)
-        withdrawal, _ = self.service(withdrawal_id=withdrawal_id, **data.validated_data)
+        withdrawal, _ = self.service(
+            client=request.auth, withdrawal_id=withdrawal_id, **data.validated_data
+        )
         return Response(_withdrawal_body(withdrawal))
 
 

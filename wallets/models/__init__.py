@@ -1,7 +1,8 @@
 """The ledger's tables: `ledger` (accounts, transfers, entries), `people` (players, their KYC,
 API clients), `finance` (proposals, reconciliation reports, gateway statements), `payments`
 (withdrawals and their review, TDS year ends), `bonus` (bonus lots and grants), `protection`
-(deposit limits, self-exclusion)."""
+(deposit limits, self-exclusion), `gst` (GST rates by date, each deposit's rate),
+`wind_down` (closing the real-money book)."""
 
 from wallets.models.bonus import BonusGrant, BonusLot, BonusSpend
 from wallets.models.finance import (
@@ -15,6 +16,7 @@ from wallets.models.finance import (
     Reversal,
     ReversalTransfer,
 )
+from wallets.models.gst import DepositGst, GstRate, GstRateProposal
 from wallets.models.ledger import (
     BUCKET_CURRENCY,
     CASH,
@@ -26,9 +28,10 @@ from wallets.models.ledger import (
     PlatformAccount,
     Transfer,
 )
-from wallets.models.payments import TdsYearEnd, Withdrawal, WithdrawalReview
+from wallets.models.payments import GatewayDeposit, TdsYearEnd, Withdrawal, WithdrawalReview
 from wallets.models.people import ApiClient, KycRecord, KycStatus, Player
 from wallets.models.protection import ProtectionChange
+from wallets.models.wind_down import WindDown, WindDownLine
 
 __all__ = [
     "BUCKET_CURRENCY",
@@ -42,10 +45,14 @@ __all__ = [
     "BonusLot",
     "BonusSpend",
     "Bucket",
+    "DepositGst",
     "Discrepancy",
     "Entry",
+    "GatewayDeposit",
     "GatewayStatement",
     "GatewayStatementLine",
+    "GstRate",
+    "GstRateProposal",
     "KycRecord",
     "KycStatus",
     "PlatformAccount",
@@ -58,6 +65,8 @@ __all__ = [
     "ReversalTransfer",
     "TdsYearEnd",
     "Transfer",
+    "WindDown",
+    "WindDownLine",
     "Withdrawal",
     "WithdrawalReview",
 ]

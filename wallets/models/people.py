@@ -28,10 +28,12 @@ class Player(models.Model):
         blank=True,
         default="",
         db_default="",
-        help_text="Indian state or union territory code (e.g. TN), for the real-money switch.",
+        help_text="Indian state or union territory code (e.g. TN), for the real-money switch: "
+        "the most restrictive one reported, or what finance set.",
     )
 
     class Meta:
+        permissions = [("set_player_region", "Can set a player's region (real-money switch)")]
         constraints = [
             models.UniqueConstraint(
                 fields=["pan"],

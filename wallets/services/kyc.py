@@ -25,7 +25,7 @@ from rummy_ledger.errors import DomainError
 from wallets.errors import IdempotencyConflict, PanConflict, PanInvalid
 from wallets.models import KycRecord, KycStatus, Player
 from wallets.services.players import player_lock
-from wallets.services.real_money import region_set
+from wallets.services.real_money import region_report
 
 PAN = re.compile(r"^[A-Z]{5}[0-9]{4}[A-Z]$")
 
@@ -79,7 +79,7 @@ def kyc_report(
     except IntegrityError as exc:  # a concurrent report won the race: answer as if it had
         raise _raced(exc, pan=pan, reference=reference) from exc
     if region:
-        region_set(player=player, region=region, changed_by=changed_by)
+        region_report(player=player, region=region, changed_by=changed_by)
     return record, True
 
 
