@@ -84,13 +84,6 @@ class GameTemplateAdmin(admin.ModelAdmin):
     def bonus_cap_col(self, obj):
         return f"{obj.bonus_cap_percent}%"
 
-    def get_fields(self, request, obj=None):
-        """Who may only view a template reads its bonus cap as a percentage, not `10.00`."""
-        fields = super().get_fields(request, obj)
-        if obj is not None and not self.has_change_permission(request, obj):
-            return ["bonus_cap_col" if f == "bonus_cap_percent" else f for f in fields]
-        return fields
-
     def has_delete_permission(self, request, obj=None) -> bool:
         return False  # games point at their template; retire it with `active` instead
 
@@ -108,6 +101,7 @@ class GameTemplateAdmin(admin.ModelAdmin):
             return []
         shown = {"point_value": "point_value_col", "entry_fee": "entry_fee_col"}
         shown["fee_percent"] = "fee_col"
+        shown["bonus_cap_percent"] = "bonus_cap_col"  # a percentage, not `10.00`
         return [*(shown.get(name, name) for name in MONEY_TERMS), "money_terms_history"]
 
     def change_view(self, request, object_id, form_url="", extra_context=None):
