@@ -58,10 +58,15 @@ browser:
 screenshots: $(VENV)/.installed browser
 	$(PY) -m pytest -q tests/browser/test_finance_paths.py \
 	  -k "find_a_game_and_its_transfers or reversal_of_a_settled_game or fee_report_and_its_csv"
+	$(PY) -m pytest -q tests/browser/test_money_out.py tests/browser/test_home_page.py \
+	  -k "first_withdrawal or operator_and_an_approver"
 	mkdir -p docs/screenshots
 	cp test-output/screenshots/game--viewer.png docs/screenshots/game.png
 	cp test-output/screenshots/reversal--approver.png docs/screenshots/reversal.png
 	cp test-output/screenshots/fee-report--viewer.png docs/screenshots/fee-report.png
+	cp test-output/screenshots/dashboard--approver.png docs/screenshots/dashboard.png
+	cp test-output/screenshots/withdrawal-review--operator.png docs/screenshots/withdrawal-review.png
+	cp test-output/screenshots/withdrawals-to-review--operator.png docs/screenshots/withdrawals-to-review.png
 
 ## bench: every benchmark (figures are ratios to a baseline measured in the same run)
 bench: $(VENV)/.installed
