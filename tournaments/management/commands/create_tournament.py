@@ -26,9 +26,7 @@ class Command(BaseCommand):
             raise CommandError(f"cannot read {file}: {exc}") from exc
         try:
             spec = tournament_fields_checked(data)
-            tournament = tournament_create(
-                spec=spec, created_by=f"shell:{by or getpass.getuser()}"
-            )
+            tournament = tournament_create(spec=spec, created_by=f"shell:{by or getpass.getuser()}")
         except TermsInvalid as exc:
             raise CommandError(exc.message) from exc
         self.stdout.write(
