@@ -4,6 +4,7 @@ speaks real HTTP to the live test server."""
 from __future__ import annotations
 
 import json
+import time
 import urllib.error
 import urllib.request
 import uuid
@@ -59,11 +60,15 @@ class Lobby:
         if method != "GET":
             headers["Idempotency-Key"] = key or uuid.uuid4().hex
         request = urllib.request.Request(self.base + path, data, headers, method=method)
-        try:
-            with urllib.request.urlopen(request, timeout=30) as response:
-                return response.status, json.loads(response.read() or b"{}")
-        except urllib.error.HTTPError as exc:
-            return exc.code, json.loads(exc.read() or b"{}")
+        for _ in range(50):  # the test server's listen queue is short: a refused connection is
+            try:  # tried again with the same Idempotency-Key (a repeat replays)
+                with urllib.request.urlopen(request, timeout=30) as response:
+                    return response.status, json.loads(response.read() or b"{}")
+            except urllib.error.HTTPError as exc:
+                return exc.code, json.loads(exc.read() or b"{}")
+            except (ConnectionError, urllib.error.URLError):
+                time.sleep(0.05)
+        raise AssertionError(f"{method} {path}: no connection")
 
     def get(self, slug: str = ""):
         return self.call("GET", f"/{slug}" if slug else "")
