@@ -305,6 +305,8 @@ CELERY_BEAT_SCHEDULE["tournaments-fee-days-close"] = {
     "schedule": crontab(hour=1, minute=15),  # CELERY_TIMEZONE
 }
 RECONCILE_STUCK_GAME_HOURS = float(os.environ.get("RECONCILE_STUCK_GAME_HOURS", "24"))
+# a tournament running longer than this is reported stuck
+RECONCILE_STUCK_TOURNAMENT_HOURS = float(os.environ.get("RECONCILE_STUCK_TOURNAMENT_HOURS", "24"))
 RECONCILE_UNSETTLED_DEAL_MINUTES = float(os.environ.get("RECONCILE_UNSETTLED_DEAL_MINUTES", "15"))
 RECONCILE_WORK_MEM = os.environ.get("RECONCILE_WORK_MEM", "256MB")
 
