@@ -214,7 +214,16 @@ SPECTACULAR_SETTINGS = {
     # security: the ApiKey scheme, once per operation, from the authentication class
     # (rummy_ledger.api.auth.ApiKeyScheme)
     "ENFORCE_NON_BLANK_FIELDS": True,  # a field that refuses "" says minLength 1
-    "PATH_CONVERTER_OVERRIDES": {"ext_id": ids.JSON_SCHEMA},
+    "PATH_CONVERTER_OVERRIDES": {
+        "ext_id": ids.JSON_SCHEMA,
+        # Django's own converters, with what they match (every parameter says what it is)
+        "slug": {
+            "type": "string",
+            "pattern": "^[-a-zA-Z0-9_]+$",
+            "description": "A slug: letters, digits, `-` and `_`.",
+        },
+        "int": {"type": "integer", "minimum": 0, "description": "A number: digits only."},
+    },
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
         "rummy_ledger.api.schema.document_errors",

@@ -70,28 +70,49 @@ def parse_amount(text: object, currency: str) -> Money:
     return money_checked(Money(Decimal(text), currency))
 
 
-def amount_pattern(maximum: Decimal | None = None) -> str:
-    """`AMOUNT_PATTERN` narrowed to what the API takes: above zero and, given a `maximum`, at most
-    that; as a regular expression for OpenAPI (ECMA 262 and Python alike), so that a schema-valid
-    amount is accepted and every other one refused (tests/wallets/test_amount_pattern.py)."""
-    # above zero; and no newline (a validator in Python lets `$` match before a final one)
-    positive = r"(?!.*\n)(?!0*(?:\.0{1,2})?$)"
-    if maximum is None:
-        return f"^{positive}{AMOUNT_PATTERN}$"
-    whole, cents = f"{maximum:.2f}".split(".")
-    digits = len(whole)
-    # the whole part below the maximum's: fewer digits, or a smaller digit where they first differ
-    below = [f"[0-9]{{1,{digits - 1}}}"] if digits > 1 else []
-    for i, digit in enumerate(whole):
-        if digit != "0":
-            rest = digits - i - 1
-            below.append(whole[:i] + f"[0-{int(digit) - 1}]" + (f"[0-9]{{{rest}}}" if rest else ""))
-    # the maximum's whole part, with at most its cents
-    fractions = [
-        f for f in (*"0123456789", *(f"{n:02}" for n in range(100))) if f.ljust(2, "0") <= cents
+def amount_pattern(maximum: Decimal | None = None, minimum: Decimal | None = None) -> str:
+    """`AMOUNT_PATTERN` narrowed to what the API takes: above zero and, when given, at least
+    `minimum` and at most `maximum`; as a regular expression for OpenAPI (ECMA 262 and Python
+    alike), so that a schema-valid amount is accepted and every other one refused
+    (tests/wallets/test_amount_pattern.py). Each bound is a lookahead on the value."""
+    bounds = [
+        r"(?!.*\n)",  # a validator in Python lets `$` match before a final newline
+        f"(?={AMOUNT_PATTERN}$)",
+        r"(?!0*(?:\.0{1,2})?$)",  # above zero
     ]
-    pad = f"0{{0,{12 - digits}}}"
-    return (
-        f"^{positive}{pad}(?:(?:{'|'.join(below)})(?:\\.[0-9]{{1,2}})?"
-        f"|{whole}(?:\\.(?:{'|'.join(fractions)}))?)$"
-    )
+    if maximum is not None:
+        bounds.append(f"(?=0*(?:{_at_most(maximum)})$)")
+    if minimum is not None:
+        bounds.append(f"(?=0*(?:{_at_least(minimum)})$)")
+    return f"^{''.join(bounds)}.*$"
+
+
+_CENTS = (*"0123456789", *(f"{n:02}" for n in range(100)))  # what may follow the point
+_ANY_CENTS = r"(?:\.[0-9]{1,2})?"
+
+
+def _cents(keep) -> str:
+    """The optional decimals whose value (in cents) `keep` takes."""
+    kept = [c for c in _CENTS if keep(c.ljust(2, "0"))]
+    absent = "?" if keep("00") else ""
+    return f"(?:\\.(?:{'|'.join(kept)})){absent}" if kept else ""
+
+
+def _at_most(maximum: Decimal) -> str:
+    whole, cents = f"{maximum:.2f}".split(".")
+    below = [f"[0-9]{{1,{len(whole) - 1}}}"] if len(whole) > 1 else []
+    for i, digit in enumerate(whole):  # a smaller digit where they first differ
+        if digit != "0":
+            rest = len(whole) - i - 1
+            below.append(whole[:i] + f"[0-{int(digit) - 1}]" + f"[0-9]{{{rest}}}" * bool(rest))
+    return f"(?:{'|'.join(below)}){_ANY_CENTS}|{whole}{_cents(lambda c: c <= cents)}"
+
+
+def _at_least(minimum: Decimal) -> str:
+    whole, cents = f"{minimum:.2f}".split(".")
+    above = [f"[1-9][0-9]{{{len(whole)},}}"]  # more digits
+    for i, digit in enumerate(whole):  # a greater digit where they first differ
+        if digit != "9":
+            rest = len(whole) - i - 1
+            above.append(whole[:i] + f"[{int(digit) + 1}-9]" + f"[0-9]{{{rest}}}" * bool(rest))
+    return f"(?:{'|'.join(above)}){_ANY_CENTS}|{whole}{_cents(lambda c: c >= cents)}"

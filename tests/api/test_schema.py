@@ -106,8 +106,8 @@ def test_every_field_has_a_description(schema):
 
 def test_a_deals_results_are_typed(schema):
     results = schema["components"]["schemas"]["DealOut"]["properties"]["results"]
-    assert results["items"] == {"$ref": "#/components/schemas/ResultOut"}
-    result = schema["components"]["schemas"]["ResultOut"]["properties"]
+    assert results["items"] == {"$ref": "#/components/schemas/DealResultOut"}
+    result = schema["components"]["schemas"]["DealResultOut"]["properties"]
     assert {"player", "outcome", "groups", "claimed_points", "melded", "in_hand"} <= set(result)
 
 
@@ -117,13 +117,13 @@ def test_the_idempotency_key_rule_is_stated_per_operation(schema):
         header = [p for p in operation.get("parameters", []) if p["name"] == "Idempotency-Key"]
         if method == "get" or path == "/api/v1/hands/evaluate":  # reads, and a write of nothing
             assert header == [], (method, path)
-        elif path.startswith("/api/v1/games"):
+        elif path.startswith(("/api/v1/games", "/api/v1/tournaments")):
             games.append(header[0]["required"])
             assert header[0]["description"].startswith("Required:")
         else:
             payments.append(header[0].get("required", False))
             assert header[0]["description"].startswith("Optional:")
-    assert games == [True] * 5 and payments == [False] * 7
+    assert len(games) >= 5 and all(games) and payments == [False] * 7
 
 
 def pattern(schema, component: str, field: str) -> str:
@@ -135,7 +135,7 @@ def pattern(schema, component: str, field: str) -> str:
     [
         ("KycIn", "pan", ["ABCDE1234F", "abcde1234f"],
          ["ABCDE1234", " ABCDE1234F", "ABCDE1234F\n"]),
-        ("DepositIn", "amount", ["0.01", "500", "10000000.00"], ["0", "0.00", "10000000.01"]),
+        ("DepositIn", "amount", ["1.00", "500", "10000000.00"], ["0.99", "0.00", "10000000.01"]),
         ("WithdrawalIn", "amount", ["1.5", "000000000001"], ["-1", "1e3", "1.234"]),
         ("LimitsIn", "daily", ["1", "99999999.99"], ["0", "0.0", ""]),
         ("GameOpenIn", "game_id", ["a.b", ".", "x_-9"], ["a..b", "..", "a\n"]),

@@ -48,6 +48,14 @@ def test_any_maximum_is_its_own_bound(text, maximum):
     assert (re.search(pattern, text) is not None) == expected, (text, maximum)
 
 
+@given(AMOUNTS, st.sampled_from(["1.00", "0.50", "99.99", "100.00", "9.10"]))
+def test_any_minimum_is_its_own_bound(text, minimum):
+    pattern = amount_pattern(Decimal("10000000.00"), minimum=Decimal(minimum))
+    taken = re.fullmatch(r"[0-9]{1,12}(\.[0-9]{1,2})?", text) is not None
+    expected = taken and Decimal(minimum) <= Decimal(text) <= Decimal("10000000.00")
+    assert (re.search(pattern, text) is not None) == expected, (text, minimum)
+
+
 @given(AMOUNTS)
 def test_the_limit_pattern_matches_exactly_what_a_limit_field_takes(text):
     assert (re.search(amount_pattern(), text) is not None) == accepts(LimitField(), text), text

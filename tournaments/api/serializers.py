@@ -344,7 +344,7 @@ class DiscrepancyOut(serializers.Serializer):
     )
 
 
-class ResultOut(serializers.Serializer):
+class DealResultOut(serializers.Serializer):
     """A stored result: what was posted, in canonical card notation."""
 
     player = serializers.CharField(help_text="The player's external id.")
@@ -379,7 +379,7 @@ class DealOut(serializers.Serializer):
         choices=Deal.Status.choices, help_text="`stored` until a Celery job has settled it."
     )
     wild_joker = serializers.CharField(allow_null=True, help_text="The cut joker, if any.")
-    results = ResultOut(many=True, help_text="Each player's result, as posted.")
+    results = DealResultOut(many=True, help_text="Each player's result, as posted.")
     points = serializers.DictField(
         child=serializers.IntegerField(), help_text="player -> the engine's points"
     )

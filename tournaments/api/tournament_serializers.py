@@ -35,17 +35,28 @@ class PlayerIn(StrictIn):
 
 class StandingIn(StrictIn):
     player = ExternalIdField()
-    position = StrictIntegerField(min_value=1, max_value=TABLE_SIZE_MAX)
-    chips = StrictIntegerField(min_value=0, max_value=MAX_CHIPS)
+    position = StrictIntegerField(
+        min_value=1, max_value=TABLE_SIZE_MAX, help_text="Place at the table: 1 is first."
+    )
+    chips = StrictIntegerField(
+        min_value=0, max_value=MAX_CHIPS, help_text="Chips at the end of the round."
+    )
 
 
 class TableIn(StrictIn):
-    table = StrictCharField(max_length=64)
-    standings = serializers.ListField(child=StandingIn(), min_length=1, max_length=TABLE_SIZE_MAX)
+    table = StrictCharField(max_length=64, help_text="The game server's name of the table.")
+    standings = serializers.ListField(
+        child=StandingIn(),
+        min_length=1,
+        max_length=TABLE_SIZE_MAX,
+        help_text="Each player at the table.",
+    )
 
 
 class RoundIn(StrictIn):
-    tables = serializers.ListField(child=TableIn(), min_length=1, max_length=MAX_TABLES)
+    tables = serializers.ListField(
+        child=TableIn(), min_length=1, max_length=MAX_TABLES, help_text="The round's tables."
+    )
 
 
 def _amount(value: Decimal) -> str:
@@ -151,68 +162,78 @@ def registration_out(registration, players: int) -> dict[str, Any]:
 # --- output documentation -------------------------------------------------------------------
 
 Amount = serializers.CharField  # a decimal string such as "500.00"
+T = "The tournament's slug."
+P = "The player's external id."
 
 
 class PrizeOut(serializers.Serializer):
-    rank_from = serializers.IntegerField()
-    rank_to = serializers.IntegerField()
+    rank_from = serializers.IntegerField(help_text="The first rank of this prize.")
+    rank_to = serializers.IntegerField(help_text="The last rank of this prize.")
     amount = Amount(help_text="Each of these ranks' prize at the current pool.")
 
 
 class RoundOut(serializers.Serializer):
-    round = serializers.IntegerField()
-    status = serializers.ChoiceField(choices=["pending", "playing", "stored", "settled"])
-    entrants = serializers.IntegerField(allow_null=True)
-    qualified = serializers.IntegerField(allow_null=True)
+    round = serializers.IntegerField(help_text="1, 2, ...")
+    status = serializers.ChoiceField(
+        choices=["pending", "playing", "stored", "settled"], help_text="Where the round is."
+    )
+    entrants = serializers.IntegerField(allow_null=True, help_text="Players in it; null before.")
+    qualified = serializers.IntegerField(
+        allow_null=True, help_text="Players going on; null until stored."
+    )
 
 
 class ResultOut(serializers.Serializer):
-    player = serializers.CharField()
+    player = serializers.CharField(help_text=P)
     rank = serializers.IntegerField(help_text="Players tied on chips show the first rank shared.")
-    prize = Amount()
+    prize = Amount(help_text="Won.")
 
 
 class TournamentOut(serializers.Serializer):
-    slug = serializers.CharField()
-    name = serializers.CharField()
-    status = serializers.ChoiceField(choices=Tournament.Status.choices)
-    currency = serializers.CharField()
-    entry_fee = Amount()
-    fee_percent = Amount()
-    guarantee = Amount()
-    min_players = serializers.IntegerField()
-    max_players = serializers.IntegerField()
-    table_size = serializers.IntegerField()
+    slug = serializers.CharField(help_text=T)
+    name = serializers.CharField(help_text="For people.")
+    status = serializers.ChoiceField(choices=Tournament.Status.choices, help_text="Its state.")
+    currency = serializers.CharField(help_text="`INR`, or `CHP` for practice chips.")
+    entry_fee = Amount(help_text="Each player's entry.")
+    fee_percent = Amount(help_text="The platform's fee, % of what is collected.")
+    guarantee = Amount(help_text="The smallest prize pool promised.")
+    min_players = serializers.IntegerField(help_text="Fewer at the start: cancelled.")
+    max_players = serializers.IntegerField(help_text="Registration closes when full.")
+    table_size = serializers.IntegerField(help_text="Players a table seats.")
     players = serializers.IntegerField(help_text="Registered.")
     collected = Amount(help_text="Entries + rebuys.")
-    fee = Amount()
-    prize_pool = Amount()
-    overlay = Amount()
-    prizes = PrizeOut(many=True)
+    fee = Amount(help_text="The platform's fee.")
+    prize_pool = Amount(help_text="What the prizes share.")
+    overlay = Amount(help_text="What the platform adds to reach the guarantee.")
+    prizes = PrizeOut(many=True, help_text="The prizes by rank.")
     round = serializers.IntegerField(allow_null=True, help_text="The current round, or null.")
-    rounds = RoundOut(many=True)
+    rounds = RoundOut(many=True, help_text="Each round.")
     results = ResultOut(many=True, help_text="When finished.")
-    settled = serializers.BooleanField()
-    available = serializers.BooleanField()
-    unavailable_reason = serializers.CharField(allow_null=True)
+    settled = serializers.BooleanField(help_text="Every stored round is settled.")
+    available = serializers.BooleanField(help_text="False: no registration now (real money off).")
+    unavailable_reason = serializers.CharField(
+        allow_null=True, help_text="Why it is unavailable; null when it is available."
+    )
 
 
 class TournamentsOut(serializers.Serializer):
-    tournaments = TournamentOut(many=True)
+    tournaments = TournamentOut(many=True, help_text="This client's tournaments not over.")
 
 
 class RegistrationOut(serializers.Serializer):
-    tournament = serializers.CharField()
-    player = serializers.CharField()
+    tournament = serializers.CharField(help_text=T)
+    player = serializers.CharField(help_text=P)
     paid = serializers.DictField(child=Amount(), help_text="bucket -> amount")
-    players = serializers.IntegerField()
+    players = serializers.IntegerField(help_text="Registered now.")
 
 
 class RebuyOut(RegistrationOut):
-    rebuys = serializers.IntegerField()
+    rebuys = serializers.IntegerField(help_text="The player's rebuys so far.")
 
 
 class RoundAcceptedOut(serializers.Serializer):
-    tournament = serializers.CharField()
-    round = serializers.IntegerField()
-    status = serializers.ChoiceField(choices=TournamentRound.Status.choices)
+    tournament = serializers.CharField(help_text=T)
+    round = serializers.IntegerField(help_text="The round stored.")
+    status = serializers.ChoiceField(
+        choices=TournamentRound.Status.choices, help_text="`stored`: a Celery task settles it."
+    )

@@ -6,12 +6,21 @@ from rest_framework.response import Response
 
 from rummy_ledger.api.idempotency import IDEMPOTENCY_HEADER as IDEMPOTENCY
 from rummy_ledger.api.idempotency import idempotent
+from rummy_ledger.api.schema import error_codes
 from rummy_ledger.db import snapshot
 from tournaments.api import tournament_serializers as s
-from tournaments.api.views import GamesScope
+from tournaments.api.views import ESCROW, NOT_PAIRED, GamesScope
+from tournaments.errors import GameErrorCode as G
 from tournaments.models import Tournament
 from tournaments.services import tournament_entries as entries
 from tournaments.services import tournament_rounds as rounds
+from wallets.errors import WalletErrorCode as W
+
+# The refusals each operation's services can answer, beyond what any request can (see
+# rummy_ledger.api.schema).
+A_TOURNAMENT = {404: [G.TOURNAMENT_NOT_FOUND]}
+ENTRY = {**A_TOURNAMENT, 403: NOT_PAIRED, 422: [W.BALANCE_OUT_OF_RANGE]}
+STATE = {**A_TOURNAMENT, 409: [G.TOURNAMENT_STATE, W.LEDGER_BUSY], 422: [W.BALANCE_OUT_OF_RANGE]}
 
 
 def _valid(serializer_class, request) -> dict:
@@ -35,7 +44,11 @@ class TournamentsView(GamesScope):
 
 
 class TournamentView(GamesScope):
-    @extend_schema(responses=s.TournamentOut, summary="A tournament: pool, prizes, rounds, results")
+    @extend_schema(
+        responses=s.TournamentOut,
+        summary="A tournament: pool, prizes, rounds, results",
+        extensions=error_codes(A_TOURNAMENT),
+    )
     def get(self, request, slug: str):
         with snapshot():
             tournament = entries.tournament_get(client=request.auth, slug=slug)
@@ -48,6 +61,12 @@ class RegistrationsView(GamesScope):
         responses={201: s.RegistrationOut},
         parameters=[IDEMPOTENCY],
         summary="Register a player: the entry taken like a game's",
+        extensions=error_codes(
+            {
+                **ENTRY,
+                409: [G.REGISTRATION_CLOSED, G.ALREADY_REGISTERED, G.TOURNAMENT_FULL, *ESCROW],
+            }
+        ),
     )
     def post(self, request, slug: str):
         def run():
@@ -67,6 +86,13 @@ class RegistrationView(GamesScope):
         responses=s.RegistrationOut,
         parameters=[IDEMPOTENCY],
         summary="Unregister before the start: the entry back where it came from",
+        extensions=error_codes(
+            {
+                **A_TOURNAMENT,
+                409: [G.REGISTRATION_CLOSED, G.NOT_REGISTERED, W.LEDGER_BUSY],
+                422: [W.BALANCE_OUT_OF_RANGE],
+            }
+        ),
     )
     def delete(self, request, slug: str, player: str):
         def run():
@@ -80,7 +106,8 @@ class RegistrationView(GamesScope):
 
 class StartView(GamesScope):
     @extend_schema(request=None, responses=s.TournamentOut, parameters=[IDEMPOTENCY],
-                   summary="Close registration (cancelled below min_players)")  # fmt: skip
+                   summary="Close registration (cancelled below min_players)",
+                   extensions=error_codes(STATE))  # fmt: skip
     def post(self, request, slug: str):
         return _write(
             request,
@@ -90,7 +117,8 @@ class StartView(GamesScope):
 
 class CancelView(GamesScope):
     @extend_schema(request=None, responses=s.TournamentOut, parameters=[IDEMPOTENCY],
-                   summary="Cancel: every entry and rebuy refunded")  # fmt: skip
+                   summary="Cancel: every entry and rebuy refunded",
+                   extensions=error_codes(STATE))  # fmt: skip
     def post(self, request, slug: str):
         return _write(
             request,
@@ -104,6 +132,19 @@ class RebuysView(GamesScope):
         responses={201: s.RebuyOut},
         parameters=[IDEMPOTENCY],
         summary="A player still in buys again, in the early rounds",
+        extensions=error_codes(
+            {
+                **ENTRY,
+                409: [
+                    G.REBUY_NOT_ALLOWED,
+                    G.REBUY_CLOSED,
+                    G.REBUY_LIMIT,
+                    G.NOT_REGISTERED,
+                    G.TOURNAMENT_STATE,
+                    *ESCROW,
+                ],
+            }
+        ),
     )
     def post(self, request, slug: str):
         def run():
@@ -121,6 +162,13 @@ class RoundView(GamesScope):
         responses={202: s.RoundAcceptedOut},
         parameters=[IDEMPOTENCY],
         summary="A round's table standings; settled (the final: prizes paid) by a Celery task",
+        extensions=error_codes(
+            {
+                **A_TOURNAMENT,
+                409: [G.ROUND_EXISTS, G.ROUND_INVALID, G.TOURNAMENT_STATE],
+                422: [G.ROUND_REJECTED, W.UNKNOWN_PLAYER],
+            }
+        ),
     )
     def post(self, request, slug: str, number: int):
         def run():

@@ -23,7 +23,14 @@ log = logging.getLogger(__name__)
 
 # The refusals each operation's services can answer, beyond what any request can (see
 # rummy_ledger.api.schema). Money moving into or out of escrow: the players' locks and funds.
-ESCROW = [W.INSUFFICIENT_FUNDS, W.REAL_MONEY_UNAVAILABLE, W.SELF_EXCLUDED, W.LEDGER_BUSY]
+ESCROW = [
+    W.INSUFFICIENT_FUNDS,
+    W.REAL_MONEY_UNAVAILABLE,
+    W.SELF_EXCLUDED,
+    W.LEDGER_BUSY,
+    W.CLIENT_CAP,  # the client's escrow cap in a rolling hour (wallets.services.client_guards)
+]
+NOT_PAIRED = [W.PLAYER_NOT_PAIRED]  # a player of a payments client not paired with this one
 A_GAME = {404: [G.GAME_NOT_FOUND], 422: [W.BALANCE_OUT_OF_RANGE]}
 
 
@@ -47,6 +54,7 @@ class GameOpenView(GamesScope):
         extensions=error_codes(
             {
                 400: [G.TEMPLATE_INVALID],
+                403: NOT_PAIRED,
                 409: [G.GAME_EXISTS, *ESCROW],
                 422: [
                     G.INVALID_PLAYERS,
@@ -105,6 +113,8 @@ class DealView(GamesScope):
                     G.DROP_NOT_ALLOWED,
                     G.TOO_MANY_COPIES,
                     G.INVALID_MELD,
+                    G.JOKER_NOT_NAMED,
+                    G.JOKER_FIXED,
                     G.MISSING_PLAYER,
                     G.PLAYER_ELIMINATED,
                     W.UNKNOWN_PLAYER,
@@ -131,6 +141,7 @@ class RejoinView(GamesScope):
         extensions=error_codes(
             {
                 **A_GAME,
+                403: NOT_PAIRED,
                 409: [
                     G.GAME_NOT_OPEN,
                     G.REJOIN_NOT_ALLOWED,

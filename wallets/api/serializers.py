@@ -94,8 +94,23 @@ BALANCES = "The player's balances by bucket: deposit, winnings, bonus, pending, 
 AMOUNT_OUT = "A decimal string with two decimals, e.g. `500.00`."
 
 
+@extend_schema_field(
+    {
+        "type": "string",
+        "pattern": amount_pattern(settings.LEDGER_MAX_TRANSFER, minimum=settings.DEPOSIT_MINIMUM),
+        "example": "500.00",
+    }
+)
+class DepositAmountField(AmountField):
+    """An amount at least the smallest deposit taken (`DEPOSIT_MINIMUM`; the service refuses a
+    smaller one with 400 deposit_below_minimum), as the schema says."""
+
+
 class DepositIn(StrictSerializer):
-    amount = AmountField(help_text="What the player paid, GST included.")
+    amount = DepositAmountField(
+        help_text="What the player paid, GST included: at least `DEPOSIT_MINIMUM` "
+        f"({settings.DEPOSIT_MINIMUM}), at most `LEDGER_MAX_TRANSFER`."
+    )
     reference = reference_field(
         "The gateway's payment reference: the deposit's natural key (the same one again is the "
         "same deposit, 200; with other content 409 `reference_conflict`)."
