@@ -123,8 +123,31 @@ def _response(status: str, codes: list[str]) -> dict:
     return response
 
 
+def _closed(schema: dict, components: dict, seen: set[str]) -> None:
+    """A request body and every object in it take no other fields: the API refuses unknown ones
+    (400 naming them), so the schema says `additionalProperties: false`."""
+    if "$ref" in schema:
+        name = schema["$ref"].rsplit("/", 1)[-1]
+        if name not in seen:
+            seen.add(name)
+            _closed(components[name], components, seen)
+        return
+    if schema.get("type") == "object" and "properties" in schema:
+        schema["additionalProperties"] = False
+    for key in ("properties",):
+        for sub in schema.get(key, {}).values():
+            _closed(sub, components, seen)
+    for key in ("items", "not"):
+        if isinstance(schema.get(key), dict):
+            _closed(schema[key], components, seen)
+    for key in ("allOf", "oneOf", "anyOf"):
+        for sub in schema.get(key, []):
+            _closed(sub, components, seen)
+
+
 def document_errors(result: dict, generator, request, public) -> dict:
-    result.setdefault("components", {}).setdefault("schemas", {})[COMPONENT] = ENVELOPE
+    components = result.setdefault("components", {}).setdefault("schemas", {})
+    components[COMPONENT] = ENVELOPE
     for methods in result.get("paths", {}).values():
         for method, operation in methods.items():
             headers = {p["name"] for p in operation.get("parameters", []) if p["in"] == "header"}
@@ -139,6 +162,8 @@ def document_errors(result: dict, generator, request, public) -> dict:
                     parameter.setdefault("description", parameter["schema"]["description"])
             if "requestBody" in operation:  # no operation may leave its body out (an exclusion's
                 operation["requestBody"]["required"] = True  # fields are each optional)
+                for content in operation["requestBody"]["content"].values():
+                    _closed(content["schema"], components, set())
             responses = operation.setdefault("responses", {})
             for status, status_codes in codes.items():
                 responses[status] = _response(status, status_codes)
