@@ -61,9 +61,9 @@ def _withdrawals(maker, checker) -> dict[str, int]:
             continue
         decide(review, checker, approve=state != "rejected")
         if state == "paid":
-            withdrawal_paid(withdrawal_id=w.pk, gateway_reference="gw-paid-1")
+            withdrawal_paid(client=None, withdrawal_id=w.pk, gateway_reference="gw-paid-1")
         if state == "failed":
-            withdrawal_failed(withdrawal_id=w.pk, reason="bank account closed")
+            withdrawal_failed(client=None, withdrawal_id=w.pk, reason="bank account closed")
     return made
 
 

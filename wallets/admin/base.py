@@ -105,6 +105,17 @@ def money_display(
     return display
 
 
+def percent_display(field: str, description: str):
+    """A percentage column or read-only field: `40.00%`, never a bare `40.00`."""
+
+    @admin.display(description=description, ordering=field)
+    def display(self, obj):
+        value = getattr(obj, field)
+        return "-" if value is None else f"{value}%"
+
+    return display
+
+
 class PageExtras:
     """A ModelAdmin mixin: `page_loaded(rows)` runs once on the rows of the list page shown,
     after pagination, to load what the columns need in one query for all of them."""

@@ -110,7 +110,7 @@ def deposit_register(
         legs=legs,
         memo=(
             f"deposit {money(amount)} = {money(split.credited)} credited "
-            f"+ {money(split.gst)} GST at {rate} %"
+            f"+ {money(split.gst)} GST at {rate}%"
         ),
     )
     if posted.created:
