@@ -186,9 +186,13 @@ def tds_at_withdrawal(
 ) -> Tds:
     """Net winnings = (this + earlier withdrawals of the FY) - (deposits of the FY + opening
     balance) - net winnings already taxed in the FY; TDS on them, never more than the amount
-    (reachable only with a threshold, or after a deposit was reversed)."""
+    (reachable only with a threshold, or after a deposit was reversed). Net winnings whose TDS
+    rounds to 0.00 (₹0.01 at 30 %) are not counted as taxed: the next withdrawal, or the year
+    end, taxes them with what comes after (counted as taxed, they would never be)."""
     net = amount + withdrawn_before - (deposits + opening) - taxed_before
     due = tds_of(net, rate_percent=rate_percent, threshold=threshold)
+    if due.tds == 0:
+        return Tds(net, ZERO, ZERO)
     return Tds(due.net_winnings, due.taxed, min(due.tds, amount))
 
 

@@ -110,3 +110,47 @@ def test_finance_sets_a_players_region_with_the_button_on_the_players_page(login
     viewer = login("viewer")
     viewer.visit(f"/admin/wallets/player/{player.pk}/change/", "player-region")
     assert viewer.page.locator("#region").count() == 0
+
+
+def test_a_second_approver_on_a_page_opened_before_the_first_decision_is_refused(login, game):
+    """Issue 21 item 8: the second approver saw "#1 approved." and the admin logged them with
+    the first approver's note."""
+    from django.contrib.admin.models import LogEntry
+    from djmoney.money import Money
+
+    from wallets.models import Player, Transfer
+    from wallets.services.proposals import adjustment_propose
+
+    operator = login("operator")
+    adjustment = adjustment_propose(
+        proposed_by=operator.user,
+        player=Player.objects.get(external_id="b"),
+        bucket="deposit",
+        direction="credit",
+        amount=Money("25.00", "INR"),
+        reason="refund of a disconnect",
+    )
+    page = f"/admin/wallets/adjustment/{adjustment.pk}/change/"
+    first, second = login("approver"), login("approver", "approver2")
+    first.visit(page, "adjustment")
+    second.visit(page, "adjustment")  # both pages show Approve
+
+    first.page.fill("#decision textarea", "ticket 4711")
+    with first.page.expect_navigation(timeout=QUICK_MS):
+        first.page.click("#decision button[value=approve]")
+    logged = LogEntry.objects.count()
+    second.page.fill("#decision textarea", "mine")
+    with second.page.expect_navigation(timeout=QUICK_MS):
+        second.page.click("#decision button[value=approve]")
+    second.shot("adjustment-second-approval")
+
+    said = second.messages()
+    assert (
+        f"#{adjustment.pk} not approved: adjustment #{adjustment.pk} was already approved" in said
+    )
+    assert f"#{adjustment.pk} approved." not in said
+    assert second.page.locator("#decision").count() == 0  # decided: no buttons any more
+    assert LogEntry.objects.count() == logged
+    adjustment.refresh_from_db()
+    assert (adjustment.decided_by, adjustment.decision_note) == (first.user, "ticket 4711")
+    assert Transfer.objects.filter(reference=f"adjustment:{adjustment.pk}").count() == 1

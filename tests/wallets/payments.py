@@ -49,6 +49,11 @@ def deposited(external_id: str, credited: str) -> int:
     ).transfer_id
 
 
+def percent(n: int, of: Decimal) -> Decimal:
+    """n % of an amount, to the paisa (a share of a balance to lose or withdraw)."""
+    return (of * n / 100).quantize(Decimal("0.01"))
+
+
 def won(external_id: str, amount: str) -> int:
     """Winnings from a game (here simply from a platform account); returns the transfer id."""
     player = player_get_or_create(external_id=external_id)

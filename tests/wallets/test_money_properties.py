@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from tests.builders import staff
 from tests.wallets.invariants import ledger_violations
-from tests.wallets.payments import approve, deposited, lost, verified, won
+from tests.wallets.payments import approve, deposited, lost, percent, verified, won
 from wallets import tax
 from wallets.models import CASH, TdsYearEnd, Withdrawal
 from wallets.roles import APPROVER, OPERATOR
@@ -44,10 +44,6 @@ ops = st.lists(
 @pytest.fixture
 def finance(db):
     return staff("op", OPERATOR), staff("ap", APPROVER)
-
-
-def percent(n: int, of: Decimal) -> Decimal:
-    return (of * n / 100).quantize(D("0.01"))
 
 
 @given(year_ops=ops)

@@ -249,3 +249,21 @@ def test_blocked_regions_are_checked_against_the_list_at_start_up(settings):
     assert set(found) == {"wallets.E001", "wallets.W001"}
     assert "'ZZ'" in found["wallets.E001"].msg and found["wallets.E001"].is_serious()
     assert "TG is the retired code of Telangana" in found["wallets.W001"].msg
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_kept_blocked_report_is_committed_on_its_own(settings):
+    """With real commits (no test transaction around the request): the refused deposit wrote
+    nothing of its own, its blocked region report is committed."""
+    settings.REAL_MONEY = "restricted"
+    settings.REAL_MONEY_BLOCKED_REGIONS = frozenset({"TN"})
+    gateway = Gateway(make_api("payments", name="gateway")[0])
+    assert gateway.deposit("a", "100.00", region="KA").status_code == 201
+    transfers = Transfer.objects.count()
+
+    refused = gateway.deposit("a", "100.00", region="TN")
+
+    assert refused.status_code == 409
+    assert Transfer.objects.count() == transfers
+    assert Player.objects.get(external_id="a").region == "TN"
+    assert ProtectionChange.objects.filter(new_value="TN", old_value="KA").count() == 1

@@ -3,7 +3,10 @@ winnings, then the deposit bucket; TDS by Rule 133 over the year's aggregate; no
 when the net winnings are <= 0; a failed or rejected refund goes back where it came from; with
 real money on nothing changes. Bonus lots expire at once when real money goes off."""
 
+import json
+import re
 from decimal import Decimal
+from pathlib import Path
 
 import pytest
 
@@ -62,6 +65,15 @@ def test_the_issues_example_over_http_a_refund_owes_tds_on_the_years_aggregate(
     assert more.value.body["error"]["details"]["bucket"] == "winnings+deposit"
     assert reconcile_run(trigger="command").status == "clean"
     assert ledger_violations() == []
+    # docs/law-india.md walks through these two answers: its figures are these
+    for shown, answered in zip(walk_through(), (first, refund), strict=True):
+        assert {k: answered[k] for k in shown} == shown
+
+
+def walk_through() -> list[dict]:
+    text = (Path(__file__).resolve().parents[2] / "docs" / "law-india.md").read_text()
+    blocks = re.findall(r"```json\n(.*?)\n```", text, re.S)
+    return [{k: v for k, v in json.loads(b).items() if k != "..."} for b in blocks]
 
 
 def test_with_real_money_on_a_withdrawal_takes_winnings_only(gateway):

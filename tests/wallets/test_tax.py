@@ -150,3 +150,10 @@ def test_tds_is_never_negative_nor_more_than_the_amount(amount, before, dep, ope
     due = withdraw(amount + D("0.01"), before, dep, opening, taxed, th)
     assert 0 <= due.tds <= amount + D("0.01")
     assert due.taxed in (0, due.net_winnings)
+
+
+def test_net_winnings_whose_tds_rounds_to_nothing_are_not_counted_as_taxed():
+    tiny = withdraw("0.01", deposits=0, opening=0)
+    assert (tiny.net_winnings, tiny.tds, tiny.taxed) == (D("0.01"), 0, 0)
+    later = withdraw("0.01", before="0.01", deposits=0, opening=0, taxed=tiny.taxed)
+    assert (later.net_winnings, later.tds, later.taxed) == (D("0.02"), D("0.01"), D("0.02"))

@@ -33,6 +33,7 @@ from wallets.models import (
     WithdrawalReview,
 )
 from wallets.services import proposals
+from wallets.services.flows import flagged_pairs_of
 from wallets.services.tax import TaxPosition, tax_positions
 
 
@@ -265,6 +266,7 @@ class WithdrawalAdmin(ReadOnlyAdmin):
         extra_context = {
             **(extra_context or {}),
             "can_review": waiting and self.has_review_permission(request),
+            "flagged_pairs": flagged_pairs_of(obj.player) if obj is not None else [],
         }
         return super().change_view(request, object_id, form_url, extra_context)
 

@@ -45,6 +45,8 @@ class Migration(migrations.Migration):
         ("wallets", "0009_bonus_protection"),
         ("api", "0001_initial"),  # the idempotency records the backfill reads
     ]
+    # ...while their stored answer is still the jsonb `response` (0002 keeps it as text instead)
+    run_before = [("api", "0002_idempotency_body_as_sent")]
 
     operations = [
         migrations.AddField(

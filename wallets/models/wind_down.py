@@ -55,7 +55,6 @@ class WindDownLine(models.Model):
     class Held(models.TextChoices):
         NONE = "", "nothing held"
         NO_KYC = "no_kyc", "no verified KYC: winnings held until it arrives"
-        NO_KYC_TDS = "no_kyc_tds", "no verified KYC and the refund would owe TDS: all held"
         IN_FLIGHT = "in_flight", "a refund is still with the gateway"
 
     wind_down = models.ForeignKey(WindDown, on_delete=models.PROTECT, related_name="lines")

@@ -23,7 +23,7 @@ from django.db import IntegrityError, transaction
 from djmoney.money import Money
 
 from wallets import references, tax
-from wallets.errors import IdempotencyConflict
+from wallets.errors import DepositBelowMinimum, IdempotencyConflict
 from wallets.formatting import money
 from wallets.models import (
     ApiClient,
@@ -37,6 +37,7 @@ from wallets.models import (
     Transfer,
 )
 from wallets.services.bonuses import bonus_grant, bonus_signup
+from wallets.services.client_guards import player_client_link
 from wallets.services.gst_rates import gst_rate_now
 from wallets.services.ledger import Leg, Posted, transfer_post
 from wallets.services.players import (
@@ -79,6 +80,8 @@ def deposit_register(
     and the posting, and concurrent deposits cannot together pass a limit. A deposit already
     made is answered as it was, to the client that made it."""
     player = player_lock(external_id=player_external_id, create=True)
+    if client is not None:
+        player_client_link(player=player, client=client)
     key = references.join(Transfer.Kind.DEPOSIT, reference)
     stored = Transfer.objects.filter(idempotency_key=key).prefetch_related("entries").first()
     if stored is not None:
@@ -86,6 +89,14 @@ def deposit_register(
         if owner is None or owner[0] != (client and client.pk):
             raise _reference_used(reference)
         return _as_stored(stored, player=player, amount=amount, reference=reference)
+    if amount.amount < settings.DEPOSIT_MINIMUM:
+        raise DepositBelowMinimum(
+            f"the smallest deposit taken is {settings.DEPOSIT_MINIMUM:.2f}",
+            details={
+                "amount": f"{amount.amount:.2f}",
+                "minimum": f"{settings.DEPOSIT_MINIMUM:.2f}",
+            },
+        )
     if region:
         region_report(player=player, region=region, changed_by=changed_by)
     deposits_refused_check()  # a wind-down closing the real-money book

@@ -77,7 +77,7 @@ def without_real_money() -> Q | None:
     if settings.REAL_MONEY == OFF:
         return Q()
     if settings.REAL_MONEY == RESTRICTED:
-        return Q(region="") | Q(region__in=list(settings.REAL_MONEY_BLOCKED_REGIONS))
+        return Q(region="") | Q(region__in=sorted(blocked_regions()))
     return None
 
 

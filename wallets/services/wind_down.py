@@ -13,7 +13,8 @@ time (a run is idempotent per player and resumable):
 3. every player with INR in deposit or winnings gets one refund withdrawal of all of it,
    reference `wind-down-<player>`, TDS per Rule 133 (`withdrawal_request`), approved by the
    wind-down's approval; the gateway pays or fails it as any withdrawal. A player without
-   verified KYC gets their deposit refunded (as much as needs no PAN) and the rest held. Each
+   verified KYC gets back what owes no TDS (their deposits, net of what they lost) and the
+   rest (their winnings) is held until KYC arrives (`refundable`). Each
    player is done in their own transaction under their lock, and a refund still with the
    gateway is never doubled: a killed run, run again, misses nobody and repeats nothing; a
    refund that failed, or winnings released once KYC arrives, are refunded by a later run
@@ -37,7 +38,7 @@ from django.utils import timezone
 from djmoney.money import Money
 
 from wallets import tax
-from wallets.errors import KycRequired, LedgerBusy, ProposalInvalid, RealMoneyUnavailable
+from wallets.errors import LedgerBusy, ProposalInvalid, RealMoneyUnavailable
 from wallets.models import (
     CASH,
     Account,
@@ -52,6 +53,7 @@ from wallets.models import (
     Withdrawal,
 )
 from wallets.services.bonuses import bonus_expire
+from wallets.services.ledger import ledger_now
 from wallets.services.players import player_accounts, player_lock
 from wallets.services.proposals import (
     permission_required,
@@ -59,6 +61,7 @@ from wallets.services.proposals import (
     reason_required,
 )
 from wallets.services.real_money import OFF
+from wallets.services.tax import tax_position, tax_positions
 from wallets.services.withdrawals import withdrawal_approve_with, withdrawal_request
 
 ZERO = tax.ZERO
@@ -136,24 +139,25 @@ def deposits_refused_check() -> None:
 # --- the plan -----------------------------------------------------------------------------------
 
 
+def refundable(*, verified: bool, held: Decimal, untaxed: Decimal) -> Decimal:
+    """What a refund gives back of the `held` deposit + winnings: all of it with verified KYC;
+    without, what owes no TDS (needs no PAN): up to the point where the year's net winnings
+    reach zero (`untaxed`: the year's net winnings before it, `TaxPosition.untaxed`), so the
+    deposits come back and the winnings stay."""
+    return held if verified else min(held, max(ZERO, -untaxed))
+
+
 @dataclass(frozen=True)
 class PlanLine:
     player: str
     kyc_status: str
     deposit: Decimal
     winnings: Decimal
-
-    @property
-    def refund(self) -> Decimal:
-        return self.deposit + self.winnings if self.verified else self.deposit
+    refund: Decimal
 
     @property
     def held(self) -> Decimal:
         return self.deposit + self.winnings - self.refund
-
-    @property
-    def verified(self) -> bool:
-        return self.kyc_status == KycStatus.VERIFIED
 
 
 @dataclass(frozen=True)
@@ -178,12 +182,18 @@ def wind_down_plan() -> Plan:
     """What a run would do now; changes nothing."""
     held = balances_held()
     players = Player.objects.filter(pk__in=list(held)).order_by("external_id")
-    lines = [
-        PlanLine(
-            p.external_id, p.kyc_status, held[p.pk][Bucket.DEPOSIT], held[p.pk][Bucket.WINNINGS]
+    players = list(players.only("pk", "external_id", "kyc_status"))
+    unverified = [p.pk for p in players if p.kyc_status != KycStatus.VERIFIED]
+    positions = tax_positions(player_ids=unverified, fy=_this_year())
+    lines = []
+    for p in players:
+        deposit, winnings = held[p.pk][Bucket.DEPOSIT], held[p.pk][Bucket.WINNINGS]
+        refund = refundable(
+            verified=p.pk not in positions,
+            held=deposit + winnings,
+            untaxed=positions[p.pk].untaxed if p.pk in positions else ZERO,
         )
-        for p in players.only("pk", "external_id", "kyc_status")
-    ]
+        lines.append(PlanLine(p.external_id, p.kyc_status, deposit, winnings, refund))
     return Plan(
         open_by_step={name: step.open_count() for name, step in _STEPS.items()},
         bonus_lots=BonusLot.objects.filter(remaining__gt=0).count(),
@@ -329,6 +339,10 @@ def _player_refund(*, wind_down: WindDown, client: ApiClient, external_id: str):
     return line, issued
 
 
+def _this_year() -> tax.FinancialYear:
+    return tax.financial_year_of(ledger_now())
+
+
 def _refunds(player: Player, count: int):
     """The player's wind-down refunds, the first `count` references."""
     return Withdrawal.objects.filter(
@@ -338,22 +352,19 @@ def _refunds(player: Player, count: int):
 
 def _refund(player: Player, line: WindDownLine, issued_before: int, client: ApiClient):
     accounts = player_accounts(player=player)
-    deposit = accounts[Bucket.DEPOSIT].balance.amount
-    winnings = accounts[Bucket.WINNINGS].balance.amount
+    held = accounts[Bucket.DEPOSIT].balance.amount + accounts[Bucket.WINNINGS].balance.amount
     verified = player.kyc_status == KycStatus.VERIFIED
-    amount = deposit + winnings if verified else deposit
+    untaxed = ZERO if verified else tax_position(player=player, fy=_this_year()).untaxed
+    amount = refundable(verified=verified, held=held, untaxed=untaxed)
     if amount <= 0:
         return None, Held.NONE if verified else Held.NO_KYC
     reference = refund_references(player.external_id, issued_before + 1)[-1]
-    try:
-        withdrawal, _ = withdrawal_request(
-            player_external_id=player.external_id,
-            amount=Money(amount, CASH),
-            reference=reference,
-            client=client,  # the gateway that reports the refund paid or failed
-        )
-    except KycRequired:  # without a PAN, only a refund that owes no TDS
-        return None, Held.NO_KYC_TDS
+    withdrawal, _ = withdrawal_request(
+        player_external_id=player.external_id,
+        amount=Money(amount, CASH),
+        reference=reference,
+        client=client,  # the gateway that reports the refund paid or failed
+    )
     withdrawal = withdrawal_approve_with(withdrawal_id=withdrawal.pk)
     line.refunds += 1
     return withdrawal, Held.NONE if verified else Held.NO_KYC

@@ -203,8 +203,8 @@ def withdrawal_paid(
     """The gateway paid `client`'s withdrawal out (None: the service itself, any withdrawal):
     final. Returns (withdrawal, changed); repeating it is a no-op."""
     withdrawal = _locked(withdrawal_id, client)
-    if withdrawal.status == Status.PAID and withdrawal.gateway_reference == gateway_reference:
-        return withdrawal, False
+    if withdrawal.status == Status.PAID:
+        return _repeated(withdrawal, "gateway_reference", gateway_reference)
     if withdrawal.status != Status.APPROVED:
         raise _refuse(withdrawal, Status.PAID)
     other = Withdrawal.objects.filter(gateway_reference=gateway_reference).first()
@@ -223,6 +223,17 @@ def withdrawal_paid(
     return withdrawal, True
 
 
+def _repeated(withdrawal: Withdrawal, field: str, given: str) -> tuple[Withdrawal, bool]:
+    """The same result again is a no-op; the same status with other content contradicts the
+    first result (409), whichever result it is."""
+    if getattr(withdrawal, field) == given:
+        return withdrawal, False
+    raise WithdrawalState(
+        f"withdrawal #{withdrawal.pk} is {withdrawal.status} already, with another {field}",
+        details={"withdrawal_id": withdrawal.pk, "status": withdrawal.status, field: given},
+    )
+
+
 def _gateway_reference_taken(gateway_reference: str, other: int | None) -> IdempotencyConflict:
     return IdempotencyConflict(
         f"gateway reference {gateway_reference!r} already names another withdrawal",
@@ -238,8 +249,9 @@ def withdrawal_failed(
     approval is reversed exactly (TDS included) and the amount goes back to winnings. Returns
     (withdrawal, changed); repeating it is a no-op."""
     withdrawal = _locked(withdrawal_id, client)
+    reason = reason.strip()[:255]
     if withdrawal.status == Status.FAILED:
-        return withdrawal, False
+        return _repeated(withdrawal, "failure_reason", reason)
     if withdrawal.status != Status.APPROVED:
         raise _refuse(withdrawal, Status.FAILED)
     transfer_reverse(
@@ -249,7 +261,7 @@ def withdrawal_failed(
     )
     fields = _give_back(withdrawal)
     withdrawal.status = Status.FAILED
-    withdrawal.failure_reason = reason.strip()[:255]
+    withdrawal.failure_reason = reason
     withdrawal.settled_at = timezone.now()
     withdrawal.save(update_fields=[*fields, "status", "failure_reason", "settled_at"])
     return withdrawal, True
