@@ -339,3 +339,15 @@ class FeeDay(models.Model):
 
     def __str__(self) -> str:
         return f"fee of {self.day}"
+
+
+# Tournaments live in their own module; importing them here registers them with the app.
+from tournaments.tournament_models import (  # noqa: E402, F401
+    Rebuy,
+    Registration,
+    Tournament,
+    TournamentEscrow,
+    TournamentPrize,
+    TournamentRound,
+    TournamentSeat,
+)

@@ -212,3 +212,98 @@ def split_by_drop_value(
 def cancel_settlement(*, contributed: Mapping[str, Decimal]) -> Settlement:
     """A cancelled game: everyone gets back everything they paid in; no fee."""
     return Settlement(refunds=dict(contributed))
+
+
+# --- tournaments ---------------------------------------------------------------------------------
+#
+# Rule 2 for tournaments: the fee is `fee_percent` % of what was collected (entries + rebuys),
+# half to even; the pool is max(guarantee, collected - fee), and the platform pays the
+# difference (the overlay). Rule 3: each paid rank's prize is its percent of the pool by largest
+# remainder, the better rank first among equal remainders; players tied on chips share the
+# ranks they span, the sum of those ranks' prizes split equally by largest remainder in the
+# order of their external ids. Invariant: prizes + fee == collected + overlay.
+
+
+@dataclass(frozen=True)
+class PoolFigures:
+    collected: Decimal
+    fee: Decimal
+    prize_pool: Decimal
+    overlay: Decimal
+
+
+def tournament_pool(*, collected: Decimal, fee_percent: Decimal, guarantee: Decimal) -> PoolFigures:
+    fee = fee_of(collected, fee_percent)
+    prize_pool = max(guarantee, collected - fee)
+    return PoolFigures(collected, fee, prize_pool, prize_pool - (collected - fee))
+
+
+@dataclass(frozen=True)
+class PrizeRow:
+    """One row of a prize table: each of ranks `rank_from`..`rank_to` gets `percent` % of the
+    pool. `kind` is "money" (tickets and satellite seats will be other kinds)."""
+
+    rank_from: int
+    rank_to: int
+    percent: Decimal
+    kind: str = "money"
+
+
+def rank_prizes(pool: Decimal, rows: Sequence[PrizeRow]) -> list[Decimal]:
+    """The prize of each paid rank (index 0: rank 1); they add up to the pool exactly."""
+    weights = [row.percent for row in rows for _ in range(row.rank_from, row.rank_to + 1)]
+    return largest_remainder(pool, weights)
+
+
+def prize_runs(prizes: Sequence[Decimal]) -> list[tuple[int, int, Decimal]]:
+    """(rank_from, rank_to, amount) for each run of equal amounts."""
+    runs: list[tuple[int, int, Decimal]] = []
+    for rank, amount in enumerate(prizes, start=1):
+        if runs and runs[-1][2] == amount:
+            runs[-1] = (runs[-1][0], rank, amount)
+        else:
+            runs.append((rank, rank, amount))
+    return runs
+
+
+@dataclass(frozen=True)
+class RankGroup:
+    """Players sharing rank `rank` and the ranks after it up to `rank + len(players) - 1`."""
+
+    rank: int
+    players: tuple[str, ...]
+
+    @property
+    def rank_to(self) -> int:
+        return self.rank + len(self.players) - 1
+
+
+def tournament_ranks(
+    *, final: Mapping[str, int], knocked_out: Mapping[int, Mapping[str, int]]
+) -> list[RankGroup]:
+    """Ranks from the rounds: the final table's positions are ranks 1..n; the players knocked
+    out in round r come after everyone who went further, by their chips in round r (most
+    first), equal chips sharing the ranks they span.
+
+    `final`: player -> position at the final table; `knocked_out`: round -> player -> chips.
+    """
+    groups = [RankGroup(n, (player,)) for n, player in enumerate(sorted(final, key=final.get), 1)]
+    rank = len(groups) + 1
+    for round_no in sorted(knocked_out, reverse=True):
+        chips = knocked_out[round_no]
+        for amount in sorted(set(chips.values()), reverse=True):
+            tied = tuple(sorted(p for p, c in chips.items() if c == amount))
+            groups.append(RankGroup(rank, tied))
+            rank += len(tied)
+    return groups
+
+
+def prizes_by_player(groups: Sequence[RankGroup], prizes: Sequence[Decimal]) -> dict[str, Decimal]:
+    """Each player's prize: a group's share of the prizes of the ranks it spans (ranks past the
+    prize table pay nothing)."""
+    out: dict[str, Decimal] = {}
+    for group in groups:
+        spanned = prizes[group.rank - 1 : group.rank_to]
+        shares = largest_remainder(sum(spanned, ZERO), [1] * len(group.players))
+        out.update(zip(group.players, shares, strict=True))
+    return out

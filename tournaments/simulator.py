@@ -17,7 +17,7 @@ import time
 import urllib.error
 import urllib.request
 import uuid
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -88,6 +88,8 @@ class Tally:
     games: int = 0
     deals: int = 0
     rejoins: int = 0
+    # rejoins asked at random and refused (409), by error code: expected, not a fault
+    rejoins_refused: Counter[str] = field(default_factory=Counter)
     splits: int = 0
     collected: Decimal = Decimal(0)
     paid_out: Decimal = Decimal(0)
@@ -256,6 +258,7 @@ class Simulator:
             except ApiError as exc:
                 if exc.status != 409:
                     raise
+                tally.rejoins_refused[exc.body.get("error", {}).get("code", "?")] += 1
         if (
             template["split_policy"] != "none"
             and deal_no >= 2

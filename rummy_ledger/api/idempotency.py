@@ -1,4 +1,10 @@
-"""`Idempotency-Key` for every write: a repeat gets the first response, byte for byte.
+"""`Idempotency-Key`: a repeat gets the first response, byte for byte.
+
+The rule, per operation in the schema: a write without a natural key of its own (the game writes:
+open, deal, rejoin, split, cancel) requires the header; a write that carries one (a deposit's,
+KYC report's or withdrawal's `reference`, a withdrawal's gateway result, the limits a PUT sets,
+an exclusion that can only grow) takes it optionally: without it, a repeat is recognised by that
+natural key and answered as the first was (200). A read never takes one.
 
 The record is claimed in the same transaction as the write it guards (INSERT ... ON CONFLICT DO
 NOTHING on the unique (client, key)), and the response is stored in that transaction too: a write
@@ -35,13 +41,27 @@ IN_FLIGHT_WAIT = "300ms"
 KEY_PATTERN = r"[!-~]{1,128}"
 _KEY = re.compile(KEY_PATTERN)
 _KEY_SCHEMA = {"type": "string", "minLength": 1, "maxLength": 128, "pattern": f"^{KEY_PATTERN}$"}
-_KEY_HELP = "A repeat with the same key replays the first response; 1 to 128 visible ASCII."
+_KEY_HELP = (
+    "1 to 128 visible ASCII. A repeat with the same key replays the first response (header "
+    "`Idempotent-Replayed: true`); the same key with another body is 409 `idempotency_conflict`; "
+    "a repeat while the first still runs is 409 `request_in_flight` with `Retry-After`."
+)
 
 IDEMPOTENCY_HEADER = OpenApiParameter(
-    HEADER, _KEY_SCHEMA, OpenApiParameter.HEADER, required=True, description=_KEY_HELP
+    HEADER,
+    _KEY_SCHEMA,
+    OpenApiParameter.HEADER,
+    required=True,
+    description=f"Required: this write has no natural key of its own. {_KEY_HELP}",
 )
 IDEMPOTENCY_HEADER_OPTIONAL = OpenApiParameter(
-    HEADER, _KEY_SCHEMA, OpenApiParameter.HEADER, required=False, description=_KEY_HELP
+    HEADER,
+    _KEY_SCHEMA,
+    OpenApiParameter.HEADER,
+    required=False,
+    description="Optional: this write is idempotent by its natural key (its `reference`, the "
+    "withdrawal, the state it sets), and a repeat without the header is answered as the first "
+    f"was. {_KEY_HELP}",
 )
 
 
@@ -72,7 +92,7 @@ def idempotent(
         return operation()
     key = request.headers.get(HEADER, "")
     if _KEY.fullmatch(key) is None:
-        raise KeyRequired(f"every write needs an {HEADER} header of 1 to 128 visible ASCII")
+        raise KeyRequired(f"this operation needs an {HEADER} header of 1 to 128 visible ASCII")
     digest = request_hash(request)
     client = request.auth
     with transaction.atomic():

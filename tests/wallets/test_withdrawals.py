@@ -303,19 +303,22 @@ def test_reference_is_the_natural_key(gateway):
     assert balances(gateway, "w2")["winnings"] == "500.00"
 
 
-def test_idempotency_key_is_required_and_replays(gateway):
+def test_idempotency_key_is_optional_and_replays(gateway):
+    """Like a deposit's, a withdrawal's reference is its natural key: without the header, a
+    repeat is the same withdrawal (issue 18: one rule for the payments writes)."""
     a_winner()
-    missing = gateway.api.post(
-        "/api/v1/players/w1/withdrawals", {"amount": "1.00", "reference": "r"}, format="json"
-    )
-    assert missing.status_code == 400
-    assert missing.json()["error"]["code"] == "idempotency_key_required"
+    body = {"amount": "1.00", "reference": "r"}
+    without = [
+        gateway.api.post("/api/v1/players/w1/withdrawals", body, format="json") for _ in "12"
+    ]
+    assert [r.status_code for r in without] == [201, 200]
+    assert without[0].json()["withdrawal_id"] == without[1].json()["withdrawal_id"]
     first = gateway.withdraw("w1", "100.00", reference="wd-1", key="k1")
     replay = gateway.withdraw("w1", "100.00", reference="wd-1", key="k1")
     reused = gateway.withdraw("w1", "300.00", reference="wd-2", key="k1")
     assert replay.json() == first.json() and replay["Idempotent-Replayed"] == "true"
     assert reused.status_code == 409 and reused.json()["error"]["code"] == "idempotency_conflict"
-    assert Withdrawal.objects.count() == 1
+    assert Withdrawal.objects.count() == 2
 
 
 def test_results_for_unknown_or_unapproved_withdrawals_are_refused(gateway):

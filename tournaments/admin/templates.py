@@ -80,6 +80,10 @@ class GameTemplateAdmin(admin.ModelAdmin):
     def fee_col(self, obj):
         return f"{obj.fee_percent}%"
 
+    @admin.display(description="bonus cap %")
+    def bonus_cap_col(self, obj):
+        return f"{obj.bonus_cap_percent}%"
+
     def has_delete_permission(self, request, obj=None) -> bool:
         return False  # games point at their template; retire it with `active` instead
 
@@ -97,6 +101,7 @@ class GameTemplateAdmin(admin.ModelAdmin):
             return []
         shown = {"point_value": "point_value_col", "entry_fee": "entry_fee_col"}
         shown["fee_percent"] = "fee_col"
+        shown["bonus_cap_percent"] = "bonus_cap_col"  # a percentage, not `10.00`
         return [*(shown.get(name, name) for name in MONEY_TERMS), "money_terms_history"]
 
     def change_view(self, request, object_id, form_url="", extra_context=None):

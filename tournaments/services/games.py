@@ -23,7 +23,6 @@ from tournaments.payouts import cancel_settlement
 from tournaments.references import game_pk_of
 from tournaments.services import settlement
 from tournaments.services.escrow import contributions, entries_collect, escrow_create
-from tournaments.terms import GameTerms
 from wallets.errors import LedgerBusy, WalletErrorCode
 from wallets.models import CHIPS, ApiClient, Player
 from wallets.services.client_guards import escrow_cap_take, players_seatable_check
@@ -91,7 +90,7 @@ def game_open(*, client: ApiClient, game_id: str, template_slug: str, players: l
         GamePlayer(game=game, player=registered[external_id], seat=n, score=start)
         for n, external_id in enumerate(players, start=1)
     ]
-    cash_play_check(terms, [seat.player for seat in seats])
+    cash_play_check(terms.currency, [seat.player for seat in seats])
     players_seatable_check(client=client, players=[seat.player for seat in seats])
     escrow_cap_take(client=client, amount=terms.stake * len(seats), currency=template.currency)
     game.collected = entries_collect(game=game, seats=seats, amount=terms.stake, entry_no=1)
@@ -126,7 +125,7 @@ def game_rejoin(*, client: ApiClient, game_id: str, player: str) -> Game:
             f"{player!r} is not a player of this game", code=WalletErrorCode.UNKNOWN_PLAYER
         )
     score = fmt.rejoin_score(table_of(game, seats), seat)
-    cash_play_check(terms, [seat.player])
+    cash_play_check(terms.currency, [seat.player])
     escrow_cap_take(client=client, amount=terms.stake, currency=game.currency)
     game.collected += entries_collect(
         game=game, seats=[seat], amount=terms.stake, entry_no=seat.entries + 1
@@ -195,10 +194,10 @@ def game_mark_reversed(*, reference: str) -> None:
         )
 
 
-def cash_play_check(terms: GameTerms, players: list[Player]) -> None:
-    """A cash game (or a buy-back into one) needs real money offered to every player and none
-    of them self-excluded; chips games need neither."""
-    if terms.currency == CHIPS:
+def cash_play_check(currency: str, players: list[Player]) -> None:
+    """A cash game or tournament (or a buy-back into one) needs real money offered to every
+    player and none of them self-excluded; chips games need neither."""
+    if currency == CHIPS:
         return
     real_money_check(players=players)
     self_exclusion_check(players=players)

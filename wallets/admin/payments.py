@@ -20,9 +20,18 @@ from django.utils.html import format_html
 
 from rummy_ledger.errors import DomainError
 from wallets import selectors, tax
-from wallets.admin.base import ReadOnlyAdmin, link
+from wallets.admin.base import ReadOnlyAdmin, link, money_display, money_html
 from wallets.admin.proposals import ProposalAdmin
-from wallets.models import KycRecord, Player, TdsYearEnd, Withdrawal, WithdrawalReview
+from wallets.formatting import money
+from wallets.models import (
+    CASH,
+    KycRecord,
+    Player,
+    ProposalStatus,
+    TdsYearEnd,
+    Withdrawal,
+    WithdrawalReview,
+)
 from wallets.services import proposals
 from wallets.services.flows import flagged_pairs_of
 from wallets.services.tax import TaxPosition, tax_positions
@@ -32,9 +41,9 @@ def _position_text(position: TaxPosition | None) -> str:
     if position is None:
         return "-"
     return (
-        f"FY {position.fy.label}: opening {position.opening}, deposits {position.deposits}, "
-        f"withdrawn {position.withdrawals}, net winnings taxed {position.taxed_net_winnings}, "
-        f"TDS {position.tds}"
+        f"FY {position.fy.label}: opening {money(position.opening)}, "
+        f"deposits {money(position.deposits)}, withdrawn {money(position.withdrawals)}, "
+        f"net winnings taxed {money(position.taxed_net_winnings)}, TDS {money(position.tds)}"
     )
 
 
@@ -54,6 +63,23 @@ def attach_positions(withdrawals: Iterable[Withdrawal]) -> None:
         )
         for w in rows:
             w.position = positions[w.player_id]
+
+
+class WaitingFilter(admin.SimpleListFilter):
+    """The queue: what waits for an operator's review, or for an approver's decision."""
+
+    title = "waiting for"
+    parameter_name = "waiting"
+
+    def lookups(self, request, model_admin):
+        return [("review", "an operator's review"), ("approval", "an approver's decision")]
+
+    def queryset(self, request, queryset):
+        if self.value() == "review":
+            return selectors.withdrawals_to_review(queryset)
+        if self.value() == "approval":
+            return queryset.filter(review__status=ProposalStatus.PROPOSED)
+        return queryset
 
 
 class PositionedChangeList(ChangeList):
@@ -145,13 +171,12 @@ class WithdrawalAdmin(ReadOnlyAdmin):
         "tds",
         "payout",
         "status",
-        "needs_approval",
         "kyc",
-        "tax_position",
+        "tax_brief",
         "review_link",
         "requested_at",
-    ]
-    list_filter = ["status", "needs_approval"]
+    ]  # narrow enough for a laptop (1366 px): whether it needed approval is a filter
+    list_filter = [WaitingFilter, "status", "needs_approval"]
     list_select_related = ["player", "review"]
     search_fields = ["=reference", "=gateway_reference", "=player__external_id"]
     show_full_result_count = False
@@ -161,11 +186,11 @@ class WithdrawalAdmin(ReadOnlyAdmin):
         "reference",
         "status",
         "amount",
-        "net_winnings",
-        "taxed_net_winnings",
-        "tds",
+        "net_winnings_shown",
+        "taxed_net_winnings_shown",
+        "tds_shown",
         "payout",
-        "pan",
+        "pan_shown",
         "kyc",
         "tax_position",
         "needs_approval",
@@ -181,6 +206,16 @@ class WithdrawalAdmin(ReadOnlyAdmin):
     change_form_template = "admin/wallets/withdrawal/change_form.html"
     change_list_template = "admin/wallets/withdrawal/change_list.html"
 
+    net_winnings_shown = money_display("net_winnings", currency=CASH, description="net winnings")
+    taxed_net_winnings_shown = money_display(
+        "taxed_net_winnings", currency=CASH, description="net winnings taxed now"
+    )
+    tds_shown = money_display("tds", description="TDS")
+
+    @admin.display(description="PAN when requested")
+    def pan_shown(self, obj):
+        return obj.pan
+
     def get_changelist(self, request, **kwargs):
         return PositionedChangeList
 
@@ -193,6 +228,15 @@ class WithdrawalAdmin(ReadOnlyAdmin):
         if not hasattr(obj, "position"):
             attach_positions([obj])
         return _position_text(obj.position)
+
+    @admin.display(description="tax (FY of the request)")
+    def tax_brief(self, obj):
+        """The list's narrower column: what the year's withdrawals were taxed (all: the page)."""
+        position = obj.position
+        return (
+            f"FY {position.fy.label}: net winnings taxed {money(position.taxed_net_winnings)}, "
+            f"TDS {money(position.tds)}"
+        )
 
     @admin.display(description="review")
     def review_link(self, obj):
@@ -377,7 +421,8 @@ def _of_withdrawal(name: str, description: str = ""):
 class WithdrawalReviewAdmin(ProposalAdmin, ReadOnlyAdmin):
     """An operator's review of a withdrawal, approved or rejected here by an approver."""
 
-    approve_effect = "sends the payout to the gateway now; rejecting returns it to winnings"
+    approve_effect = "sends the payout to the gateway now"
+    reject_effect = "returns the whole amount to the player's winnings"
 
     list_display = [
         "id",
@@ -434,20 +479,29 @@ class KycRecordAdmin(ReadOnlyAdmin):
     show_full_result_count = False
 
 
+YEAR_END_AMOUNTS = (
+    "opening",
+    "deposits",
+    "withdrawals",
+    "closing",
+    "taxed_before",
+    "net_winnings",
+    "tds",
+    "withheld",
+    "carry_forward",
+)
+
+
 @admin.register(TdsYearEnd)
 class TdsYearEndAdmin(ReadOnlyAdmin):
-    list_display = [
+    list_display = [  # what was due and withheld (the whole computation: its page)
         "fy",
         "player",
-        "opening",
-        "deposits",
-        "withdrawals",
-        "closing",
-        "net_winnings",
-        "tds",
-        "withheld",
+        "closing_shown",
+        "net_winnings_shown",
+        "tds_shown",
+        "withheld_shown",
         "shortfall",
-        "carry_forward",
         "created_at",
     ]
     list_filter = ["fy"]
@@ -455,6 +509,25 @@ class TdsYearEndAdmin(ReadOnlyAdmin):
     search_fields = ["=player__external_id"]
     show_full_result_count = False
 
+    readonly_fields = [
+        "fy",
+        "player",
+        "as_of",
+        *(f"{name}_shown" for name in YEAR_END_AMOUNTS),
+        "shortfall",
+        "created_at",
+    ]
+    fields = readonly_fields
+    opening_shown = money_display("opening", currency=CASH)
+    deposits_shown = money_display("deposits", currency=CASH)
+    withdrawals_shown = money_display("withdrawals", currency=CASH)
+    closing_shown = money_display("closing", currency=CASH)
+    taxed_before_shown = money_display("taxed_before", currency=CASH)
+    net_winnings_shown = money_display("net_winnings", currency=CASH)
+    tds_shown = money_display("tds", currency=CASH, description="TDS")
+    withheld_shown = money_display("withheld", currency=CASH)
+    carry_forward_shown = money_display("carry_forward", currency=CASH)
+
     @admin.display(description="shortfall")
     def shortfall(self, obj):
-        return obj.shortfall
+        return money_html(obj.shortfall, CASH)

@@ -24,6 +24,7 @@ from djmoney.money import Money
 
 from wallets import references, tax
 from wallets.errors import DepositBelowMinimum, IdempotencyConflict
+from wallets.formatting import money
 from wallets.models import (
     ApiClient,
     BonusLot,
@@ -118,7 +119,10 @@ def deposit_register(
         reference=reference,
         idempotency_key=key,
         legs=legs,
-        memo=f"deposit {amount.amount} = {split.credited} credited + {split.gst} GST at {rate} %",
+        memo=(
+            f"deposit {money(amount)} = {money(split.credited)} credited "
+            f"+ {money(split.gst)} GST at {rate} %"
+        ),
     )
     if posted.created:
         DepositGst.objects.create(

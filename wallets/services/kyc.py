@@ -29,11 +29,15 @@ from wallets.services.players import player_lock
 from wallets.services.real_money import region_report
 
 PAN = re.compile(r"^[A-Z]{5}[0-9]{4}[A-Z]$")
+# What the API takes (its OpenAPI pattern too): ASCII only, lower case read as upper, nothing
+# around it (`.strip().upper()` took spaces, and a dotless i or a long s, which upper-case to I
+# and S).
+PAN_INPUT = r"[A-Za-z]{5}[0-9]{4}[A-Za-z]"
 
 
 def pan_checked(pan: str) -> str:
     """Five letters, four digits, one letter (`ABCDE1234F`); lower case is taken as upper."""
-    normal = (pan or "").strip().upper()
+    normal = pan.upper() if re.fullmatch(PAN_INPUT, pan or "") else ""
     if not PAN.match(normal):
         raise PanInvalid(
             f"{pan!r} is not a PAN: five letters, four digits, one letter (ABCDE1234F)",

@@ -75,6 +75,11 @@ def proposal_kind_register(
         _ON_REJECT[model] = on_reject
 
 
+def proposal_kinds() -> list[type[Proposal]]:
+    """Every kind of proposal that can be decided, in the order registered."""
+    return list(_ON_APPROVE)
+
+
 def permission_required(user: AbstractBaseUser, perm: str) -> None:
     if not user.has_perm(perm):
         raise PermissionRefused(f"you lack the permission {perm}")
