@@ -106,6 +106,8 @@ class DealView(GamesScope):
                     G.DROP_NOT_ALLOWED,
                     G.TOO_MANY_COPIES,
                     G.INVALID_MELD,
+                    G.JOKER_NOT_NAMED,
+                    G.JOKER_FIXED,
                     G.MISSING_PLAYER,
                     G.PLAYER_ELIMINATED,
                     W.UNKNOWN_PLAYER,
