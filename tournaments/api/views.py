@@ -47,7 +47,8 @@ class GameOpenView(GamesScope):
         extensions=error_codes(
             {
                 400: [G.TEMPLATE_INVALID],
-                409: [G.GAME_EXISTS, *ESCROW],
+                403: [W.PLAYER_NOT_PAIRED],
+                409: [G.GAME_EXISTS, W.CLIENT_CAP, *ESCROW],
                 422: [
                     G.INVALID_PLAYERS,
                     G.UNKNOWN_TEMPLATE,
@@ -138,6 +139,7 @@ class RejoinView(GamesScope):
                     G.REJOIN_NOT_ALLOWED,
                     G.NOT_ELIMINATED,
                     G.REJOIN_CLOSED,
+                    W.CLIENT_CAP,
                     *ESCROW,
                 ],
                 422: [W.UNKNOWN_PLAYER, W.BALANCE_OUT_OF_RANGE],

@@ -71,7 +71,7 @@ class DepositView(APIView):
         "by reference)",
         extensions=error_codes(
             {
-                400: [W.REGION_INVALID],
+                400: [W.REGION_INVALID, W.DEPOSIT_BELOW_MINIMUM],
                 409: [
                     W.DEPOSIT_LIMIT,
                     W.SELF_EXCLUDED,
