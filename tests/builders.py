@@ -7,6 +7,7 @@ from __future__ import annotations
 import uuid
 from decimal import Decimal
 
+import requests
 from django.contrib.auth.models import Group, User
 from django.db.models import Sum
 from djmoney.money import Money
@@ -34,6 +35,27 @@ def make_api(*scopes: str, name: str = "server") -> tuple[APIClient, object]:
     api = APIClient()
     api.credentials(HTTP_AUTHORIZATION=f"Api-Key {key}")
     return api, client
+
+
+class HttpApi:
+    """A client of the API over real HTTP (a live server): `Api-Key` auth, JSON bodies, and a
+    fresh Idempotency-Key on every write unless one is given."""
+
+    def __init__(self, base_url: str, *scopes: str, name: str):
+        self.client, key = api_client_create(name=name, scopes=list(scopes))
+        self.base_url = base_url
+        self.session = requests.Session()
+        self.session.headers["Authorization"] = f"Api-Key {key}"
+
+    def send(
+        self, method: str, path: str, body: dict | None = None, *, key: str | None = None
+    ) -> requests.Response:
+        headers = {"Idempotency-Key": key or uuid.uuid4().hex}
+        url = f"{self.base_url}/api/v1/{path}"
+        return self.session.request(method, url, json=body, headers=headers)
+
+    def post(self, path: str, body: dict | None = None, *, key: str | None = None):
+        return self.send("POST", path, body, key=key)
 
 
 def funded_player(external_id: str, amount: str = "1000.00"):

@@ -15,6 +15,7 @@ class WalletsConfig(AppConfig):
             "add_gatewaystatement",
             "add_withdrawalreview",
             "add_bonusgrant",
+            "set_player_region",
             "add_gstrateproposal",
             "add_winddown",
         ],
@@ -29,7 +30,7 @@ class WalletsConfig(AppConfig):
     }
 
     def ready(self) -> None:
-        from wallets import roles
+        from wallets import checks, roles  # noqa: F401  (checks register by being imported)
         from wallets.services import gst_rates, wind_down  # noqa: F401 (wind_down: its kind)
 
         post_migrate.connect(roles.roles_after_migrate, dispatch_uid="wallets-finance-roles")

@@ -25,6 +25,19 @@ from wallets.models import (
 ZERO = tax.ZERO
 
 
+def count_capped(queryset, cap: int) -> int:
+    """How many rows, counting at most `cap + 1` (`SELECT count(*) FROM (... LIMIT cap + 1)`
+    stops early): more than `cap` reads as `cap + 1`."""
+    return queryset.order_by()[: cap + 1].count()
+
+
+def withdrawals_to_review(queryset=None):
+    """Withdrawals waiting for an operator's review: requested (a first one, or above the
+    auto-approval limit) and not reviewed yet."""
+    queryset = Withdrawal.objects.all() if queryset is None else queryset
+    return queryset.filter(status=Withdrawal.Status.REQUESTED, review__isnull=True)
+
+
 def player_by_external_id(external_id: str) -> Player:
     player = Player.objects.filter(external_id=external_id).first()
     if player is None:

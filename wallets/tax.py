@@ -20,7 +20,12 @@ ZERO = Decimal("0.00")
 HUNDRED = Decimal(100)
 
 INDIA = ZoneInfo("Asia/Kolkata")
-FY_LABEL = re.compile(r"^(\d{4})-(\d{2})$")
+# A financial year is named `2026-27`: ASCII digits only (`str.isdigit` and `\d` take any
+# script's digits), nothing around it. The years handled are those whose label is unambiguous
+# and whose dates are plain IST: 2000-01 to 2098-99 (before 1942, Asia/Kolkata was not +05:30;
+# 2099-00 would end in 2100, which two digits no longer name).
+FY_LABEL = re.compile(r"([0-9]{4})-([0-9]{2})")
+FY_FIRST_YEARS = range(2000, 2099)
 
 
 class TaxError(ValueError):
@@ -114,10 +119,27 @@ def financial_year_starting(first_year: int) -> FinancialYear:
 
 def financial_year(label: str) -> FinancialYear:
     """`2026-27` -> 1 April 2026 00:00 IST to 1 April 2027 00:00 IST."""
-    match = FY_LABEL.match(label or "")
+    match = FY_LABEL.fullmatch(label or "")
     if not match or (int(match[1]) + 1) % 100 != int(match[2]):
         raise TaxError(f"a financial year is written like 2026-27, not {label!r}")
+    if int(match[1]) not in FY_FIRST_YEARS:
+        raise TaxError(
+            f"financial years {FY_FIRST_YEARS[0]}-{(FY_FIRST_YEARS[0] + 1) % 100:02d} to "
+            f"{FY_FIRST_YEARS[-1]}-{(FY_FIRST_YEARS[-1] + 1) % 100:02d} are handled, not {label!r}"
+        )
     return financial_year_starting(int(match[1]))
+
+
+def months_checked(first: date, last: date) -> None:
+    """Refuse a span of months outside the financial years handled (`FY_FIRST_YEARS`)."""
+    earliest = financial_year_starting(FY_FIRST_YEARS[0]).start.date()
+    latest = financial_year_starting(FY_FIRST_YEARS[-1]).end.date()
+    for month in (first, last):
+        if not earliest <= month.replace(day=1) < latest:
+            raise TaxError(
+                f"months from {earliest:%Y-%m} to {latest - timedelta(days=1):%Y-%m} are "
+                f"handled, not {month:%Y-%m}"
+            )
 
 
 def financial_year_of(moment: datetime) -> FinancialYear:
@@ -164,9 +186,13 @@ def tds_at_withdrawal(
 ) -> Tds:
     """Net winnings = (this + earlier withdrawals of the FY) - (deposits of the FY + opening
     balance) - net winnings already taxed in the FY; TDS on them, never more than the amount
-    (reachable only with a threshold, or after a deposit was reversed)."""
+    (reachable only with a threshold, or after a deposit was reversed). Net winnings whose TDS
+    rounds to 0.00 (₹0.01 at 30 %) are not counted as taxed: the next withdrawal, or the year
+    end, taxes them with what comes after (counted as taxed, they would never be)."""
     net = amount + withdrawn_before - (deposits + opening) - taxed_before
     due = tds_of(net, rate_percent=rate_percent, threshold=threshold)
+    if due.tds == 0:
+        return Tds(net, ZERO, ZERO)
     return Tds(due.net_winnings, due.taxed, min(due.tds, amount))
 
 

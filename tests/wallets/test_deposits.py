@@ -10,7 +10,7 @@ from djmoney.money import Money
 from tests.builders import make_api
 from tests.wallets.invariants import ledger_violations
 from tests.wallets.payments import Gateway
-from wallets.models import CASH, Entry, Transfer
+from wallets.models import CASH, ApiClient, Entry, GatewayDeposit, Player, Transfer
 from wallets.services.ledger import Leg, transfer_post
 from wallets.services.players import platform_accounts, player_accounts, player_get_or_create
 
@@ -46,7 +46,24 @@ def test_a_deposit_is_one_transfer_split_into_credit_and_gst(gateway, amount, cr
     assert Transfer.objects.count() == 1
 
 
-def test_a_deposit_too_small_to_carry_gst_has_no_gst_leg(gateway):
+@pytest.mark.parametrize("amount", ["0.01", "0.02", "0.99"])
+def test_a_deposit_under_the_minimum_is_refused_and_writes_nothing(gateway, amount):
+    response = gateway.deposit("p1", amount)
+
+    assert response.status_code == 400, response.json()
+    error = response.json()["error"]
+    assert error["code"] == "deposit_below_minimum"
+    assert error["details"] == {"amount": amount, "minimum": "1.00"}
+    assert not Transfer.objects.exists() and not Player.objects.exists()
+
+
+def test_the_minimum_deposit_carries_gst(gateway):
+    body = gateway.deposit("p1", "1.00").json()
+    assert (body["gst"], body["credited"]) == ("0.29", "0.71")  # 40 % GST
+
+
+def test_a_deposit_too_small_to_carry_gst_has_no_gst_leg(gateway, settings):
+    settings.DEPOSIT_MINIMUM = Decimal("0.01")  # below the default: taken, without GST
     body = gateway.deposit("p1", "0.01").json()
     assert (body["gst"], body["credited"]) == ("0.00", "0.01")
     assert "platform:gst_payable" not in legs(body["transfer_id"])
@@ -77,6 +94,13 @@ def test_a_deposit_stored_before_gst_keeps_its_shape(gateway):
             Leg(clearing.pk, -Money("500.00", CASH)),
             Leg(player_accounts(player=player)["deposit"].pk, Money("500.00", CASH)),
         ],
+    )
+
+    # (its owner as migration 0010 traced it: the only payments client)
+    GatewayDeposit.objects.create(
+        reference="gw-old",
+        client=ApiClient.objects.get(name="gateway"),
+        transfer_id=old.transfer_id,
     )
 
     # when: the gateway sends it again, after the upgrade

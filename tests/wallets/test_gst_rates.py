@@ -251,8 +251,8 @@ def test_a_deposits_record_of_its_rate_is_append_only(db):
     assert DepositGst.objects.get().rate_percent == Decimal("40.00")
 
 
-def test_the_readmes_deposit_figures_are_those_of_the_rate_in_force(db):
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+def test_the_docs_deposit_figures_are_those_of_the_rate_in_force(db):
+    readme = (Path(__file__).resolve().parents[2] / "docs" / "money-and-tax.md").read_text()
     found = re.search(r"at (\d+) % ₹([\d,]+) → ₹([\d.]+) credited \+ ₹([\d.]+) GST", readme)
     rate, amount, credited, gst = found.groups()
     split = tax.gst_split(Decimal(amount.replace(",", "")), rate_percent=Decimal(rate))

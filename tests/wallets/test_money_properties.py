@@ -100,7 +100,9 @@ def test_a_year_through_the_services(finance, year_ops):
             if Withdrawal.objects.get(pk=w.pk).status == "approved":
                 approved.append(w.pk)
         elif op == "fail" and approved:
-            withdrawal_failed(withdrawal_id=approved.pop(value % len(approved)), reason="bank")
+            withdrawal_failed(
+                client=None, withdrawal_id=approved.pop(value % len(approved)), reason="bank"
+            )
             event("a withdrawal failed")
 
     # the year end: closing = deposit + winnings now (pending withdrawals are counted as such)

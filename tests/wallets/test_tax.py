@@ -70,11 +70,18 @@ def test_financial_year_runs_april_to_march_in_india():
     utc = datetime.fromisoformat
     assert tax.financial_year_of(utc("2027-03-31T18:29:59+00:00")).label == "2026-27"
     assert tax.financial_year_of(utc("2027-03-31T18:30:00+00:00")).label == "2027-28"
-    assert tax.financial_year("1999-00").end.year == 2000
+    assert tax.financial_year("2000-01").start == datetime(2000, 4, 1, tzinfo=tax.INDIA)
+    assert tax.financial_year("2098-99").end == datetime(2099, 4, 1, tzinfo=tax.INDIA)
     assert fy.quarter(4) == (datetime(2027, 1, 1, tzinfo=tax.INDIA), fy.end)
 
 
-@pytest.mark.parametrize("label", ["2026-28", "2026", "26-27", "", "2026-2027"])
+# issue 21: years outside 2000-2098 (9999-00 crashed on year 10000; 1900-01 answered with a
+# +05:21:10 offset), digits of other scripts, anything around the label
+FY_REFUSED = ["9999-00", "0000-01", "0001-02", "1900-01", "1999-00", "2099-00", "२०२६-27",
+              "٢٠٢٦-٢٧", "2026-27\n", " 2026-27", "2026-\uff12\uff17"]  # fmt: skip
+
+
+@pytest.mark.parametrize("label", ["2026-28", "2026", "26-27", "", "2026-2027", *FY_REFUSED])
 def test_financial_year_labels_are_checked(label):
     with pytest.raises(tax.TaxError):
         tax.financial_year(label)
@@ -143,3 +150,10 @@ def test_tds_is_never_negative_nor_more_than_the_amount(amount, before, dep, ope
     due = withdraw(amount + D("0.01"), before, dep, opening, taxed, th)
     assert 0 <= due.tds <= amount + D("0.01")
     assert due.taxed in (0, due.net_winnings)
+
+
+def test_net_winnings_whose_tds_rounds_to_nothing_are_not_counted_as_taxed():
+    tiny = withdraw("0.01", deposits=0, opening=0)
+    assert (tiny.net_winnings, tiny.tds, tiny.taxed) == (D("0.01"), 0, 0)
+    later = withdraw("0.01", before="0.01", deposits=0, opening=0, taxed=tiny.taxed)
+    assert (later.net_winnings, later.tds, later.taxed) == (D("0.02"), D("0.01"), D("0.02"))

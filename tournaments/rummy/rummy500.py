@@ -1,7 +1,8 @@
 """Rummy 500 (S2): card values, meld validation, hand scores and the race past 500.
 
 A joker in a meld stands for one named card and keeps it: write it ``PJ=8C`` (``PJ:8C`` also
-works). An unnamed ``PJ`` in a meld is accepted when some card can stand there.
+works). ``meld_kind`` says whether some card can stand where an unnamed ``PJ`` is; which card it
+is, fixed once melded, is ``jokers500``'s.
 """
 
 from __future__ import annotations
@@ -79,7 +80,11 @@ def meld_kind(meld: Sequence[Token]) -> str:
 
     Unnamed jokers in a meld that could be either are read as a set (name them to say otherwise).
     """
-    codes, named = _identities(meld)
+    return kind_of(*_identities(meld))
+
+
+def kind_of(codes: Sequence[int], named: Sequence[int | None]) -> str:
+    """``meld_kind`` of a parsed meld: each card's code, and the card a joker is named as."""
     if len(codes) < 3:
         raise MeldError(f"a meld needs at least 3 cards, got {len(codes)}")
     pairs = zip(codes, named, strict=True)

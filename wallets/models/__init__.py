@@ -2,9 +2,11 @@
 API clients), `finance` (proposals, reconciliation reports, gateway statements), `payments`
 (withdrawals and their review, TDS year ends), `bonus` (bonus lots and grants), `protection`
 (deposit limits, self-exclusion), `gst` (GST rates by date, each deposit's rate),
-`wind_down` (closing the real-money book)."""
+`wind_down` (closing the real-money book), `flows` (the one-way-flow report), `clients`
+(pairings of API clients, whose players are whose)."""
 
 from wallets.models.bonus import BonusGrant, BonusLot, BonusSpend
+from wallets.models.clients import ClientPairing, PlayerClient
 from wallets.models.finance import (
     Adjustment,
     Discrepancy,
@@ -16,6 +18,7 @@ from wallets.models.finance import (
     Reversal,
     ReversalTransfer,
 )
+from wallets.models.flows import FlaggedPair, FlowReport
 from wallets.models.gst import DepositGst, GstRate, GstRateProposal
 from wallets.models.ledger import (
     BUCKET_CURRENCY,
@@ -28,7 +31,7 @@ from wallets.models.ledger import (
     PlatformAccount,
     Transfer,
 )
-from wallets.models.payments import TdsYearEnd, Withdrawal, WithdrawalReview
+from wallets.models.payments import GatewayDeposit, TdsYearEnd, Withdrawal, WithdrawalReview
 from wallets.models.people import ApiClient, KycRecord, KycStatus, Player
 from wallets.models.protection import ProtectionChange
 from wallets.models.wind_down import WindDown, WindDownLine
@@ -45,9 +48,13 @@ __all__ = [
     "BonusLot",
     "BonusSpend",
     "Bucket",
+    "ClientPairing",
     "DepositGst",
     "Discrepancy",
     "Entry",
+    "FlaggedPair",
+    "FlowReport",
+    "GatewayDeposit",
     "GatewayStatement",
     "GatewayStatementLine",
     "GstRate",
@@ -56,6 +63,7 @@ __all__ = [
     "KycStatus",
     "PlatformAccount",
     "Player",
+    "PlayerClient",
     "Proposal",
     "ProposalStatus",
     "ProtectionChange",

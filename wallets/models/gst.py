@@ -2,9 +2,9 @@
 
 The rates are data, never constants: the law changed the rate (28 % from 1 October 2023, 40 %
 from 22 September 2025) and may change it again. A rate in force or past is never edited or
-removed (a trigger refuses it: `wallets/sql/gst_rates.sql`); finance adds a future one through
-maker-checker (`GstRateProposal`). A deposit keeps the rate it was taxed at in its own row
-(`DepositGst`, append-only), beside its immutable transfer.
+removed (a trigger refuses it: `wallets/migrations/0012_gst_rates.pg.sql`); finance adds a
+future one through maker-checker (`GstRateProposal`). A deposit keeps the rate it was taxed at
+in its own row (`DepositGst`, append-only), beside its immutable transfer.
 """
 
 from django.db import models

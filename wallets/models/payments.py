@@ -1,5 +1,5 @@
-"""Money out and its tax: withdrawals (with the finance review of the ones that wait for
-approval) and the TDS year-end records.
+"""Money in and out and its tax: which payments client made each deposit, withdrawals (with the
+finance review of the ones that wait for approval) and the TDS year-end records.
 
 A withdrawal's money moves only through `wallets.services.withdrawals`; these rows say where it
 is: requested (winnings, then the deposit bucket when real money is off for the player -> the
@@ -15,7 +15,7 @@ from djmoney.models.fields import MoneyField
 
 from wallets.models.finance import Proposal
 from wallets.models.ledger import CASH, Transfer
-from wallets.models.people import Player
+from wallets.models.people import ApiClient, Player
 
 
 def _amount(**kwargs) -> MoneyField:
@@ -32,6 +32,27 @@ def _transfer(related_name: str) -> models.OneToOneField:
     )
 
 
+def _owner(related_name: str) -> models.ForeignKey:
+    """The payments client a deposit or withdrawal belongs to: only it sees or settles it.
+    Empty: made by the service itself (demo data, a shell), or from before clients were
+    recorded and not traceable to one (migration 0010): no client's."""
+    return models.ForeignKey(
+        ApiClient, null=True, blank=True, on_delete=models.PROTECT, related_name=related_name
+    )
+
+
+class GatewayDeposit(models.Model):
+    """A deposit's reference and the payments client that made it (the money is its
+    `transfer`): the same reference from another client is a conflict, never its replay."""
+
+    reference = models.CharField(max_length=128, unique=True)
+    client = _owner("deposits")
+    transfer = models.OneToOneField(Transfer, on_delete=models.PROTECT, related_name="deposit")
+
+    def __str__(self) -> str:
+        return f"deposit {self.reference}"
+
+
 class Withdrawal(models.Model):
     class Status(models.TextChoices):
         REQUESTED = "requested"
@@ -45,6 +66,7 @@ class Withdrawal(models.Model):
     COUNTED = (Status.REQUESTED, Status.APPROVED, Status.PAID)
 
     player = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="withdrawals")
+    client = _owner("withdrawals")
     reference = models.CharField(max_length=100, unique=True, help_text="the gateway's request")
     amount = _amount()
     net_winnings = _decimal("net winnings of the FY at this withdrawal (Rule 133; may be < 0)")

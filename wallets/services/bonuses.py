@@ -81,7 +81,9 @@ def _lot_create(*, player_id: int, amount: Decimal, source: str, posted: Posted)
 
 
 def bonus_signup(*, player: Player) -> None:
-    """The sign-up bonus (`SIGNUP_BONUS`, 0: none), once per player whoever asks twice."""
+    """The sign-up bonus (`SIGNUP_BONUS`, 0: none), once per player whoever asks twice. Only
+    a player's first deposit grants it (`deposit_register`), so only a player who may have real
+    money and is not self-excluded (both checked before a deposit is taken) ever gets it."""
     if settings.SIGNUP_BONUS <= 0:
         return
     key = references.join("signup-bonus", player.external_id)

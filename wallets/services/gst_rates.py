@@ -5,7 +5,8 @@ A deposit is taxed at the rate in force at the instant it is recorded: the ledge
 transaction (`ledger_now`, the time its transfer is stamped with), read as an IST date. A rate
 is added only for a day still to come, when it is proposed and again when it is approved: an
 approval on or after its first day would tax deposits already recorded at another rate than
-theirs, so it is refused (and the database refuses such a row: `wallets/sql/gst_rates.sql`).
+theirs, so it is refused (and the database refuses such a row:
+`wallets/migrations/0012_gst_rates.pg.sql`).
 """
 
 from __future__ import annotations

@@ -274,10 +274,10 @@ def wind_down_run(
         run.bonus_lots_expired += expired
     candidates = _candidates(wind_down)
     for external_id in progress(candidates):
-        _player_run(run, wind_down, external_id)
+        _player_run(run, wind_down, client, external_id)
     for external_id in list(run.busy):  # once more, for those a concurrent run held
         run.busy.remove(external_id)
-        _player_run(run, wind_down, external_id)
+        _player_run(run, wind_down, client, external_id)
     run.in_flight = wind_down.lines.filter(withdrawal__status__in=IN_FLIGHT).count()
     if not run.busy and run.in_flight == 0:
         WindDown.objects.filter(pk=wind_down.pk).update(finished_at=timezone.now())
@@ -293,9 +293,9 @@ def _candidates(wind_down: WindDown) -> list[str]:
     )
 
 
-def _player_run(run: Run, wind_down: WindDown, external_id: str) -> None:
+def _player_run(run: Run, wind_down: WindDown, client: ApiClient, external_id: str) -> None:
     try:
-        line, issued = _player_refund(wind_down=wind_down, external_id=external_id)
+        line, issued = _player_refund(wind_down=wind_down, client=client, external_id=external_id)
     except LedgerBusy:
         run.busy.append(external_id)
         return
@@ -315,7 +315,7 @@ def refund_references(external_id: str, count: int) -> list[str]:
 
 
 @transaction.atomic
-def _player_refund(*, wind_down: WindDown, external_id: str):
+def _player_refund(*, wind_down: WindDown, client: ApiClient, external_id: str):
     """One player, under their lock: issue the refund unless one is with the gateway; then
     their line says where they stand. Returns (line, the refund issued now or None)."""
     player = player_lock(external_id=external_id)
@@ -325,7 +325,7 @@ def _player_refund(*, wind_down: WindDown, external_id: str):
     if _refunds(player, issued_before).filter(status__in=IN_FLIGHT).exists():
         reason = Held.IN_FLIGHT
     else:
-        issued, reason = _refund(player, line, issued_before)
+        issued, reason = _refund(player, line, issued_before, client)
     count = issued_before + (issued is not None)
     mine = _refunds(player, count)
     accounts = player_accounts(player=player)
@@ -350,7 +350,7 @@ def _refunds(player: Player, count: int):
     )
 
 
-def _refund(player: Player, line: WindDownLine, issued_before: int):
+def _refund(player: Player, line: WindDownLine, issued_before: int, client: ApiClient):
     accounts = player_accounts(player=player)
     held = accounts[Bucket.DEPOSIT].balance.amount + accounts[Bucket.WINNINGS].balance.amount
     verified = player.kyc_status == KycStatus.VERIFIED
@@ -360,7 +360,10 @@ def _refund(player: Player, line: WindDownLine, issued_before: int):
         return None, Held.NONE if verified else Held.NO_KYC
     reference = refund_references(player.external_id, issued_before + 1)[-1]
     withdrawal, _ = withdrawal_request(
-        player_external_id=player.external_id, amount=Money(amount, CASH), reference=reference
+        player_external_id=player.external_id,
+        amount=Money(amount, CASH),
+        reference=reference,
+        client=client,  # the gateway that reports the refund paid or failed
     )
     withdrawal = withdrawal_approve_with(withdrawal_id=withdrawal.pk)
     line.refunds += 1

@@ -13,6 +13,10 @@
 Every step posts with a key derived from the withdrawal (`withdrawal:<id>:<step>`) and checks
 the status under the withdrawal's row lock, so a repeated call changes nothing.
 
+A withdrawal belongs to the payments client that requested it: the gateway's result from any
+other client is told no such withdrawal exists, and a reference another client used is a
+conflict that names nothing of the first withdrawal.
+
 Real money being switched off never blocks a withdrawal: players can always take their own
 money out, and then their deposits too (`wallets.services.refunds`: where the money comes
 from, and when no PAN is needed).
@@ -37,6 +41,7 @@ from wallets.errors import (
 )
 from wallets.models import (
     CASH,
+    ApiClient,
     Bucket,
     KycStatus,
     PlatformAccount,
@@ -55,18 +60,18 @@ Status = Withdrawal.Status
 
 @transaction.atomic
 def withdrawal_request(
-    *, player_external_id: str, amount: Money, reference: str
+    *, player_external_id: str, amount: Money, reference: str, client: ApiClient | None = None
 ) -> tuple[Withdrawal, bool]:
-    """Withdraw from the winnings bucket; returns (withdrawal, created). The same reference
-    with the same player and amount is the same withdrawal; with anything else, a conflict."""
+    """Withdraw from the winnings bucket, for `client` (None: the service itself); returns
+    (withdrawal, created). The same reference with the same player and amount from the same
+    client is the same withdrawal; with anything else, a conflict."""
     player = player_lock(external_id=player_external_id)
     stored = Withdrawal.objects.filter(reference=reference).first()
     if stored is not None:
+        if stored.client_id != (client and client.pk):
+            raise _reference_used(reference)  # another client's: nothing about it
         if (stored.player_id, stored.amount) != (player.pk, amount):
-            raise IdempotencyConflict(
-                f"withdrawal reference {reference!r} was already used for another withdrawal",
-                details={"reference": reference, "withdrawal_id": stored.pk},
-            )
+            raise _reference_used(reference, stored.pk)
         return stored, False
     # real money on: winnings only, always with a PAN (checked before anything else is read)
     refunds.kyc_checked(player=player, pan_needed=refunds.winnings_only(player))
@@ -89,6 +94,7 @@ def withdrawal_request(
         with transaction.atomic():
             withdrawal = Withdrawal.objects.create(
                 player=player,
+                client=client,
                 reference=reference,
                 amount=amount,
                 net_winnings=due.net_winnings,
@@ -102,10 +108,7 @@ def withdrawal_request(
                 or amount.amount > Decimal(settings.WITHDRAWAL_AUTO_APPROVE_MAX),
             )
     except IntegrityError as exc:  # another player's request took the reference meanwhile
-        raise IdempotencyConflict(
-            f"withdrawal reference {reference!r} was already used for another withdrawal",
-            details={"reference": reference},
-        ) from exc
+        raise _reference_used(reference) from exc
     legs = [*sources.legs(accounts, -1), Leg(accounts[Bucket.PENDING].pk, amount)]
     try:
         with transaction.atomic():  # a savepoint: the balance can be read again after a refusal
@@ -120,6 +123,16 @@ def withdrawal_request(
         fields += _approve(withdrawal)
     withdrawal.save(update_fields=fields)
     return withdrawal, True
+
+
+def _reference_used(reference: str, withdrawal_id: int | None = None) -> IdempotencyConflict:
+    details = {"reference": reference}
+    if withdrawal_id is not None:  # the asking client's own withdrawal
+        details["withdrawal_id"] = withdrawal_id
+    return IdempotencyConflict(
+        f"withdrawal reference {reference!r} was already used for another withdrawal",
+        details=details,
+    )
 
 
 def _post(withdrawal: Withdrawal, step: str, legs: list[Leg]) -> int:
@@ -161,13 +174,13 @@ def _give_back(withdrawal: Withdrawal) -> list[str]:
     return ["return_transfer"]
 
 
-def _locked(withdrawal_id: int) -> Withdrawal:
-    withdrawal = (
-        Withdrawal.objects.select_for_update(of=("self",))
-        .select_related("player")
-        .filter(pk=withdrawal_id)
-        .first()
-    )
+def _locked(withdrawal_id: int, client: ApiClient | None = None) -> Withdrawal:
+    """The withdrawal, locked; with `client`, only if it is that client's (else unknown, as
+    if it did not exist: guessing ids tells a client nothing)."""
+    withdrawals = Withdrawal.objects.select_for_update(of=("self",)).select_related("player")
+    if client is not None:
+        withdrawals = withdrawals.filter(client=client)
+    withdrawal = withdrawals.filter(pk=withdrawal_id).first()
     if withdrawal is None:
         raise UnknownWithdrawal(f"no withdrawal {withdrawal_id}")
     return withdrawal
@@ -184,16 +197,21 @@ def _refuse(withdrawal: Withdrawal, wanted: str) -> WithdrawalState:
 
 
 @transaction.atomic
-def withdrawal_paid(*, withdrawal_id: int, gateway_reference: str) -> tuple[Withdrawal, bool]:
-    """The gateway paid it out: final. Returns (withdrawal, changed); repeating it is a no-op."""
-    withdrawal = _locked(withdrawal_id)
-    if withdrawal.status == Status.PAID and withdrawal.gateway_reference == gateway_reference:
-        return withdrawal, False
+def withdrawal_paid(
+    *, client: ApiClient | None, withdrawal_id: int, gateway_reference: str
+) -> tuple[Withdrawal, bool]:
+    """The gateway paid `client`'s withdrawal out (None: the service itself, any withdrawal):
+    final. Returns (withdrawal, changed); repeating it is a no-op."""
+    withdrawal = _locked(withdrawal_id, client)
+    if withdrawal.status == Status.PAID:
+        return _repeated(withdrawal, "gateway_reference", gateway_reference)
     if withdrawal.status != Status.APPROVED:
         raise _refuse(withdrawal, Status.PAID)
     other = Withdrawal.objects.filter(gateway_reference=gateway_reference).first()
     if other is not None:
-        raise _gateway_reference_taken(gateway_reference, other.pk)
+        raise _gateway_reference_taken(
+            gateway_reference, other.pk if client is None or other.client_id == client.pk else None
+        )
     withdrawal.status = Status.PAID
     withdrawal.gateway_reference = gateway_reference
     withdrawal.settled_at = timezone.now()
@@ -205,6 +223,17 @@ def withdrawal_paid(*, withdrawal_id: int, gateway_reference: str) -> tuple[With
     return withdrawal, True
 
 
+def _repeated(withdrawal: Withdrawal, field: str, given: str) -> tuple[Withdrawal, bool]:
+    """The same result again is a no-op; the same status with other content contradicts the
+    first result (409), whichever result it is."""
+    if getattr(withdrawal, field) == given:
+        return withdrawal, False
+    raise WithdrawalState(
+        f"withdrawal #{withdrawal.pk} is {withdrawal.status} already, with another {field}",
+        details={"withdrawal_id": withdrawal.pk, "status": withdrawal.status, field: given},
+    )
+
+
 def _gateway_reference_taken(gateway_reference: str, other: int | None) -> IdempotencyConflict:
     return IdempotencyConflict(
         f"gateway reference {gateway_reference!r} already names another withdrawal",
@@ -213,12 +242,16 @@ def _gateway_reference_taken(gateway_reference: str, other: int | None) -> Idemp
 
 
 @transaction.atomic
-def withdrawal_failed(*, withdrawal_id: int, reason: str) -> tuple[Withdrawal, bool]:
-    """The gateway could not pay: the approval is reversed exactly (TDS included) and the
-    amount goes back to winnings. Returns (withdrawal, changed); repeating it is a no-op."""
-    withdrawal = _locked(withdrawal_id)
+def withdrawal_failed(
+    *, client: ApiClient | None, withdrawal_id: int, reason: str
+) -> tuple[Withdrawal, bool]:
+    """The gateway could not pay `client`'s withdrawal (None: as for `withdrawal_paid`): the
+    approval is reversed exactly (TDS included) and the amount goes back to winnings. Returns
+    (withdrawal, changed); repeating it is a no-op."""
+    withdrawal = _locked(withdrawal_id, client)
+    reason = reason.strip()[:255]
     if withdrawal.status == Status.FAILED:
-        return withdrawal, False
+        return _repeated(withdrawal, "failure_reason", reason)
     if withdrawal.status != Status.APPROVED:
         raise _refuse(withdrawal, Status.FAILED)
     transfer_reverse(
@@ -228,7 +261,7 @@ def withdrawal_failed(*, withdrawal_id: int, reason: str) -> tuple[Withdrawal, b
     )
     fields = _give_back(withdrawal)
     withdrawal.status = Status.FAILED
-    withdrawal.failure_reason = reason.strip()[:255]
+    withdrawal.failure_reason = reason
     withdrawal.settled_at = timezone.now()
     withdrawal.save(update_fields=[*fields, "status", "failure_reason", "settled_at"])
     return withdrawal, True

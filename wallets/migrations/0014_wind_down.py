@@ -7,7 +7,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("wallets", "0011_refunds_when_real_money_off"),
+        ("wallets", "0013_refunds_when_real_money_off"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 

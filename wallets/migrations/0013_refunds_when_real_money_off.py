@@ -5,7 +5,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("wallets", "0010_gst_rates_by_date"),
+        ("wallets", "0012_gst_rates_by_date"),
     ]
 
     operations = [

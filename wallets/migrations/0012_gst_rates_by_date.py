@@ -13,7 +13,9 @@ def seed_rates(apps, schema_editor):
 
     GstRate = apps.get_model("wallets", "GstRate")
     for effective_from, rate, source in gst_history.RATES:
-        GstRate.objects.create(effective_from=effective_from, rate_percent=rate, source=source)
+        GstRate.objects.using(schema_editor.connection.alias).create(
+            effective_from=effective_from, rate_percent=rate, source=source
+        )
 
 
 # Every deposit recorded with GST so far was taxed at 28 % (the one rate the code knew): its
@@ -37,7 +39,7 @@ DROP FUNCTION IF EXISTS gst_rate_history_frozen();
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("wallets", "0009_bonus_protection"),
+        ("wallets", "0011_player_region_permission"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
@@ -215,5 +217,5 @@ class Migration(migrations.Migration):
         ),
         migrations.RunPython(seed_rates, migrations.RunPython.noop),
         migrations.RunSQL(BACKFILL, migrations.RunSQL.noop),
-        migrations.RunSQL(sql.load("gst_rates.sql"), UNDO),
+        migrations.RunSQL(sql.load("0012_gst_rates.pg.sql"), UNDO),
     ]
