@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import datetime
 
 from django.conf import settings
@@ -38,9 +39,17 @@ def games_with_stored_deals_locked(*, exclude: Game | None, limit: int) -> list[
     return list(games.filter(pk__in=candidates, status=Game.Status.OPEN).order_by("pk")[:limit])
 
 
-def seats_with_accounts(game_ids: Sequence[int]) -> dict[int, list[GamePlayer]]:
-    """Every seat of these games with its player and its wallet account ids (`seat.accounts`,
-    bucket -> id), in one query: the settlement hot path reads nothing else about players."""
+@dataclass(frozen=True)
+class Seating:
+    """Every seat of some games, and the wallet accounts of the players in them."""
+
+    seats: dict[int, list[GamePlayer]]  # game pk -> its seats, in seat order
+    accounts: dict[int, dict[str, int]]  # player pk -> bucket -> account id
+
+
+def seating(game_ids: Sequence[int]) -> Seating:
+    """Every seat of these games with its player, and each player's wallet account ids, in one
+    query: the settlement hot path reads nothing else about players."""
     sql = f"""
         SELECT gp.id, gp.game_id, gp.player_id, p.external_id, gp.seat, gp.score, gp.eliminated,
                gp.rejoins, gp.entries, gp.contributed, gp.payout, gp.refund,
@@ -48,7 +57,8 @@ def seats_with_accounts(game_ids: Sequence[int]) -> dict[int, list[GamePlayer]]:
                  WHERE a.player_id = gp.player_id AND a.kind = 'player')
           FROM {GamePlayer._meta.db_table} gp JOIN {Player._meta.db_table} p ON p.id = gp.player_id
          WHERE gp.game_id = ANY(%s) ORDER BY gp.game_id, gp.seat"""
-    out: dict[int, list[GamePlayer]] = {pk: [] for pk in game_ids}
+    seats: dict[int, list[GamePlayer]] = {pk: [] for pk in game_ids}
+    accounts: dict[int, dict[str, int]] = {}
     with connection.cursor() as cursor:
         cursor.execute(sql, [list(game_ids)])
         for row in cursor.fetchall():
@@ -66,12 +76,44 @@ def seats_with_accounts(game_ids: Sequence[int]) -> dict[int, list[GamePlayer]]:
                 payout=row[10],
                 refund=row[11],
             )
-            seat.accounts = {
+            accounts[player_id] = {
                 bucket: int(account_id)
                 for bucket, account_id in (item.rsplit(":", 1) for item in row[12] or [])
             }
-            out[game_id].append(seat)
-    return out
+            seats[game_id].append(seat)
+    return Seating(seats=seats, accounts=accounts)
+
+
+WRITE_BACK_SQL = f"""
+WITH d AS (
+    UPDATE {Deal._meta.db_table} AS x
+       SET points = u.points::jsonb, discrepancies = u.disc::jsonb, status = 'settled',
+           settled_at = now()
+      FROM unnest(%(deal_ids)s::bigint[], %(deal_points)s::text[], %(deal_discrepancies)s::text[])
+           AS u(id, points, disc)
+     WHERE x.id = u.id RETURNING 1),
+t AS (
+    INSERT INTO {DealTransfer._meta.db_table} (deal_id, transfer_id)
+    SELECT u.deal, u.transfer
+      FROM unnest(%(link_deals)s::bigint[], %(link_transfers)s::bigint[])
+           WITH ORDINALITY AS u(deal, transfer, n)
+     ORDER BY u.n RETURNING 1),
+s AS (
+    UPDATE {GamePlayer._meta.db_table} AS gp
+       SET score = u.score, eliminated = u.eliminated, payout = u.payout, refund = u.refund
+      FROM unnest(%(seat_ids)s::bigint[], %(seat_scores)s::int[], %(seat_eliminated)s::bool[],
+                  %(seat_payouts)s::numeric[], %(seat_refunds)s::numeric[])
+           AS u(id, score, eliminated, payout, refund)
+     WHERE gp.id = u.id RETURNING 1)
+UPDATE {Game._meta.db_table} AS g
+   SET status = u.status, outcome = u.outcome, finished_at = u.finished_at,
+       deals_played = u.deals_played, paid_out = u.paid_out, refunded = u.refunded, fee = u.fee
+  FROM unnest(%(game_ids)s::bigint[], %(game_statuses)s::text[], %(game_outcomes)s::text[],
+              %(game_finished_at)s::timestamptz[], %(game_deals_played)s::int[],
+              %(game_paid_out)s::numeric[], %(game_refunded)s::numeric[], %(game_fees)s::numeric[])
+       AS u(id, status, outcome, finished_at, deals_played, paid_out, refunded, fee)
+ WHERE g.id = u.id
+"""
 
 
 def settlement_write_back(
@@ -84,43 +126,27 @@ def settlement_write_back(
     settlement throughput is bounded by the round trips made while the locks are held."""
     with connection.cursor() as cursor:
         cursor.execute(
-            f"WITH d AS (UPDATE {Deal._meta.db_table} AS x SET points = u.points::jsonb, "
-            "discrepancies = u.disc::jsonb, status = 'settled', settled_at = now() "
-            "FROM unnest(%s::bigint[], %s::text[], %s::text[]) AS u(id, points, disc) "
-            "WHERE x.id = u.id RETURNING 1), "
-            f"t AS (INSERT INTO {DealTransfer._meta.db_table} (deal_id, transfer_id) "
-            "SELECT u.deal, u.transfer FROM unnest(%s::bigint[], %s::bigint[]) "
-            "WITH ORDINALITY AS u(deal, transfer, n) ORDER BY u.n RETURNING 1), "
-            f"s AS (UPDATE {GamePlayer._meta.db_table} AS gp SET score = u.score, "
-            "eliminated = u.eliminated, payout = u.payout, refund = u.refund "
-            "FROM unnest(%s::bigint[], %s::int[], %s::bool[], %s::numeric[], %s::numeric[]) "
-            "AS u(id, score, eliminated, payout, refund) WHERE gp.id = u.id RETURNING 1) "
-            f"UPDATE {Game._meta.db_table} AS g SET status = u.status, outcome = u.outcome, "
-            "finished_at = u.finished_at, deals_played = u.deals_played, paid_out = u.paid_out, "
-            "refunded = u.refunded, fee = u.fee FROM unnest(%s::bigint[], %s::text[], "
-            "%s::text[], %s::timestamptz[], %s::int[], %s::numeric[], %s::numeric[], "
-            "%s::numeric[]) AS u(id, status, outcome, finished_at, deals_played, paid_out, "
-            "refunded, fee) WHERE g.id = u.id",
-            [
-                [d.pk for d in deals],
-                [json.dumps(d.points) for d in deals],
-                [json.dumps(d.discrepancies) for d in deals],
-                [deal for deal, _ in deal_transfers],
-                [transfer for _, transfer in deal_transfers],
-                [s.pk for s in seats],
-                [s.score for s in seats],
-                [s.eliminated for s in seats],
-                [s.payout for s in seats],
-                [s.refund for s in seats],
-                [g.pk for g in games],
-                [g.status for g in games],
-                [g.outcome for g in games],
-                [g.finished_at for g in games],
-                [g.deals_played for g in games],
-                [g.paid_out for g in games],
-                [g.refunded for g in games],
-                [g.fee for g in games],
-            ],
+            WRITE_BACK_SQL,
+            {
+                "deal_ids": [d.pk for d in deals],
+                "deal_points": [json.dumps(d.points) for d in deals],
+                "deal_discrepancies": [json.dumps(d.discrepancies) for d in deals],
+                "link_deals": [deal for deal, _ in deal_transfers],
+                "link_transfers": [transfer for _, transfer in deal_transfers],
+                "seat_ids": [s.pk for s in seats],
+                "seat_scores": [s.score for s in seats],
+                "seat_eliminated": [s.eliminated for s in seats],
+                "seat_payouts": [s.payout for s in seats],
+                "seat_refunds": [s.refund for s in seats],
+                "game_ids": [g.pk for g in games],
+                "game_statuses": [g.status for g in games],
+                "game_outcomes": [g.outcome for g in games],
+                "game_finished_at": [g.finished_at for g in games],
+                "game_deals_played": [g.deals_played for g in games],
+                "game_paid_out": [g.paid_out for g in games],
+                "game_refunded": [g.refunded for g in games],
+                "game_fees": [g.fee for g in games],
+            },
         )
 
 

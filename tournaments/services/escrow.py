@@ -8,7 +8,7 @@ settlement that somehow ran twice could not pay twice: the ledger would return t
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from decimal import Decimal
 
 from djmoney.money import Money
@@ -146,6 +146,7 @@ def settlement_requests(
     *,
     game: Game,
     seats: Sequence[GamePlayer],
+    accounts: Mapping[int, Mapping[str, int]],
     settlement: Settlement,
     fee_id: int | None,
     bonus_back: list[BonusReturn],
@@ -156,8 +157,8 @@ def settlement_requests(
       the platform;
     - `game:<pk>:refunds` (kind refund): every refund, back to the buckets it came from.
 
-    Records the amounts on the game and its seats (seats need `accounts`:
-    `tournaments.queries.seats_with_accounts`), and appends to `bonus_back` what the refunds
+    Records the amounts on the game and its seats (`accounts`: player pk -> bucket -> account
+    id, as `tournaments.queries.seating` reads them), and appends to `bonus_back` what the refunds
     return to bonus: the caller restores those lots (`bonus_restore`) before posting.
     The keys are per game, so a game can never be paid twice whatever runs twice.
     """
@@ -185,7 +186,7 @@ def settlement_requests(
         seat = by_ext[ext]
         seat.payout += amount
         if amount > 0:
-            prizes.append(Leg(seat.accounts[prize_bucket], Money(amount, currency)))
+            prizes.append(Leg(accounts[seat.player_id][prize_bucket], Money(amount, currency)))
     if settlement.fee > 0:
         prizes.append(Leg(fee_id or fee_account_id(), Money(settlement.fee, currency)))
     add("settlement", Transfer.Kind.SETTLEMENT, prizes, f"prizes and fee of {game.game_id}")
@@ -195,7 +196,7 @@ def settlement_requests(
         seat.refund += amount
         if amount > 0:
             back = refund_by_bucket(contributions(seat), amount)
-            refunds += [Leg(seat.accounts[b], Money(a, currency)) for b, a in back]
+            refunds += [Leg(accounts[seat.player_id][b], Money(a, currency)) for b, a in back]
             bonus_back += [BonusReturn(_bonus_key(seat), a) for b, a in back if b == Bucket.BONUS]
     add("refunds", Transfer.Kind.REFUND, refunds, f"escrow of {game.game_id} returned")
     game.paid_out += sum(settlement.payouts.values(), ZERO)

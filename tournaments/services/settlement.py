@@ -25,7 +25,7 @@ from tournaments.payouts import Settlement
 from tournaments.queries import (
     deal_is_stored,
     games_with_stored_deals_locked,
-    seats_with_accounts,
+    seating,
     settlement_write_back,
 )
 from tournaments.services.escrow import fee_account_id, settlement_requests
@@ -88,7 +88,8 @@ def games_settle(*, games: list[Game]) -> int:
     if not deals:
         return 0
     deals.sort(key=lambda d: (d.game_id, d.deal_no))
-    seats = seats_with_accounts(sorted({d.game_id for d in deals}))
+    seated = seating(sorted({d.game_id for d in deals}))
+    seats = seated.seats
     fee_id = fee_account_id()
     requests: list[TransferRequest] = []
     bonus_back: list[BonusReturn] = []
@@ -97,7 +98,7 @@ def games_settle(*, games: list[Game]) -> int:
         game = by_pk[deal.game_id]
         first = len(requests)
         if game.status == Game.Status.OPEN:
-            requests += _score(game, seats[game.pk], deal, fee_id, bonus_back)
+            requests += _score(game, seats[game.pk], seated.accounts, deal, fee_id, bonus_back)
         spans.append((deal, first, len(requests)))
     bonus_restore(returns=bonus_back)
     posted = transfers_post(requests=requests)
@@ -121,6 +122,7 @@ def unsettled_deal_ids(*, older_than: timedelta) -> list[int]:
 def _score(
     game: Game,
     seats: list[GamePlayer],
+    accounts: dict[int, dict[str, int]],
     deal: Deal,
     fee_id: int,
     bonus_back: list[BonusReturn],
@@ -138,7 +140,12 @@ def _score(
         return []
     _check_adds_up(game, result)
     requests = settlement_requests(
-        game=game, seats=seats, settlement=result, fee_id=fee_id, bonus_back=bonus_back
+        game=game,
+        seats=seats,
+        accounts=accounts,
+        settlement=result,
+        fee_id=fee_id,
+        bonus_back=bonus_back,
     )
     game.status = Game.Status.FINISHED
     game.outcome = "won"
@@ -160,10 +167,16 @@ def game_finish(
 ) -> list[int]:
     """Empty the escrow by `result` and close the game (split, cancel); caller holds the lock."""
     _check_adds_up(game, result)
-    seats = seats_with_accounts([game.pk])[game.pk]
+    seated = seating([game.pk])
+    seats = seated.seats[game.pk]
     bonus_back: list[BonusReturn] = []
     requests = settlement_requests(
-        game=game, seats=seats, settlement=result, fee_id=None, bonus_back=bonus_back
+        game=game,
+        seats=seats,
+        accounts=seated.accounts,
+        settlement=result,
+        fee_id=None,
+        bonus_back=bonus_back,
     )
     bonus_restore(returns=bonus_back)
     posted = transfers_post(requests=requests)
