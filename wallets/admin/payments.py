@@ -26,6 +26,8 @@ from wallets.models import KycRecord, Player, TdsYearEnd, Withdrawal, Withdrawal
 from wallets.services import proposals
 from wallets.services.tax import TaxPosition, tax_positions
 
+TAX_POSITION = "tax position (FY of the request)"
+
 
 def _position_text(position: TaxPosition | None) -> str:
     if position is None:
@@ -41,24 +43,35 @@ def _kyc_text(player: Player) -> str:
     return f"{player.kyc_status} {player.pan}".strip()
 
 
-def attach_positions(withdrawals: Iterable[Withdrawal]) -> None:
-    """Each withdrawal's player's position in the year of its request, as `obj.position`: a
-    few grouped queries per year shown, however many rows."""
+def positions_of(withdrawals: Iterable[Withdrawal]) -> dict[int, TaxPosition]:
+    """Each withdrawal's (by pk) player's position in the year of its request: a few grouped
+    queries per year shown, however many rows."""
     by_year: dict[str, list[Withdrawal]] = {}
     for w in withdrawals:
         by_year.setdefault(tax.financial_year_of(w.requested_at).label, []).append(w)
+    found: dict[int, TaxPosition] = {}
     for label, rows in by_year.items():
         positions = tax_positions(
             player_ids=[w.player_id for w in rows], fy=tax.financial_year(label)
         )
-        for w in rows:
-            w.position = positions[w.player_id]
+        found.update({w.pk: positions[w.player_id] for w in rows})
+    return found
 
 
 class PositionedChangeList(ChangeList):
+    """The page's tax positions are read once (`positions_of`) and shown by its own column."""
+
     def get_results(self, request):
         super().get_results(request)
-        attach_positions(self.result_list)
+        positions = positions_of(self.result_list)
+
+        @admin.display(description=TAX_POSITION)
+        def tax_position(obj):
+            return _position_text(positions[obj.pk])
+
+        self.list_display = [
+            tax_position if name == "tax_position" else name for name in self.list_display
+        ]
 
 
 class ReviewForm(forms.Form):
@@ -181,11 +194,9 @@ class WithdrawalAdmin(ReadOnlyAdmin):
     def kyc(self, obj):
         return _kyc_text(obj.player)
 
-    @admin.display(description="tax position (FY of the request)")
+    @admin.display(description=TAX_POSITION)
     def tax_position(self, obj):
-        if not hasattr(obj, "position"):
-            attach_positions([obj])
-        return _position_text(obj.position)
+        return _position_text(positions_of([obj])[obj.pk])
 
     @admin.display(description="review")
     def review_link(self, obj):
@@ -409,10 +420,9 @@ class WithdrawalReviewAdmin(ProposalAdmin, ReadOnlyAdmin):
     def kyc(self, obj):
         return _kyc_text(obj.withdrawal.player)
 
-    @admin.display(description="tax position (FY of the request)")
+    @admin.display(description=TAX_POSITION)
     def tax_position(self, obj):
-        attach_positions([obj.withdrawal])
-        return _position_text(obj.withdrawal.position)
+        return _position_text(positions_of([obj.withdrawal])[obj.withdrawal_id])
 
 
 @admin.register(KycRecord)
