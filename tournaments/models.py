@@ -7,8 +7,6 @@ fee, fee %) change only through an approved `TemplateChange` (maker-checker). Am
 the money, these rows say why it moved.
 """
 
-from decimal import Decimal
-
 from django.core.exceptions import NON_FIELD_ERRORS, ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
@@ -18,9 +16,8 @@ from django.utils.functional import cached_property
 from tournaments.errors import TermsInvalid
 from tournaments.formats import FORMATS, FormatName, game_terms
 from tournaments.terms import BONUS_CAP_PERCENT, GameTerms
+from wallets.amounts import ZERO
 from wallets.models import CASH, CHIPS, Account, ApiClient, Player, Proposal, Transfer
-
-ZERO = Decimal("0.00")
 
 Format = models.TextChoices("Format", [(f.name, f.value) for f in FormatName])
 

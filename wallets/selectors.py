@@ -13,6 +13,7 @@ from django.db.models.functions import TruncMonth
 from djmoney.money import Money
 
 from wallets import references, tax
+from wallets.amounts import ZERO, amount_text
 from wallets.errors import UnknownPlayer
 from wallets.models import (
     Account,
@@ -23,8 +24,6 @@ from wallets.models import (
     Transfer,
     Withdrawal,
 )
-
-ZERO = tax.ZERO
 
 
 def player_by_external_id(external_id: str) -> Player:
@@ -38,7 +37,8 @@ def wallet_balances(*, player: Player) -> dict[str, dict[str, str]]:
     """The player's balance per bucket, as decimal strings with their currency."""
     accounts = Account.objects.filter(player=player, kind=Account.Kind.PLAYER).order_by("bucket")
     return {
-        a.bucket: {"amount": f"{a.balance.amount:.2f}", "currency": a.currency} for a in accounts
+        a.bucket: {"amount": amount_text(a.balance.amount), "currency": a.currency}
+        for a in accounts
     }
 
 

@@ -22,6 +22,7 @@ from tournaments.services.escrow import fee_account_id
 from tournaments.services.fee_report import fee_report_days
 from wallets import reports
 from wallets.admin.base import DateRangeForm
+from wallets.amounts import amount_text
 from wallets.formatting import money, unit
 from wallets.models import CASH, Account
 
@@ -134,5 +135,5 @@ def _fee_csv(rows: list[dict], first, last) -> HttpResponse:
     writer = csv.writer(response)
     writer.writerow(["day", "format", "currency", f"fee ({unit(CASH)})", "games"])
     for r in rows:
-        writer.writerow([r["day"], r["format"], r["currency"], f"{r['fee']:.2f}", r["games"]])
+        writer.writerow([r["day"], r["format"], r["currency"], amount_text(r["fee"]), r["games"]])
     return response

@@ -23,6 +23,7 @@ from tournaments.payouts import (
 )
 from tournaments.references import game_key, game_reference
 from wallets import references
+from wallets.amounts import amount_text
 from wallets.errors import InsufficientFunds
 from wallets.models import CHIPS, Account, Bucket, PlatformAccount, Transfer
 from wallets.services.bonuses import BonusReturn, bonus_lots_locked, bonus_spend
@@ -63,7 +64,7 @@ def _add_contribution(seat: GamePlayer, charged: list[tuple[str, Decimal]]) -> N
     merged: dict[str, Decimal] = dict(contributions(seat))
     for bucket, amount in charged:
         merged[bucket] = merged.get(bucket, ZERO) + amount
-    seat.contributed = [[bucket, f"{amount:.2f}"] for bucket, amount in merged.items()]
+    seat.contributed = [[bucket, amount_text(amount)] for bucket, amount in merged.items()]
 
 
 def entries_collect(
@@ -137,8 +138,9 @@ def _bonus_key(seat: GamePlayer) -> str:
 
 def _short(players: list[str], amount: Decimal, game: Game) -> PlayersShort:
     return PlayersShort(
-        f"not enough money for the entry of {amount:.2f} {game.currency}: {', '.join(players)}",
-        details={"players": players, "amount": f"{amount:.2f}", "currency": game.currency},
+        f"not enough money for the entry of {amount_text(amount)} {game.currency}: "
+        f"{', '.join(players)}",
+        details={"players": players, "amount": amount_text(amount), "currency": game.currency},
     )
 
 

@@ -43,6 +43,7 @@ from wallets.admin.base import (
 )
 from wallets.admin.paging import LargeTablePaginator
 from wallets.admin.protection import BonusLotInline, ProtectionChangeInline, protection_summary
+from wallets.amounts import amount_text
 from wallets.formatting import unit
 from wallets.models import BUCKET_CURRENCY, Account, Bucket, Entry, Player, Transfer
 from wallets.selectors import account_balances
@@ -214,7 +215,7 @@ def _statement_csv(stmt: ledger.Statement) -> HttpResponse:
             "currency",
         ]
     )
-    writer.writerow(["", "", "opening", "", "", "", f"{stmt.opening.amount:.2f}", currency])
+    writer.writerow(["", "", "opening", "", "", "", amount_text(stmt.opening.amount), currency])
     for line in stmt.lines:
         e = line.entry
         writer.writerow(
@@ -224,12 +225,12 @@ def _statement_csv(stmt: ledger.Statement) -> HttpResponse:
                 e.transfer.kind,
                 e.transfer.reference,
                 e.transfer.memo,
-                f"{e.amount.amount:.2f}",
-                f"{line.running_balance.amount:.2f}",
+                amount_text(e.amount.amount),
+                amount_text(line.running_balance.amount),
                 currency,
             ]
         )
-    writer.writerow(["", "", "closing", "", "", "", f"{stmt.closing.amount:.2f}", currency])
+    writer.writerow(["", "", "closing", "", "", "", amount_text(stmt.closing.amount), currency])
     return response
 
 

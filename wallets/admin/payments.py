@@ -22,6 +22,7 @@ from rummy_ledger.errors import DomainError
 from wallets import selectors, tax
 from wallets.admin.base import ReadOnlyAdmin, link
 from wallets.admin.proposals import ProposalAdmin
+from wallets.amounts import amount_text
 from wallets.models import KycRecord, Player, TdsYearEnd, Withdrawal, WithdrawalReview
 from wallets.services import proposals
 from wallets.services.tax import TaxPosition, tax_positions
@@ -309,8 +310,8 @@ class WithdrawalAdmin(ReadOnlyAdmin):
                     ["date", "pan", "player", "kind", "reference", "amount paid",
                      "net winnings", "tds"],
                     ([timezone.localtime(x.date).date().isoformat(), x.pan, x.player, x.kind,
-                      x.reference, f"{x.amount_paid:.2f}", f"{x.net_winnings:.2f}",
-                      f"{x.tds:.2f}"] for x in lines),
+                      x.reference, amount_text(x.amount_paid), amount_text(x.net_winnings),
+                      amount_text(x.tds)] for x in lines),
                 )  # fmt: skip
         total = sum((x.tds for x in lines or []), tax.ZERO)
         return self._report(
@@ -332,8 +333,8 @@ class WithdrawalAdmin(ReadOnlyAdmin):
                 return _csv(
                     f"gst-{first:%Y-%m}-{last:%Y-%m}.csv",
                     ["month", "deposits", "amount", "gst", "net"],
-                    ([f"{m.month:%Y-%m}", m.deposits, f"{m.amount:.2f}", f"{m.gst:.2f}",
-                      f"{m.net:.2f}"] for m in months),
+                    ([f"{m.month:%Y-%m}", m.deposits, amount_text(m.amount), amount_text(m.gst),
+                      amount_text(m.net)] for m in months),
                 )  # fmt: skip
         return self._report(request, "gst_report.html", "GST per month", form=form, months=months)
 
@@ -341,21 +342,21 @@ class WithdrawalAdmin(ReadOnlyAdmin):
 def _statement_csv(player: Player, position: TaxPosition, rows) -> HttpResponse:
     fy = position.fy
     lines: list[list] = [
-        ["opening", "", f"{position.opening:.2f}", "", ""],
-        ["deposits", "", f"{position.deposits:.2f}", "", ""],
+        ["opening", "", amount_text(position.opening), "", ""],
+        ["deposits", "", amount_text(position.deposits), "", ""],
     ]
     for w in rows:
         lines.append(
-            [f"withdrawal {w.reference}", w.status, f"{w.amount.amount:.2f}",
-             f"{w.net_winnings:.2f}", f"{w.tds.amount:.2f}"]
+            [f"withdrawal {w.reference}", w.status, amount_text(w.amount.amount),
+             amount_text(w.net_winnings), amount_text(w.tds.amount)]
         )  # fmt: skip
     end = position.year_end
     if end is not None:
-        lines.append(["year end closing", "", f"{end.closing:.2f}", f"{end.net_winnings:.2f}",
-                      f"{end.withheld:.2f}"])  # fmt: skip
+        lines.append(["year end closing", "", amount_text(end.closing),
+                      amount_text(end.net_winnings), amount_text(end.withheld)])  # fmt: skip
     lines.append(
-        ["total (failed and rejected withdrawals excluded)", "", f"{position.withdrawals:.2f}",
-         f"{position.taxed_net_winnings:.2f}", f"{position.tds:.2f}"]
+        ["total (failed and rejected withdrawals excluded)", "", amount_text(position.withdrawals),
+         amount_text(position.taxed_net_winnings), amount_text(position.tds)]
     )  # fmt: skip
     return _csv(
         f"tax-{player.external_id}-{fy.label}.csv".replace(":", "_"),

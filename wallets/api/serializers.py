@@ -4,6 +4,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from rummy_ledger.api.fields import StrictBooleanField, StrictCharField, StrictIntegerField
+from wallets.amounts import amount_text
 from wallets.models import CASH
 from wallets.money import AMOUNT_PATTERN, MoneyError, parse_amount
 from wallets.services.real_money import REGION_PATTERN
@@ -42,7 +43,7 @@ class AmountField(serializers.Field):
         return money
 
     def to_representation(self, value):
-        return f"{value.amount:.2f}"
+        return amount_text(value.amount)
 
 
 def reference_field() -> StrictCharField:

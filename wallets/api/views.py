@@ -15,6 +15,7 @@ from rummy_ledger.api.idempotency import (
     idempotent,
 )
 from wallets import selectors, tax
+from wallets.amounts import amount_text
 from wallets.api import serializers as s
 from wallets.errors import FinancialYearInvalid
 from wallets.models import Withdrawal
@@ -24,7 +25,7 @@ from wallets.services.tax import tax_position
 
 
 def _money(value) -> str:
-    return f"{getattr(value, 'amount', value):.2f}"
+    return amount_text(getattr(value, "amount", value))
 
 
 def _created(created: bool) -> int:

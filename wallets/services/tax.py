@@ -26,6 +26,7 @@ from django.utils import timezone
 from djmoney.money import Money
 
 from wallets import references, tax
+from wallets.amounts import ZERO
 from wallets.errors import FinancialYearInvalid, FinancialYearOpen, InsufficientFunds, LedgerBusy
 from wallets.models import (
     CASH,
@@ -41,7 +42,6 @@ from wallets.models import (
 from wallets.services.ledger import Leg, transfer_post
 from wallets.services.players import platform_accounts, player_accounts, player_lock
 
-ZERO = tax.ZERO
 BALANCE_BUCKETS = (Bucket.DEPOSIT, Bucket.WINNINGS)  # what Rule 133 calls the account balance
 
 

@@ -27,6 +27,7 @@ from django.utils import timezone
 from djmoney.money import Money
 
 from wallets import references, tax
+from wallets.amounts import amount_text
 from wallets.errors import (
     IdempotencyConflict,
     InsufficientFunds,
@@ -125,11 +126,11 @@ def _check_winnings(balance: Decimal, amount: Decimal) -> None:
 
 def _short(balance: Decimal, amount: Decimal) -> InsufficientFunds:
     return InsufficientFunds(
-        f"only {balance:.2f} INR of winnings can be withdrawn, not {amount:.2f}",
+        f"only {amount_text(balance)} INR of winnings can be withdrawn, not {amount_text(amount)}",
         details={
             "bucket": Bucket.WINNINGS,
-            "balance": f"{balance:.2f}",
-            "requested": f"{amount:.2f}",
+            "balance": amount_text(balance),
+            "requested": amount_text(amount),
         },
     )
 
