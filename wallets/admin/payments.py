@@ -1,28 +1,24 @@
-"""Money out and tax in admin: the withdrawal queue (KYC and the year's tax position beside
-each request), its reviews (maker-checker: `ProposalAdmin`, `proposal_decide`), KYC records,
-TDS year ends, and the reports finance files: a player's tax statement, TDS per quarter, GST
-per month (each also as CSV)."""
+"""Money out in admin: the withdrawal queue (KYC and the year's tax position beside each
+request), its reviews (maker-checker: `ProposalAdmin`, `proposal_decide`), KYC records and TDS
+year ends. The tax reports live under the queue's URLs (`tax_reports.py`)."""
 
 from __future__ import annotations
 
-import csv
 from collections.abc import Iterable
 
 from django import forms
 from django.contrib import admin, messages
 from django.contrib.admin.views.main import ChangeList
 from django.core.exceptions import PermissionDenied
-from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
-from django.template.response import TemplateResponse
+from django.http import HttpRequest, HttpResponseRedirect
 from django.urls import path, reverse
-from django.utils import timezone
 from django.utils.html import format_html
 
 from rummy_ledger.errors import DomainError
-from wallets import selectors, tax
+from wallets import tax
 from wallets.admin.base import ReadOnlyAdmin, link
 from wallets.admin.proposals import ProposalAdmin
-from wallets.amounts import amount_text
+from wallets.admin.tax_reports import tax_report_urls
 from wallets.models import KycRecord, Player, TdsYearEnd, Withdrawal, WithdrawalReview
 from wallets.services import proposals
 from wallets.services.tax import TaxPosition, tax_positions
@@ -80,65 +76,6 @@ class ReviewForm(forms.Form):
         widget=forms.Textarea(attrs={"rows": 2}),
         help_text="what you checked (the player, the KYC, the bank account, the tax position)",
     )
-
-
-class FinancialYearField(forms.CharField):
-    def __init__(self, **kwargs):
-        super().__init__(max_length=7, help_text="like 2026-27", **kwargs)
-
-    def clean(self, value):
-        try:
-            return tax.financial_year(super().clean(value).strip())
-        except tax.TaxError as exc:
-            raise forms.ValidationError(str(exc)) from exc
-
-
-class TaxStatementForm(forms.Form):
-    player = forms.CharField(max_length=64, help_text="the player's id")
-    fy = FinancialYearField()
-
-    def clean_player(self):
-        player = Player.objects.filter(external_id=self.cleaned_data["player"].strip()).first()
-        if player is None:
-            raise forms.ValidationError("No such player.")
-        return player
-
-
-class QuarterForm(forms.Form):
-    fy = FinancialYearField()
-    quarter = forms.TypedChoiceField(
-        choices=[(1, "Q1 April-June"), (2, "Q2 July-September"), (3, "Q3 October-December"),
-                 (4, "Q4 January-March")],
-        coerce=int,
-    )  # fmt: skip
-
-
-class MonthsForm(forms.Form):
-    start = forms.DateField(
-        widget=forms.DateInput(attrs={"type": "month"}, format="%Y-%m"),
-        input_formats=["%Y-%m", "%Y-%m-%d"],
-        help_text="first month",
-    )
-    end = forms.DateField(
-        widget=forms.DateInput(attrs={"type": "month"}, format="%Y-%m"),
-        input_formats=["%Y-%m", "%Y-%m-%d"],
-        help_text="last month (inclusive)",
-    )
-
-    def clean(self):
-        data = super().clean()
-        if data.get("start") and data.get("end") and data["end"] < data["start"]:
-            raise forms.ValidationError("The last month comes before the first.")
-        return data
-
-
-def _csv(name: str, header: list[str], rows: Iterable[list]) -> HttpResponse:
-    response = HttpResponse(content_type="text/csv")
-    response["Content-Disposition"] = f'attachment; filename="{name}"'
-    writer = csv.writer(response)
-    writer.writerow(header)
-    writer.writerows(rows)
-    return response
 
 
 @admin.register(Withdrawal)
@@ -236,9 +173,7 @@ class WithdrawalAdmin(ReadOnlyAdmin):
 
         return [
             path("<int:pk>/review/", view(self.review_view), name="wallets_withdrawal_review"),
-            path("tax-statement/", view(self.statement_view), name="wallets_tax_statement"),
-            path("tds-report/", view(self.tds_view), name="wallets_tds_report"),
-            path("gst-report/", view(self.gst_view), name="wallets_gst_report"),
+            *tax_report_urls(self),
             *super().get_urls(),
         ]
 
@@ -258,111 +193,6 @@ class WithdrawalAdmin(ReadOnlyAdmin):
         return HttpResponseRedirect(
             reverse("admin:wallets_withdrawalreview_change", args=[review.pk])
         )
-
-    # --- reports ------------------------------------------------------------------------------
-
-    def _report(self, request, template: str, title: str, **context) -> TemplateResponse:
-        context = {
-            **self.admin_site.each_context(request),
-            "opts": self.model._meta,
-            "title": title,
-            **context,
-        }
-        if "form" in context and context["form"].is_bound and context["form"].is_valid():
-            csv_query = request.GET.copy()
-            csv_query["format"] = "csv"
-            context["csv_query"] = csv_query
-        return TemplateResponse(request, f"admin/wallets/withdrawal/{template}", context)
-
-    def _check_view(self, request) -> None:
-        if not self.has_view_permission(request):
-            raise PermissionDenied
-
-    def statement_view(self, request: HttpRequest):
-        """A player's tax statement for one financial year."""
-        self._check_view(request)
-        form = TaxStatementForm(request.GET or None)
-        position = rows = None
-        if form.is_bound and form.is_valid():
-            player, fy = form.cleaned_data["player"], form.cleaned_data["fy"]
-            position = tax_positions(player_ids=[player.pk], fy=fy)[player.pk]
-            rows = player.withdrawals.filter(
-                requested_at__gte=fy.start, requested_at__lt=fy.end
-            ).order_by("requested_at", "pk")
-            if request.GET.get("format") == "csv":
-                return _statement_csv(player, position, rows)
-        return self._report(
-            request, "tax_statement.html", "Tax statement", form=form, position=position, rows=rows
-        )
-
-    def tds_view(self, request: HttpRequest):
-        """TDS withheld in a quarter, line by line, for the quarterly return."""
-        self._check_view(request)
-        form = QuarterForm(request.GET or None)
-        lines = None
-        if form.is_bound and form.is_valid():
-            fy, quarter = form.cleaned_data["fy"], form.cleaned_data["quarter"]
-            start, end = fy.quarter(quarter)
-            lines = selectors.tds_filing_lines(start=start, end=end)
-            if request.GET.get("format") == "csv":
-                return _csv(
-                    f"tds-{fy.label}-q{quarter}.csv",
-                    ["date", "pan", "player", "kind", "reference", "amount paid",
-                     "net winnings", "tds"],
-                    ([timezone.localtime(x.date).date().isoformat(), x.pan, x.player, x.kind,
-                      x.reference, amount_text(x.amount_paid), amount_text(x.net_winnings),
-                      amount_text(x.tds)] for x in lines),
-                )  # fmt: skip
-        total = sum((x.tds for x in lines or []), tax.ZERO)
-        return self._report(
-            request, "tds_report.html", "TDS per quarter", form=form, lines=lines, total=total
-        )
-
-    def gst_view(self, request: HttpRequest):
-        """GST on deposits per month."""
-        self._check_view(request)
-        today = timezone.localdate()
-        form = MonthsForm(request.GET or {"start": today.replace(day=1), "end": today})
-        months = None
-        if form.is_valid():
-            first, last = form.cleaned_data["start"], form.cleaned_data["end"]
-            start = tax.month_span(first.year, first.month)[0]
-            end = tax.month_span(last.year, last.month)[1]
-            months = selectors.gst_months(start=start, end=end)
-            if request.GET.get("format") == "csv":
-                return _csv(
-                    f"gst-{first:%Y-%m}-{last:%Y-%m}.csv",
-                    ["month", "deposits", "amount", "gst", "net"],
-                    ([f"{m.month:%Y-%m}", m.deposits, amount_text(m.amount), amount_text(m.gst),
-                      amount_text(m.net)] for m in months),
-                )  # fmt: skip
-        return self._report(request, "gst_report.html", "GST per month", form=form, months=months)
-
-
-def _statement_csv(player: Player, position: TaxPosition, rows) -> HttpResponse:
-    fy = position.fy
-    lines: list[list] = [
-        ["opening", "", amount_text(position.opening), "", ""],
-        ["deposits", "", amount_text(position.deposits), "", ""],
-    ]
-    for w in rows:
-        lines.append(
-            [f"withdrawal {w.reference}", w.status, amount_text(w.amount.amount),
-             amount_text(w.net_winnings), amount_text(w.tds.amount)]
-        )  # fmt: skip
-    end = position.year_end
-    if end is not None:
-        lines.append(["year end closing", "", amount_text(end.closing),
-                      amount_text(end.net_winnings), amount_text(end.withheld)])  # fmt: skip
-    lines.append(
-        ["total (failed and rejected withdrawals excluded)", "", amount_text(position.withdrawals),
-         amount_text(position.taxed_net_winnings), amount_text(position.tds)]
-    )  # fmt: skip
-    return _csv(
-        f"tax-{player.external_id}-{fy.label}.csv".replace(":", "_"),
-        ["line", "status", "amount", "net winnings", "tds"],
-        lines,
-    )
 
 
 def _of_withdrawal(name: str, description: str = ""):
