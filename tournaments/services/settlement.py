@@ -26,9 +26,9 @@ from tournaments.queries import (
     deal_is_stored,
     games_with_stored_deals_locked,
     seating,
-    settlement_write_back,
 )
 from tournaments.services.escrow import Release, fee_account_id, release_post, settlement_release
+from tournaments.services.write_back import settlement_write_back
 
 logger = logging.getLogger(__name__)
 
