@@ -38,8 +38,8 @@ from wallets.models import (
 )
 from wallets.reconciliation import reconcile_run
 from wallets.roles import APPROVER, OPERATOR
+from wallets.services.accounts import platform_accounts
 from wallets.services.ledger import balance
-from wallets.services.players import platform_accounts
 from wallets.services.proposals import (
     adjustment_propose,
     bonus_grant_propose,

@@ -27,9 +27,9 @@ from wallets import references
 from wallets.amounts import amount_text
 from wallets.errors import InsufficientFunds
 from wallets.models import CHIPS, Account, Bucket, PlatformAccount, Transfer
+from wallets.services.accounts import platform_accounts
 from wallets.services.bonuses import BonusReturn, bonus_lots_locked, bonus_restore, bonus_spend
 from wallets.services.ledger import Leg, Posted, TransferRequest, transfers_post
-from wallets.services.players import platform_accounts
 
 
 class PlayersShort(InsufficientFunds):

@@ -37,8 +37,8 @@ from wallets.models import (
     Player,
     Transfer,
 )
+from wallets.services.accounts import platform_accounts, player_accounts
 from wallets.services.ledger import ZERO, Leg, Posted, transfer_post
-from wallets.services.players import platform_accounts, player_accounts
 
 
 @transaction.atomic

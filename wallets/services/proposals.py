@@ -54,9 +54,9 @@ from wallets.models import (
 )
 from wallets.money import money_checked
 from wallets.services import withdrawals
+from wallets.services.accounts import platform_accounts
 from wallets.services.bonuses import bonus_follow_reversal, bonus_grant
 from wallets.services.ledger import Leg, TransferRequest, transfers_post
-from wallets.services.players import platform_accounts
 
 ApproveAction = Callable[[Proposal], None]
 _ON_APPROVE: dict[type[Proposal], ApproveAction] = {}

@@ -39,8 +39,9 @@ from wallets.models import (
     Transfer,
     Withdrawal,
 )
+from wallets.services.accounts import platform_accounts, player_accounts
 from wallets.services.ledger import Leg, transfer_post
-from wallets.services.players import platform_accounts, player_accounts, player_lock
+from wallets.services.players import player_lock
 
 BALANCE_BUCKETS = (Bucket.DEPOSIT, Bucket.WINNINGS)  # what Rule 133 calls the account balance
 

@@ -45,8 +45,9 @@ from wallets.models import (
     Withdrawal,
     WithdrawalReview,
 )
+from wallets.services.accounts import platform_accounts, player_accounts
 from wallets.services.ledger import Leg, ledger_now, transfer_post, transfer_reverse
-from wallets.services.players import platform_accounts, player_accounts, player_lock
+from wallets.services.players import player_lock
 from wallets.services.tax import tax_position, tds_rate
 
 Status = Withdrawal.Status
