@@ -26,5 +26,18 @@ class WalletsConfig(AppConfig):
 
     def ready(self) -> None:
         from wallets import roles
+        from wallets.models import Adjustment, BonusGrant, Reversal, WithdrawalReview
+        from wallets.services import adjustments, bonuses, reversals, withdrawals
+        from wallets.services.proposals import proposal_kind_register
+
+        # Each proposal kind lives with its subject; the engine names none of them.
+        proposal_kind_register(Adjustment, on_approve=adjustments.adjustment_post)
+        proposal_kind_register(Reversal, on_approve=reversals.reversal_post)
+        proposal_kind_register(BonusGrant, on_approve=bonuses.bonus_grant_post)
+        proposal_kind_register(
+            WithdrawalReview,
+            on_approve=withdrawals.review_approved,
+            on_reject=withdrawals.review_rejected,
+        )
 
         post_migrate.connect(roles.roles_after_migrate, dispatch_uid="wallets-finance-roles")

@@ -20,8 +20,8 @@ from wallets.admin.base import ReadOnlyAdmin, link
 from wallets.admin.proposals import ProposalAdmin
 from wallets.admin.tax_reports import tax_report_urls
 from wallets.models import KycRecord, Player, TdsYearEnd, Withdrawal, WithdrawalReview
-from wallets.services import proposals
 from wallets.services.tax import TaxPosition, tax_positions
+from wallets.services.withdrawals import withdrawal_review_propose
 
 TAX_POSITION = "tax position (FY of the request)"
 
@@ -183,7 +183,7 @@ class WithdrawalAdmin(ReadOnlyAdmin):
         form = ReviewForm(request.POST)
         note = form.cleaned_data["note"] if form.is_valid() else ""
         try:
-            review = proposals.withdrawal_review_propose(
+            review = withdrawal_review_propose(
                 proposed_by=request.user, withdrawal_id=pk, reason=note
             )
         except DomainError as exc:

@@ -20,14 +20,10 @@ from djmoney.money import Money
 from wallets import references, tax
 from wallets.errors import IdempotencyConflict
 from wallets.models import BonusLot, Bucket, PlatformAccount, Player, Transfer
+from wallets.services.accounts import platform_accounts, player_accounts
 from wallets.services.bonuses import bonus_grant
 from wallets.services.ledger import Leg, Posted, transfer_post
-from wallets.services.players import (
-    platform_accounts,
-    player_accounts,
-    player_get_or_create,
-    player_lock,
-)
+from wallets.services.players import player_get_or_create, player_lock
 from wallets.services.protection import deposit_allowed
 from wallets.services.real_money import real_money_check, region_set
 
