@@ -16,6 +16,13 @@ def payments_api(db):
     return make_api("payments", name="gateway")[0]
 
 
+@pytest.fixture(autouse=True)
+def demo_files(settings, tmp_path):
+    """seed_demo keeps the demo's key and passwords under .data/: a test's go elsewhere."""
+    settings.DEMO_SECRETS_FILE = tmp_path / "demo-secrets.json"
+    settings.DEMO_NOTE_FILE = tmp_path / "demo.txt"
+
+
 @pytest.fixture
 def eager():
     """Celery runs tasks in-process: settlement happens when the request's transaction commits."""

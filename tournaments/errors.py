@@ -31,6 +31,8 @@ class GameErrorCode(StrEnum):
     INVALID_SECOND_DECLARATION = "invalid_second_declaration"
     WRONG_SHOW_VALID = "wrong_show_valid"
     INVALID_MELD = "invalid_meld"
+    JOKER_NOT_NAMED = "joker_not_named"  # Rummy 500: a melded joker could be more than one card
+    JOKER_FIXED = "joker_fixed"  # Rummy 500: a lay-off needs a melded joker to change its card
     PLAYER_ELIMINATED = "player_eliminated"
     MISSING_PLAYER = "missing_player"
     # rejoin and split
@@ -38,6 +40,19 @@ class GameErrorCode(StrEnum):
     NOT_ELIMINATED = "not_eliminated"
     REJOIN_CLOSED = "rejoin_closed"
     SPLIT_NOT_ALLOWED = "split_not_allowed"
+    # tournaments
+    TOURNAMENT_NOT_FOUND = "tournament_not_found"
+    TOURNAMENT_STATE = "tournament_state"
+    TOURNAMENT_FULL = "tournament_full"
+    REGISTRATION_CLOSED = "registration_closed"
+    ALREADY_REGISTERED = "already_registered"
+    NOT_REGISTERED = "not_registered"
+    REBUY_CLOSED = "rebuy_closed"
+    REBUY_LIMIT = "rebuy_limit"
+    REBUY_NOT_ALLOWED = "rebuy_not_allowed"
+    ROUND_INVALID = "round_invalid"
+    ROUND_EXISTS = "round_exists"
+    ROUND_REJECTED = "round_rejected"
 
 
 class TermsInvalid(DomainError):
@@ -89,3 +104,19 @@ class DealOutOfOrder(Conflict):
 
 class DealExists(Conflict):
     code = GameErrorCode.DEAL_EXISTS
+
+
+class TournamentNotFound(NotFound):
+    code = GameErrorCode.TOURNAMENT_NOT_FOUND
+
+
+class TournamentRefused(Conflict):
+    """A tournament's state refuses this (full, closed, a rebuy or round out of turn...); the
+    code says what."""
+
+
+class RoundRejected(Unprocessable):
+    """Standings the rules refuse: an entrant missing or twice, a table too big, nobody
+    qualified, more qualified than the final table seats."""
+
+    code = GameErrorCode.ROUND_REJECTED

@@ -12,9 +12,10 @@ Rounding rule for games (every settlement follows it):
    remainder** (`largest_remainder`): everyone gets the floor of their exact share; the paise left
    over go one each to the largest fractional remainders, ties to the earlier seat. Shares always
    add up to the amount, so nothing is created or destroyed and there is no residue.
-4. A refund goes back to the buckets the entry came from, newest first (`refund_by_bucket`): the
-   part of an entry that is kept is taken to come from the buckets in the order they were charged
-   (bonus first by default), so the refund fills the later buckets (winnings, deposit) first.
+4. A refund goes back to the buckets the entry came from (`refund_by_bucket`): what a seat
+   lost is charged to each bucket in proportion to what it put in, the bonus part rounded down
+   (others by largest remainder), so a loss never takes more bonus than the entry's bonus cap
+   allows on it: losing on purpose cannot turn bonus into a partner's winnings.
 
 Invariant, checked by the property tests: payouts + fee + refunds == collected, for every game.
 """
@@ -68,23 +69,31 @@ def largest_remainder(amount: Decimal, weights: Sequence[Decimal | int]) -> list
 
 
 def refund_by_bucket(
-    contributed: Sequence[tuple[str, Decimal]], refund: Decimal
+    contributed: Sequence[tuple[str, Decimal]], refund: Decimal, *, rounded_down: str
 ) -> list[tuple[str, Decimal]]:
-    """Which buckets a refund goes to: the last-charged bucket first (rule 4).
+    """Which buckets a refund goes to (rule 4): what the seat lost (paid in - refund) is charged
+    to the buckets in proportion to what each put in, the `rounded_down` bucket's part (bonus)
+    rounded down to the paisa and the rest split over the other buckets by largest remainder;
+    each bucket gets back what it put in less its part. A loss so takes bonus at most in the
+    share the entry took it, and the bonus cap of the entry holds on what is lost too.
 
-    `contributed` lists (bucket, amount) in the order they were charged.
+    `contributed` lists (bucket, amount), each bucket once, in the order they were charged.
     """
-    if refund < 0 or refund > sum((a for _, a in contributed), ZERO):
+    total = sum((a for _, a in contributed), ZERO)
+    if refund < 0 or refund > total:
         raise ValueError("a refund is between nothing and everything paid in")
+    if len({b for b, _ in contributed}) != len(contributed):
+        raise ValueError("each bucket is listed once")
+    lost = total - refund
+    capped = sum((a for b, a in contributed if b == rounded_down), ZERO)
+    capped_lost = (lost * capped / total).quantize(PAISA, rounding=ROUND_FLOOR) if total else ZERO
+    others = [a for b, a in contributed if b != rounded_down]
+    others_lost = iter(largest_remainder(lost - capped_lost, others) if others else [])
     out: list[tuple[str, Decimal]] = []
-    left = refund
-    for bucket, amount in reversed(contributed):
-        if left <= 0:
-            break
-        back = min(amount, left)
+    for bucket, amount in contributed:
+        back = amount - (capped_lost if bucket == rounded_down else next(others_lost))
         if back > 0:
             out.append((bucket, back))
-            left -= back
     return out
 
 
@@ -205,3 +214,98 @@ def split_by_drop_value(
 def cancel_settlement(*, contributed: Mapping[str, Decimal]) -> Settlement:
     """A cancelled game: everyone gets back everything they paid in; no fee."""
     return Settlement(refunds=dict(contributed))
+
+
+# --- tournaments ---------------------------------------------------------------------------------
+#
+# Rule 2 for tournaments: the fee is `fee_percent` % of what was collected (entries + rebuys),
+# half to even; the pool is max(guarantee, collected - fee), and the platform pays the
+# difference (the overlay). Rule 3: each paid rank's prize is its percent of the pool by largest
+# remainder, the better rank first among equal remainders; players tied on chips share the
+# ranks they span, the sum of those ranks' prizes split equally by largest remainder in the
+# order of their external ids. Invariant: prizes + fee == collected + overlay.
+
+
+@dataclass(frozen=True)
+class PoolFigures:
+    collected: Decimal
+    fee: Decimal
+    prize_pool: Decimal
+    overlay: Decimal
+
+
+def tournament_pool(*, collected: Decimal, fee_percent: Decimal, guarantee: Decimal) -> PoolFigures:
+    fee = fee_of(collected, fee_percent)
+    prize_pool = max(guarantee, collected - fee)
+    return PoolFigures(collected, fee, prize_pool, prize_pool - (collected - fee))
+
+
+@dataclass(frozen=True)
+class PrizeRow:
+    """One row of a prize table: each of ranks `rank_from`..`rank_to` gets `percent` % of the
+    pool. `kind` is "money" (tickets and satellite seats will be other kinds)."""
+
+    rank_from: int
+    rank_to: int
+    percent: Decimal
+    kind: str = "money"
+
+
+def rank_prizes(pool: Decimal, rows: Sequence[PrizeRow]) -> list[Decimal]:
+    """The prize of each paid rank (index 0: rank 1); they add up to the pool exactly."""
+    weights = [row.percent for row in rows for _ in range(row.rank_from, row.rank_to + 1)]
+    return largest_remainder(pool, weights)
+
+
+def prize_runs(prizes: Sequence[Decimal]) -> list[tuple[int, int, Decimal]]:
+    """(rank_from, rank_to, amount) for each run of equal amounts."""
+    runs: list[tuple[int, int, Decimal]] = []
+    for rank, amount in enumerate(prizes, start=1):
+        if runs and runs[-1][2] == amount:
+            runs[-1] = (runs[-1][0], rank, amount)
+        else:
+            runs.append((rank, rank, amount))
+    return runs
+
+
+@dataclass(frozen=True)
+class RankGroup:
+    """Players sharing rank `rank` and the ranks after it up to `rank + len(players) - 1`."""
+
+    rank: int
+    players: tuple[str, ...]
+
+    @property
+    def rank_to(self) -> int:
+        return self.rank + len(self.players) - 1
+
+
+def tournament_ranks(
+    *, final: Mapping[str, int], knocked_out: Mapping[int, Mapping[str, int]]
+) -> list[RankGroup]:
+    """Ranks from the rounds: the final table's positions are ranks 1..n; the players knocked
+    out in round r come after everyone who went further, by their chips in round r (most
+    first), equal chips sharing the ranks they span.
+
+    `final`: player -> position at the final table; `knocked_out`: round -> player -> chips.
+    """
+    groups = [RankGroup(n, (player,)) for n, player in enumerate(sorted(final, key=final.get), 1)]
+    rank = len(groups) + 1
+    for round_no in sorted(knocked_out, reverse=True):
+        chips = knocked_out[round_no]
+        for amount in sorted(set(chips.values()), reverse=True):
+            tied = tuple(sorted(p for p, c in chips.items() if c == amount))
+            groups.append(RankGroup(rank, tied))
+            rank += len(tied)
+    return groups
+
+
+def prizes_by_player(groups: Sequence[RankGroup], prizes: Sequence[Decimal]) -> dict[str, Decimal]:
+    """Each player's prize: a group's share of the prizes of the ranks it spans (ranks past the
+    prize table pay nothing)."""
+    out: dict[str, Decimal] = {}
+    for group in groups:
+        spanned = prizes[group.rank - 1 : group.rank_to]
+        shares = largest_remainder(sum(spanned, ZERO), [1] * len(group.players))
+        out.update(zip(group.players, shares, strict=True))
+    return out

@@ -10,7 +10,7 @@ from datetime import timedelta
 from django.conf import settings
 from django.utils import timezone
 
-from tournaments.models import Deal, Game
+from tournaments.models import Deal, Game, Registration, Tournament, TournamentEscrow
 from tournaments.references import game_reference
 from wallets.models import Reversal
 from wallets.reconciliation import Check, register
@@ -20,6 +20,9 @@ _TABLES = {
     "game": Game._meta.db_table,
     "deal": Deal._meta.db_table,
     "reversal": Reversal._meta.db_table,
+    "tournament": Tournament._meta.db_table,
+    "registration": Registration._meta.db_table,
+    "tescrow": TournamentEscrow._meta.db_table,
 }
 
 
@@ -70,6 +73,46 @@ SELECT %(report)s, 'deal_unsettled', 'game ' || g.game_id || ' deal ' || d.deal_
 """
 
 
+# A finished tournament paid collected + overlay = prizes + fee, and its players' prizes add up
+# to what it paid; a cancelled one refunded what it collected.
+TOURNAMENT_UNBALANCED = """
+SELECT %(report)s, 'tournament_unbalanced', 'tournament ' || t.slug,
+       t.collected + CASE WHEN t.status = 'finished' THEN t.overlay ELSE 0 END,
+       CASE WHEN t.status = 'finished' THEN t.prizes_paid + t.fee ELSE t.refunded END,
+       t.currency,
+       jsonb_build_object('tournament_pk', t.id, 'status', t.status,
+                          'collected', t.collected::text, 'overlay', t.overlay::text,
+                          'fee', t.fee::text, 'prizes', t.prizes_paid::text,
+                          'prizes_to_players', coalesce(p.total, 0)::text,
+                          'refunded', t.refunded::text)
+  FROM {tournament} t
+  LEFT JOIN (SELECT tournament_id, sum(prize) AS total FROM {registration}
+              WHERE status = 'registered' GROUP BY tournament_id) p ON p.tournament_id = t.id
+ WHERE (t.status = 'finished'
+        AND (t.collected + t.overlay <> t.prizes_paid + t.fee
+             OR coalesce(p.total, 0) <> t.prizes_paid))
+    OR (t.status = 'cancelled' AND t.refunded <> t.collected)
+"""
+
+TOURNAMENT_ESCROW_NOT_EMPTY = """
+SELECT %(report)s, 'tournament_escrow_not_empty', 'tournament ' || t.slug, 0,
+       sum(a.balance), t.currency, jsonb_build_object('tournament_pk', t.id, 'status', t.status)
+  FROM {tournament} t
+  JOIN {tescrow} e ON e.tournament_id = t.id
+  JOIN wallets_account a ON a.id = e.account_id
+ WHERE t.status IN ('finished', 'cancelled')
+ GROUP BY t.id, t.slug, t.currency, t.status
+HAVING sum(a.balance) <> 0
+"""
+
+TOURNAMENT_STUCK = """
+SELECT %(report)s, 'tournament_stuck', 'tournament ' || t.slug, NULL, NULL, t.currency,
+       jsonb_build_object('tournament_pk', t.id, 'started', t.started_at, 'round', t.round)
+  FROM {tournament} t
+ WHERE t.status = 'running' AND t.started_at < %(tournament_stuck_before)s
+"""
+
+
 def _check(sql: str):
     def check(cursor, ctx: dict) -> int:
         now = timezone.now()
@@ -78,6 +121,8 @@ def _check(sql: str):
             "game_reference": game_reference(""),
             "stuck_before": now - timedelta(hours=settings.RECONCILE_STUCK_GAME_HOURS),
             "unsettled_before": now - timedelta(minutes=settings.RECONCILE_UNSETTLED_DEAL_MINUTES),
+            "tournament_stuck_before": now
+            - timedelta(hours=settings.RECONCILE_STUCK_TOURNAMENT_HOURS),
         }
         cursor.execute(INSERT + sql.format(**_TABLES), params)
         return cursor.rowcount
@@ -101,6 +146,24 @@ CHECKS = [
         "deals not settled",
         _check(DEAL_UNSETTLED),
         {"deal_unsettled": "deal stored but not settled"},
+    ),
+    Check(
+        "tournaments collected vs paid",
+        _check(TOURNAMENT_UNBALANCED),
+        {
+            "tournament_unbalanced": "collected + overlay differ from prizes + fee "
+            "(cancelled: from refunds)"
+        },
+    ),
+    Check(
+        "finished tournaments' escrow",
+        _check(TOURNAMENT_ESCROW_NOT_EMPTY),
+        {"tournament_escrow_not_empty": "finished or cancelled tournament's escrow not empty"},
+    ),
+    Check(
+        "tournaments running too long",
+        _check(TOURNAMENT_STUCK),
+        {"tournament_stuck": "tournament running longer than RECONCILE_STUCK_TOURNAMENT_HOURS"},
     ),
 ]
 

@@ -21,3 +21,12 @@ def game_pk_of(reference: str) -> int | None:
     head = game_reference("")
     rest = reference[len(head) :] if reference.startswith(head) else ""
     return int(rest) if rest.isdigit() else None
+
+
+def tournament_reference(tournament_pk: object) -> str:
+    return references.join("tournament", tournament_pk)
+
+
+def tournament_key(tournament_pk: object, *parts: object) -> str:
+    """An idempotency key of a tournament's transfer: `tournament:<pk>:entry:<registration>`..."""
+    return references.join("tournament", tournament_pk, *parts)

@@ -9,7 +9,7 @@ from django.conf import settings
 from django.db import InterfaceError, OperationalError, close_old_connections
 
 from rummy_ledger.errors import Retryable
-from tournaments.services import fee_report, settlement
+from tournaments.services import fee_report, settlement, tournament_rounds
 from tournaments.services.escrow import fee_account_id
 from wallets.models import Account
 
@@ -37,6 +37,18 @@ def settle_deal(deal_id: int) -> None:
     settlement.deal_settle(deal_id=deal_id)
 
 
+@shared_task(
+    acks_late=True,
+    autoretry_for=(Retryable, OperationalError, InterfaceError),
+    retry_backoff=1,
+    retry_backoff_max=10,
+    max_retries=None,
+)
+def settle_tournament_round(round_id: int) -> None:
+    """A tournament round's results: settled once; after the final, the prizes paid once."""
+    tournament_rounds.round_settle(round_id=round_id)
+
+
 @shared_task
 def sweep_unsettled(older_than_seconds: float | None = None) -> int:
     """Re-enqueue deals stored but not settled for a while (a lost message delays, never loses,
@@ -44,10 +56,14 @@ def sweep_unsettled(older_than_seconds: float | None = None) -> int:
     SETTLEMENT_SWEEP_AGE_SECONDS, so a lost message is settled within the sum of the two."""
     if older_than_seconds is None:
         older_than_seconds = settings.SETTLEMENT_SWEEP_AGE_SECONDS
-    ids = settlement.unsettled_deal_ids(older_than=timedelta(seconds=older_than_seconds))
+    age = timedelta(seconds=older_than_seconds)
+    ids = settlement.unsettled_deal_ids(older_than=age)
     for deal_id in ids:
         settle_deal.delay(deal_id)
-    return len(ids)
+    rounds = tournament_rounds.unsettled_round_ids(older_than=age)
+    for round_id in rounds:
+        settle_tournament_round.delay(round_id)
+    return len(ids) + len(rounds)
 
 
 @shared_task

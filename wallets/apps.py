@@ -15,22 +15,27 @@ class WalletsConfig(AppConfig):
             "add_gatewaystatement",
             "add_withdrawalreview",
             "add_bonusgrant",
+            "set_player_region",
+            "add_gstrateproposal",
+            "add_winddown",
         ],
         "finance approver": [
             "approve_adjustment",
             "approve_reversal",
             "approve_withdrawal",
             "approve_bonusgrant",
+            "approve_gstrateproposal",
+            "approve_winddown",
         ],
     }
 
     def ready(self) -> None:
-        from wallets import roles
         from wallets.models import Adjustment, BonusGrant, Reversal, WithdrawalReview
         from wallets.services import adjustments, bonuses, reversals, withdrawals
         from wallets.services.proposals import proposal_kind_register
 
-        # Each proposal kind lives with its subject; the engine names none of them.
+        # Each proposal kind lives with its subject; the engine names none of them. These four
+        # first: the order registered is the order finance sees the kinds in.
         proposal_kind_register(Adjustment, on_approve=adjustments.adjustment_post)
         proposal_kind_register(Reversal, on_approve=reversals.reversal_post)
         proposal_kind_register(BonusGrant, on_approve=bonuses.bonus_grant_post)
@@ -39,5 +44,10 @@ class WalletsConfig(AppConfig):
             on_approve=withdrawals.review_approved,
             on_reject=withdrawals.review_rejected,
         )
+        from wallets import checks, roles  # noqa: F401  (checks register by being imported)
+        from wallets.services import gst_rates, wind_down  # noqa: F401 (wind_down: its kind)
 
         post_migrate.connect(roles.roles_after_migrate, dispatch_uid="wallets-finance-roles")
+        post_migrate.connect(
+            gst_rates.gst_history_after_migrate, dispatch_uid="wallets-gst-history"
+        )

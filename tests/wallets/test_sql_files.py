@@ -13,7 +13,12 @@ from django.db.migrations.state import ProjectState
 
 from wallets import sql
 
-LEDGER_FUNCTIONS = {"ledger_post_batch", "ledger_transfer_balanced", "ledger_append_only"}
+LEDGER_FUNCTIONS = {
+    "ledger_post_batch",
+    "ledger_transfer_balanced",
+    "ledger_append_only",
+    "gst_rate_history_frozen",
+}
 REPLAY = "sql_replay"
 
 

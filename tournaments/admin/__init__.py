@@ -2,6 +2,6 @@
 through an approved `TemplateChange`), `games` (read-only games with their settlement
 breakdown, deals, proposing a game's reversal), `reports` (the fee report)."""
 
-from tournaments.admin import games, reports, templates
+from tournaments.admin import games, reports, templates, tournament_pages
 
-__all__ = ["games", "reports", "templates"]
+__all__ = ["games", "reports", "templates", "tournament_pages"]

@@ -1,6 +1,7 @@
 from django.urls import path
 
 from rummy_ledger.api import fields  # noqa: F401  (registers the `ext_id` path converter)
+from tournaments.api import tournament_views as tv
 from tournaments.api import views
 
 urlpatterns = [
@@ -11,4 +12,24 @@ urlpatterns = [
     path("games/<ext_id:game_id>/rejoin", views.RejoinView.as_view(), name="game-rejoin"),
     path("games/<ext_id:game_id>/split", views.SplitView.as_view(), name="game-split"),
     path("games/<ext_id:game_id>/cancel", views.CancelView.as_view(), name="game-cancel"),
+    path("tournaments", tv.TournamentsView.as_view(), name="tournaments"),
+    path("tournaments/<slug:slug>", tv.TournamentView.as_view(), name="tournament"),
+    path(
+        "tournaments/<slug:slug>/registrations",
+        tv.RegistrationsView.as_view(),
+        name="tournament-registrations",
+    ),
+    path(
+        "tournaments/<slug:slug>/registrations/<ext_id:player>",
+        tv.RegistrationView.as_view(),
+        name="tournament-registration",
+    ),
+    path("tournaments/<slug:slug>/start", tv.StartView.as_view(), name="tournament-start"),
+    path("tournaments/<slug:slug>/cancel", tv.CancelView.as_view(), name="tournament-cancel"),
+    path("tournaments/<slug:slug>/rebuys", tv.RebuysView.as_view(), name="tournament-rebuys"),
+    path(
+        "tournaments/<slug:slug>/rounds/<int:number>",
+        tv.RoundView.as_view(),
+        name="tournament-round",
+    ),
 ]

@@ -26,7 +26,7 @@ from tournaments.references import game_key, game_reference
 from wallets import references
 from wallets.amounts import amount_text
 from wallets.errors import InsufficientFunds
-from wallets.models import CHIPS, Account, Bucket, PlatformAccount, Transfer
+from wallets.models import CHIPS, Account, BonusLot, Bucket, PlatformAccount, Transfer
 from wallets.services.accounts import platform_accounts
 from wallets.services.bonuses import BonusReturn, bonus_lots_locked, bonus_restore, bonus_spend
 from wallets.services.ledger import Leg, Posted, TransferRequest, transfers_post
@@ -68,6 +68,73 @@ def _add_contribution(seat: GamePlayer, charged: list[tuple[str, Decimal]]) -> N
     seat.contributed = [[bucket, amount_text(amount)] for bucket, amount in merged.items()]
 
 
+@dataclass(frozen=True)
+class EntryPlans:
+    """How each player would pay an entry (bucket, amount in the order charged), with the
+    accounts read and the bonus lots locked for it; `short`: player id -> what is missing."""
+
+    accounts: dict[tuple[int, str], Account]
+    lots: dict[int, list[BonusLot]]
+    plans: dict[int, list[tuple[str, Decimal]]]
+    short: dict[int, Decimal]
+
+
+def entry_plans(
+    *, player_ids: Sequence[int], order: Sequence[str], amount: Decimal, cap_percent: Decimal
+) -> EntryPlans:
+    """Plan the entry of `amount` for every player, nothing posted: the buckets in `order`, bonus
+    only as far as its lots have not expired and at most `cap_percent` % of the entry. The lots
+    are locked before the ledger locks the accounts (`wallets.services.bonuses`)."""
+    accounts = wallet_accounts(player_ids)
+    caps = {Bucket.BONUS: bonus_cap(amount, cap_percent)}
+    lots = bonus_lots_locked(player_ids=player_ids) if Bucket.BONUS in order else {}
+    plans: dict[int, list[tuple[str, Decimal]]] = {}
+    short: dict[int, Decimal] = {}
+    for player_id in player_ids:
+        balances = {
+            bucket: accounts[(player_id, bucket)].balance.amount
+            for bucket in order
+            if (player_id, bucket) in accounts
+        }
+        if Bucket.BONUS in balances:
+            spendable = sum((lot.remaining for lot in lots.get(player_id, [])), ZERO)
+            balances[Bucket.BONUS] = min(balances[Bucket.BONUS], spendable)
+        plan = charge_by_bucket(balances, order, amount, caps)
+        if plan is None:
+            usable = sum((min(b, caps.get(k, b)) for k, b in balances.items()), ZERO)
+            short[player_id] = amount - usable
+        else:
+            plans[player_id] = plan
+    return EntryPlans(accounts, lots, plans, short)
+
+
+def entry_legs(
+    *,
+    plans: EntryPlans,
+    player_id: int,
+    bonus_reference: str,
+    escrow_id: int,
+    currency: str,
+) -> list[Leg]:
+    """Spend the bonus lots a player's plan takes (recorded under `bonus_reference`, for its
+    refund) and the legs of the entry: the buckets out, the escrow in."""
+    plan = plans.plans[player_id]
+    for bucket, taken in plan:
+        if bucket == Bucket.BONUS:
+            bonus_spend(
+                lots=plans.lots, player_id=player_id, amount=taken, reference=bonus_reference
+            )
+    legs = [Leg(plans.accounts[(player_id, b)].pk, -Money(a, currency)) for b, a in plan]
+    legs.append(Leg(escrow_id, Money(sum((a for _, a in plan), ZERO), currency)))
+    return legs
+
+
+def short_players(exc: InsufficientFunds) -> list[str]:
+    """The players whose accounts the ledger found short (a concurrent spend)."""
+    codes = [references.parse_account_code(c) for c in exc.details.get("accounts", [])]
+    return sorted({c.player for c in codes if c.kind == references.PLAYER})
+
+
 def entries_collect(
     *, game: Game, seats: Sequence[GamePlayer], amount: Decimal, entry_no: int
 ) -> Decimal:
@@ -75,61 +142,40 @@ def entries_collect(
 
     Every player is checked before anything is posted, so the 409 names everyone who is short;
     the ledger's own overdraft check (a concurrent spend) is the backstop and names them too.
-    Bonus counts only as far as its lots have not expired, and at most the terms' cap of the
-    entry; the lots are locked before the ledger locks the accounts (`wallets.services.bonuses`).
     """
     terms = game.game_terms
-    order = terms.entry_buckets
-    accounts = wallet_accounts(s.player_id for s in seats)
-    caps = {Bucket.BONUS: bonus_cap(amount, terms.bonus_cap_percent)}
-    lots = (
-        bonus_lots_locked(player_ids=[s.player_id for s in seats]) if Bucket.BONUS in order else {}
+    plans = entry_plans(
+        player_ids=[s.player_id for s in seats],
+        order=terms.entry_buckets,
+        amount=amount,
+        cap_percent=terms.bonus_cap_percent,
     )
-    plans: list[tuple[GamePlayer, list[tuple[str, Decimal]]]] = []
-    short: list[str] = []
-    for seat in seats:
-        balances = {
-            bucket: accounts[(seat.player_id, bucket)].balance.amount
-            for bucket in order
-            if (seat.player_id, bucket) in accounts
-        }
-        if Bucket.BONUS in balances:
-            spendable = sum((lot.remaining for lot in lots.get(seat.player_id, [])), ZERO)
-            balances[Bucket.BONUS] = min(balances[Bucket.BONUS], spendable)
-        plan = charge_by_bucket(balances, order, amount, caps)
-        if plan is None:
-            short.append(seat.player.external_id)
-        else:
-            plans.append((seat, plan))
+    short = [s.player.external_id for s in seats if s.player_id in plans.short]
     if short:
         raise _short(short, amount, game)
-    requests = []
-    for seat, plan in plans:
-        for bucket, taken in plan:
-            if bucket == Bucket.BONUS:
-                bonus_spend(
-                    lots=lots, player_id=seat.player_id, amount=taken, reference=_bonus_key(seat)
-                )
-        legs = [Leg(accounts[(seat.player_id, b)].pk, -Money(a, game.currency)) for b, a in plan]
-        legs.append(Leg(game.escrow_id, Money(amount, game.currency)))
-        requests.append(
-            TransferRequest(
-                kind=Transfer.Kind.ENTRY,
-                reference=game_reference(game.pk),
-                idempotency_key=game_key(game.pk, "entry", seat.player.external_id, entry_no),
-                legs=legs,
-                memo=f"entry {entry_no} to {game.game_id}",
-            )
+    requests = [
+        TransferRequest(
+            kind=Transfer.Kind.ENTRY,
+            reference=game_reference(game.pk),
+            idempotency_key=game_key(game.pk, "entry", seat.player.external_id, entry_no),
+            legs=entry_legs(
+                plans=plans,
+                player_id=seat.player_id,
+                bonus_reference=_bonus_key(seat),
+                escrow_id=game.escrow_id,
+                currency=game.currency,
+            ),
+            memo=f"entry {entry_no} to {game.game_id}",
         )
+        for seat in seats
+    ]
     try:
         transfers_post(requests=requests)
     except InsufficientFunds as exc:
-        codes = [references.parse_account_code(c) for c in exc.details.get("accounts", [])]
-        names = sorted({c.player for c in codes if c.kind == references.PLAYER})
-        raise _short(names, amount, game) from exc
-    for seat, plan in plans:
-        _add_contribution(seat, plan)
-    return amount * len(plans)
+        raise _short(short_players(exc), amount, game) from exc
+    for seat in seats:
+        _add_contribution(seat, plans.plans[seat.player_id])
+    return amount * len(seats)
 
 
 def _bonus_key(seat: GamePlayer) -> str:
@@ -216,7 +262,7 @@ def settlement_release(
         seat = by_ext[ext]
         seat.refund += amount
         if amount > 0:
-            back = refund_by_bucket(contributions(seat), amount)
+            back = refund_by_bucket(contributions(seat), amount, rounded_down=Bucket.BONUS)
             refunds += [Leg(accounts[seat.player_id][b], Money(a, currency)) for b, a in back]
             release.bonus_returns += [
                 BonusReturn(_bonus_key(seat), a) for b, a in back if b == Bucket.BONUS

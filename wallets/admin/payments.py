@@ -15,11 +15,21 @@ from django.urls import path, reverse
 from django.utils.html import format_html
 
 from rummy_ledger.errors import DomainError
-from wallets import tax
-from wallets.admin.base import ReadOnlyAdmin, link
+from wallets import selectors, tax
+from wallets.admin.base import ReadOnlyAdmin, link, money_display, money_html
 from wallets.admin.proposals import ProposalAdmin
 from wallets.admin.tax_reports import tax_report_urls
-from wallets.models import KycRecord, Player, TdsYearEnd, Withdrawal, WithdrawalReview
+from wallets.formatting import money
+from wallets.models import (
+    CASH,
+    KycRecord,
+    Player,
+    ProposalStatus,
+    TdsYearEnd,
+    Withdrawal,
+    WithdrawalReview,
+)
+from wallets.services.flows import flagged_pairs_of
 from wallets.services.tax import TaxPosition, tax_positions
 from wallets.services.withdrawals import withdrawal_review_propose
 
@@ -30,9 +40,9 @@ def _position_text(position: TaxPosition | None) -> str:
     if position is None:
         return "-"
     return (
-        f"FY {position.fy.label}: opening {position.opening}, deposits {position.deposits}, "
-        f"withdrawn {position.withdrawals}, net winnings taxed {position.taxed_net_winnings}, "
-        f"TDS {position.tds}"
+        f"FY {position.fy.label}: opening {money(position.opening)}, "
+        f"deposits {money(position.deposits)}, withdrawn {money(position.withdrawals)}, "
+        f"net winnings taxed {money(position.taxed_net_winnings)}, TDS {money(position.tds)}"
     )
 
 
@@ -55,19 +65,58 @@ def positions_of(withdrawals: Iterable[Withdrawal]) -> dict[int, TaxPosition]:
     return found
 
 
+class WaitingFilter(admin.SimpleListFilter):
+    """The queue: what waits for an operator's review, or for an approver's decision."""
+
+    title = "waiting for"
+    parameter_name = "waiting"
+
+    def lookups(self, request, model_admin):
+        return [("review", "an operator's review"), ("approval", "an approver's decision")]
+
+    def queryset(self, request, queryset):
+        if self.value() == "review":
+            return selectors.withdrawals_to_review(queryset)
+        if self.value() == "approval":
+            return queryset.filter(review__status=ProposalStatus.PROPOSED)
+        return queryset
+
+
+def _brief_text(position: TaxPosition) -> str:
+    """The list's narrower column: what the year's withdrawals were taxed (all: the page)."""
+    return (
+        f"FY {position.fy.label}: net winnings taxed {money(position.taxed_net_winnings)}, "
+        f"TDS {money(position.tds)}"
+    )
+
+
+TAX_BRIEF = "tax (FY of the request)"
+# The columns that show a withdrawal's tax position: description, text of a position
+POSITION_COLUMNS = {
+    "tax_position": (TAX_POSITION, _position_text),
+    "tax_brief": (TAX_BRIEF, _brief_text),
+}
+
+
 class PositionedChangeList(ChangeList):
-    """The page's tax positions are read once (`positions_of`) and shown by its own column."""
+    """The page's tax positions are read once (`positions_of`) and shown by their own columns."""
 
     def get_results(self, request):
         super().get_results(request)
         positions = positions_of(self.result_list)
 
-        @admin.display(description=TAX_POSITION)
-        def tax_position(obj):
-            return _position_text(positions[obj.pk])
+        def column(name: str):
+            description, text = POSITION_COLUMNS[name]
+
+            @admin.display(description=description)
+            def shown(obj):
+                return text(positions[obj.pk])
+
+            shown.__name__ = name  # the column's CSS class, as the admin method's
+            return shown
 
         self.list_display = [
-            tax_position if name == "tax_position" else name for name in self.list_display
+            column(name) if name in POSITION_COLUMNS else name for name in self.list_display
         ]
 
 
@@ -90,26 +139,26 @@ class WithdrawalAdmin(ReadOnlyAdmin):
         "tds",
         "payout",
         "status",
-        "needs_approval",
         "kyc",
-        "tax_position",
+        "tax_brief",
         "review_link",
         "requested_at",
-    ]
-    list_filter = ["status", "needs_approval"]
+    ]  # narrow enough for a laptop (1366 px): whether it needed approval is a filter
+    list_filter = [WaitingFilter, "status", "needs_approval"]
     list_select_related = ["player", "review"]
     search_fields = ["=reference", "=gateway_reference", "=player__external_id"]
     show_full_result_count = False
     readonly_fields = [
         "player",
+        "client",
         "reference",
         "status",
         "amount",
-        "net_winnings",
-        "taxed_net_winnings",
-        "tds",
+        "net_winnings_shown",
+        "taxed_net_winnings_shown",
+        "tds_shown",
         "payout",
-        "pan",
+        "pan_shown",
         "kyc",
         "tax_position",
         "needs_approval",
@@ -125,6 +174,16 @@ class WithdrawalAdmin(ReadOnlyAdmin):
     change_form_template = "admin/wallets/withdrawal/change_form.html"
     change_list_template = "admin/wallets/withdrawal/change_list.html"
 
+    net_winnings_shown = money_display("net_winnings", currency=CASH, description="net winnings")
+    taxed_net_winnings_shown = money_display(
+        "taxed_net_winnings", currency=CASH, description="net winnings taxed now"
+    )
+    tds_shown = money_display("tds", description="TDS")
+
+    @admin.display(description="PAN when requested")
+    def pan_shown(self, obj):
+        return obj.pan
+
     def get_changelist(self, request, **kwargs):
         return PositionedChangeList
 
@@ -135,6 +194,10 @@ class WithdrawalAdmin(ReadOnlyAdmin):
     @admin.display(description=TAX_POSITION)
     def tax_position(self, obj):
         return _position_text(positions_of([obj])[obj.pk])
+
+    @admin.display(description=TAX_BRIEF)
+    def tax_brief(self, obj):
+        return _brief_text(positions_of([obj])[obj.pk])
 
     @admin.display(description="review")
     def review_link(self, obj):
@@ -164,6 +227,7 @@ class WithdrawalAdmin(ReadOnlyAdmin):
         extra_context = {
             **(extra_context or {}),
             "can_review": waiting and self.has_review_permission(request),
+            "flagged_pairs": flagged_pairs_of(obj.player) if obj is not None else [],
         }
         return super().change_view(request, object_id, form_url, extra_context)
 
@@ -209,7 +273,8 @@ def _of_withdrawal(name: str, description: str = ""):
 class WithdrawalReviewAdmin(ProposalAdmin, ReadOnlyAdmin):
     """An operator's review of a withdrawal, approved or rejected here by an approver."""
 
-    approve_effect = "sends the payout to the gateway now; rejecting returns it to winnings"
+    approve_effect = "sends the payout to the gateway now"
+    reject_effect = "returns the whole amount to the player's winnings"
 
     list_display = [
         "id",
@@ -265,20 +330,29 @@ class KycRecordAdmin(ReadOnlyAdmin):
     show_full_result_count = False
 
 
+YEAR_END_AMOUNTS = (
+    "opening",
+    "deposits",
+    "withdrawals",
+    "closing",
+    "taxed_before",
+    "net_winnings",
+    "tds",
+    "withheld",
+    "carry_forward",
+)
+
+
 @admin.register(TdsYearEnd)
 class TdsYearEndAdmin(ReadOnlyAdmin):
-    list_display = [
+    list_display = [  # what was due and withheld (the whole computation: its page)
         "fy",
         "player",
-        "opening",
-        "deposits",
-        "withdrawals",
-        "closing",
-        "net_winnings",
-        "tds",
-        "withheld",
+        "closing_shown",
+        "net_winnings_shown",
+        "tds_shown",
+        "withheld_shown",
         "shortfall",
-        "carry_forward",
         "created_at",
     ]
     list_filter = ["fy"]
@@ -286,6 +360,25 @@ class TdsYearEndAdmin(ReadOnlyAdmin):
     search_fields = ["=player__external_id"]
     show_full_result_count = False
 
+    readonly_fields = [
+        "fy",
+        "player",
+        "as_of",
+        *(f"{name}_shown" for name in YEAR_END_AMOUNTS),
+        "shortfall",
+        "created_at",
+    ]
+    fields = readonly_fields
+    opening_shown = money_display("opening", currency=CASH)
+    deposits_shown = money_display("deposits", currency=CASH)
+    withdrawals_shown = money_display("withdrawals", currency=CASH)
+    closing_shown = money_display("closing", currency=CASH)
+    taxed_before_shown = money_display("taxed_before", currency=CASH)
+    net_winnings_shown = money_display("net_winnings", currency=CASH)
+    tds_shown = money_display("tds", currency=CASH, description="TDS")
+    withheld_shown = money_display("withheld", currency=CASH)
+    carry_forward_shown = money_display("carry_forward", currency=CASH)
+
     @admin.display(description="shortfall")
     def shortfall(self, obj):
-        return obj.shortfall
+        return money_html(obj.shortfall, CASH)

@@ -34,11 +34,11 @@ def tax_report_urls(model_admin: ModelAdmin) -> list:
 
 class FinancialYearField(forms.CharField):
     def __init__(self, **kwargs):
-        super().__init__(max_length=7, help_text="like 2026-27", **kwargs)
+        super().__init__(max_length=7, strip=False, help_text="like 2026-27", **kwargs)
 
     def clean(self, value):
-        try:
-            return tax.financial_year(super().clean(value).strip())
+        try:  # exactly the label, as the API takes it: nothing around it
+            return tax.financial_year(super().clean(value))
         except tax.TaxError as exc:
             raise forms.ValidationError(str(exc)) from exc
 
@@ -77,8 +77,13 @@ class MonthsForm(forms.Form):
 
     def clean(self):
         data = super().clean()
-        if data.get("start") and data.get("end") and data["end"] < data["start"]:
-            raise forms.ValidationError("The last month comes before the first.")
+        if data.get("start") and data.get("end"):
+            if data["end"] < data["start"]:
+                raise forms.ValidationError("The last month comes before the first.")
+            try:
+                tax.months_checked(data["start"], data["end"])
+            except tax.TaxError as exc:
+                raise forms.ValidationError(str(exc)) from exc
         return data
 
 
@@ -158,7 +163,7 @@ def tds_view(model_admin: ModelAdmin, request: HttpRequest):
 
 
 def gst_view(model_admin: ModelAdmin, request: HttpRequest):
-    """GST on deposits per month."""
+    """GST on deposits per month and rate (each deposit at its own recorded rate)."""
     _check_view(model_admin, request)
     today = timezone.localdate()
     form = MonthsForm(request.GET or {"start": today.replace(day=1), "end": today})
@@ -171,12 +176,12 @@ def gst_view(model_admin: ModelAdmin, request: HttpRequest):
         if request.GET.get("format") == "csv":
             return csv_response(
                 f"gst-{first:%Y-%m}-{last:%Y-%m}.csv",
-                ["month", "deposits", "amount", "gst", "net"],
-                ([f"{m.month:%Y-%m}", m.deposits, amount_text(m.amount), amount_text(m.gst),
-                  amount_text(m.net)] for m in months),
+                ["month", "rate", "deposits", "amount", "gst", "net"],
+                ([f"{m.month:%Y-%m}", amount_text(m.rate), m.deposits, amount_text(m.amount),
+                  amount_text(m.gst), amount_text(m.net)] for m in months),
             )  # fmt: skip
     return _report(
-        model_admin, request, "gst_report.html", "GST per month", form=form, months=months
+        model_admin, request, "gst_report.html", "GST per month and rate", form=form, months=months
     )
 
 

@@ -11,7 +11,6 @@ from rummy_ledger.errors import DomainError
 from wallets import references
 from wallets.errors import LedgerBusy, UnknownPlayer
 from wallets.models import BUCKET_CURRENCY, Account, Player
-from wallets.services.bonuses import bonus_signup
 
 
 def player_get_or_create(*, external_id: str) -> Player:
@@ -21,7 +20,7 @@ def player_get_or_create(*, external_id: str) -> Player:
     A registered player with every account is one read: no INSERT ... ON CONFLICT, which costs
     two more round trips and waits behind any transaction holding the player's accounts.
     An id outside the safe alphabet (`rummy_ledger.ids`) is never registered. A new wallet
-    gets the sign-up bonus (once: the grant is idempotent by the player).
+    gets no bonus: the sign-up bonus comes with the first deposit (`deposit_register`).
     """
     return players_get_or_create(external_ids=[external_id])[external_id]
 
@@ -59,7 +58,6 @@ def _register(external_id: str) -> Player:
         ],
         ignore_conflicts=True,
     )
-    bonus_signup(player=player)
     return player
 
 

@@ -1,0 +1,65 @@
+"""The tournaments' reconciliation checks: books that do not balance, escrow left over, a
+tournament running too long."""
+
+from datetime import timedelta
+from decimal import Decimal
+
+import pytest
+from django.db.models import F
+from django.utils import timezone
+
+from tests.builders import funded_player
+from tests.tournaments.tournament_builders import scheduled
+from tournaments.models import Registration, Tournament
+from tournaments.services import tournament_entries as entries
+from tournaments.services import tournament_rounds as rounds
+from wallets.api_keys import api_client_create
+from wallets.models import Discrepancy
+from wallets.reconciliation.runner import reconcile_run
+
+pytestmark = pytest.mark.django_db
+
+
+def kinds() -> set[str]:
+    report = reconcile_run(trigger="command")
+    return set(Discrepancy.objects.filter(report=report).values_list("kind", flat=True))
+
+
+def played(client) -> Tournament:
+    scheduled(rounds=[{"final": True}], max_players=6, rebuy=None)
+    for p in ("a", "b", "c", "d"):
+        funded_player(p, "500.00")
+        entries.registration_create(client=client, slug="sunday-100", player=p)
+    rounds.tournament_start(client=client, slug="sunday-100")
+    final = [{"table": "F", "standings": [
+        {"player": p, "position": n, "chips": 0} for n, p in enumerate("abcd", 1)
+    ]}]  # fmt: skip
+    stored = rounds.round_store(client=client, slug="sunday-100", number=1, tables=final)
+    assert rounds.round_settle(round_id=stored.pk) is True
+    assert rounds.round_settle(round_id=stored.pk) is False  # a second run pays nothing
+    return Tournament.objects.get()
+
+
+def test_a_played_tournament_is_clean_and_tampering_is_reported(settings):
+    client, _ = api_client_create(name="lobby", scopes=["games"])
+    tournament = played(client)
+    # 400 collected, 60 fee, 340 < the 500 guarantee: overlay 160
+    assert (tournament.fee, tournament.overlay, tournament.prizes_paid) == (
+        Decimal("60.00"), Decimal("160.00"), Decimal("500.00"),
+    )  # fmt: skip
+    assert not kinds() & {"tournament_unbalanced", "tournament_escrow_not_empty"}
+    # the books themselves cannot disagree (a CHECK constraint); the players' prizes can
+    Registration.objects.filter(rank=1).update(prize=F("prize") + 1)
+    assert "tournament_unbalanced" in kinds()
+
+
+def test_a_tournament_running_too_long_is_stuck(settings):
+    client, _ = api_client_create(name="lobby", scopes=["games"])
+    scheduled(min_players=2, prizes=[{"ranks": "1", "percent": "100.00"}])
+    for p in ("a", "b"):
+        funded_player(p, "500.00")
+        entries.registration_create(client=client, slug="sunday-100", player=p)
+    rounds.tournament_start(client=client, slug="sunday-100")
+    assert "tournament_stuck" not in kinds()
+    Tournament.objects.update(started_at=timezone.now() - timedelta(hours=25))
+    assert "tournament_stuck" in kinds()

@@ -1,0 +1,218 @@
+"""Tournament endpoints' input (shape only, unknown fields refused; the services judge the
+content) and the tournament's representation `T`, with output serializers documenting it."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Any
+
+from rest_framework import serializers
+
+from rummy_ledger.api.fields import ExternalIdField, StrictCharField, StrictIntegerField
+from tournaments.models import Tournament, TournamentRound
+from tournaments.payouts import ZERO, prize_runs, rank_prizes, tournament_pool
+from tournaments.services.tournament_entries import paid_by_bucket, registered
+from tournaments.services.tournament_setup import terms_of
+from tournaments.tournament_terms import MAX_CHIPS, MAX_PLAYERS, TABLE_SIZE_MAX
+from wallets.models import CHIPS
+from wallets.services.real_money import real_money_here
+
+MAX_TABLES = MAX_PLAYERS // 2
+
+
+class StrictIn(serializers.Serializer):
+    """Refuses fields it does not know (a client sending them has a bug)."""
+
+    def to_internal_value(self, data):
+        if isinstance(data, dict) and (unknown := set(data) - set(self.fields)):
+            raise serializers.ValidationError({name: ["unknown field"] for name in sorted(unknown)})
+        return super().to_internal_value(data)
+
+
+class PlayerIn(StrictIn):
+    player = ExternalIdField()
+
+
+class StandingIn(StrictIn):
+    player = ExternalIdField()
+    position = StrictIntegerField(min_value=1, max_value=TABLE_SIZE_MAX)
+    chips = StrictIntegerField(min_value=0, max_value=MAX_CHIPS)
+
+
+class TableIn(StrictIn):
+    table = StrictCharField(max_length=64)
+    standings = serializers.ListField(child=StandingIn(), min_length=1, max_length=TABLE_SIZE_MAX)
+
+
+class RoundIn(StrictIn):
+    tables = serializers.ListField(child=TableIn(), min_length=1, max_length=MAX_TABLES)
+
+
+def _amount(value: Decimal) -> str:
+    return f"{value:.2f}"
+
+
+def tournament_out(tournament: Tournament) -> dict[str, Any]:
+    terms = terms_of(tournament)
+    players = registered(tournament)
+    ended = tournament.status in (Tournament.Status.FINISHED, Tournament.Status.CANCELLED)
+    if ended:
+        collected, fee, pool, overlay = (
+            tournament.collected,
+            tournament.fee,
+            tournament.prizes_paid,
+            tournament.overlay,
+        )
+        count = tournament.registrations.exclude(status="unregistered").count()
+    else:
+        rows = list(players.values_list("entry", "rebuy_total"))
+        collected = sum((e + r for e, r in rows), ZERO)
+        figures = tournament_pool(
+            collected=collected, fee_percent=terms.fee_percent, guarantee=terms.guarantee
+        )
+        collected, fee, pool, overlay = (
+            figures.collected,
+            figures.fee,
+            figures.prize_pool,
+            figures.overlay,
+        )
+        count = len(rows)
+    cancelled = tournament.status == Tournament.Status.CANCELLED
+    prizes = [] if cancelled else prize_runs(rank_prizes(pool, terms.prizes))
+    stored = {r.number: r for r in TournamentRound.objects.filter(tournament=tournament)}
+    still_in = players.filter(out_round__isnull=True).count() if tournament.round else None
+    rounds = []
+    for number in range(1, len(terms.rounds) + 1):
+        result = stored.get(number)
+        if result is not None:
+            rounds.append(
+                {
+                    "round": number,
+                    "status": result.status,
+                    "entrants": result.entrants,
+                    "qualified": result.qualified,
+                }
+            )
+        elif tournament.status == Tournament.Status.RUNNING and number == tournament.round:
+            rounds.append(
+                {"round": number, "status": "playing", "entrants": still_in, "qualified": None}
+            )
+        else:
+            rounds.append(
+                {"round": number, "status": "pending", "entrants": None, "qualified": None}
+            )
+    results = []
+    if tournament.status == Tournament.Status.FINISHED:
+        results = [
+            {"player": ext, "rank": rank, "prize": _amount(prize)}
+            for ext, rank, prize in players.order_by("rank", "player__external_id").values_list(
+                "player__external_id", "rank", "prize"
+            )
+        ]
+    real_money = real_money_here()
+    available = tournament.currency == CHIPS or real_money.available
+    return {
+        "slug": tournament.slug,
+        "name": tournament.name,
+        "status": tournament.status,
+        "currency": tournament.currency,
+        "entry_fee": _amount(tournament.entry_fee),
+        "fee_percent": _amount(tournament.fee_percent),
+        "guarantee": _amount(tournament.guarantee),
+        "min_players": tournament.min_players,
+        "max_players": tournament.max_players,
+        "table_size": tournament.table_size,
+        "players": count,
+        "collected": _amount(collected),
+        "fee": _amount(fee),
+        "prize_pool": _amount(ZERO if cancelled else pool),
+        "overlay": _amount(overlay),
+        "prizes": [
+            {"rank_from": a, "rank_to": b, "amount": _amount(amount)} for a, b, amount in prizes
+        ],
+        "round": tournament.round if tournament.status == Tournament.Status.RUNNING else None,
+        "rounds": rounds,
+        "results": results,
+        "settled": all(r.status == TournamentRound.Status.SETTLED for r in stored.values()),
+        "available": available,
+        "unavailable_reason": None if available else real_money.reason,
+    }
+
+
+def registration_out(registration, players: int) -> dict[str, Any]:
+    return {
+        "tournament": registration.tournament.slug,
+        "player": registration.player.external_id,
+        "paid": paid_by_bucket(registration),
+        "players": players,
+    }
+
+
+# --- output documentation -------------------------------------------------------------------
+
+Amount = serializers.CharField  # a decimal string such as "500.00"
+
+
+class PrizeOut(serializers.Serializer):
+    rank_from = serializers.IntegerField()
+    rank_to = serializers.IntegerField()
+    amount = Amount(help_text="Each of these ranks' prize at the current pool.")
+
+
+class RoundOut(serializers.Serializer):
+    round = serializers.IntegerField()
+    status = serializers.ChoiceField(choices=["pending", "playing", "stored", "settled"])
+    entrants = serializers.IntegerField(allow_null=True)
+    qualified = serializers.IntegerField(allow_null=True)
+
+
+class ResultOut(serializers.Serializer):
+    player = serializers.CharField()
+    rank = serializers.IntegerField(help_text="Players tied on chips show the first rank shared.")
+    prize = Amount()
+
+
+class TournamentOut(serializers.Serializer):
+    slug = serializers.CharField()
+    name = serializers.CharField()
+    status = serializers.ChoiceField(choices=Tournament.Status.choices)
+    currency = serializers.CharField()
+    entry_fee = Amount()
+    fee_percent = Amount()
+    guarantee = Amount()
+    min_players = serializers.IntegerField()
+    max_players = serializers.IntegerField()
+    table_size = serializers.IntegerField()
+    players = serializers.IntegerField(help_text="Registered.")
+    collected = Amount(help_text="Entries + rebuys.")
+    fee = Amount()
+    prize_pool = Amount()
+    overlay = Amount()
+    prizes = PrizeOut(many=True)
+    round = serializers.IntegerField(allow_null=True, help_text="The current round, or null.")
+    rounds = RoundOut(many=True)
+    results = ResultOut(many=True, help_text="When finished.")
+    settled = serializers.BooleanField()
+    available = serializers.BooleanField()
+    unavailable_reason = serializers.CharField(allow_null=True)
+
+
+class TournamentsOut(serializers.Serializer):
+    tournaments = TournamentOut(many=True)
+
+
+class RegistrationOut(serializers.Serializer):
+    tournament = serializers.CharField()
+    player = serializers.CharField()
+    paid = serializers.DictField(child=Amount(), help_text="bucket -> amount")
+    players = serializers.IntegerField()
+
+
+class RebuyOut(RegistrationOut):
+    rebuys = serializers.IntegerField()
+
+
+class RoundAcceptedOut(serializers.Serializer):
+    tournament = serializers.CharField()
+    round = serializers.IntegerField()
+    status = serializers.ChoiceField(choices=TournamentRound.Status.choices)

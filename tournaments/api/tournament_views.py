@@ -1,0 +1,133 @@
+"""Lobby endpoints for tournaments: one view per operation; views translate, services decide."""
+
+from drf_spectacular.utils import extend_schema
+from rest_framework import status
+from rest_framework.response import Response
+
+from rummy_ledger.api.idempotency import IDEMPOTENCY_HEADER as IDEMPOTENCY
+from rummy_ledger.api.idempotency import idempotent
+from rummy_ledger.db import snapshot
+from tournaments.api import tournament_serializers as s
+from tournaments.api.views import GamesScope
+from tournaments.models import Tournament
+from tournaments.services import tournament_entries as entries
+from tournaments.services import tournament_rounds as rounds
+
+
+def _valid(serializer_class, request) -> dict:
+    serializer = serializer_class(data=request.data)
+    serializer.is_valid(raise_exception=True)
+    return serializer.validated_data
+
+
+def _write(request, action, code=status.HTTP_200_OK):
+    return idempotent(request, lambda: Response(action(), status=code))
+
+
+class TournamentsView(GamesScope):
+    @extend_schema(responses=s.TournamentsOut, summary="This client's tournaments not over")
+    def get(self, request):
+        with snapshot():
+            current = Tournament.objects.filter(client=request.auth).exclude(
+                status__in=[Tournament.Status.FINISHED, Tournament.Status.CANCELLED]
+            )
+            return Response({"tournaments": [s.tournament_out(t) for t in current]})
+
+
+class TournamentView(GamesScope):
+    @extend_schema(responses=s.TournamentOut, summary="A tournament: pool, prizes, rounds, results")
+    def get(self, request, slug: str):
+        with snapshot():
+            tournament = entries.tournament_get(client=request.auth, slug=slug)
+            return Response(s.tournament_out(tournament))
+
+
+class RegistrationsView(GamesScope):
+    @extend_schema(
+        request=s.PlayerIn,
+        responses={201: s.RegistrationOut},
+        parameters=[IDEMPOTENCY],
+        summary="Register a player: the entry taken like a game's",
+    )
+    def post(self, request, slug: str):
+        def run():
+            player = _valid(s.PlayerIn, request)["player"]
+            registration = entries.registration_create(
+                client=request.auth, slug=slug, player=player
+            )
+            count = entries.players_count(registration.tournament)
+            return s.registration_out(registration, count)
+
+        return _write(request, run, status.HTTP_201_CREATED)
+
+
+class RegistrationView(GamesScope):
+    @extend_schema(
+        request=None,
+        responses=s.RegistrationOut,
+        parameters=[IDEMPOTENCY],
+        summary="Unregister before the start: the entry back where it came from",
+    )
+    def delete(self, request, slug: str, player: str):
+        def run():
+            registration = entries.registration_withdraw(
+                client=request.auth, slug=slug, player=player
+            )
+            return s.registration_out(registration, entries.players_count(registration.tournament))
+
+        return _write(request, run)
+
+
+class StartView(GamesScope):
+    @extend_schema(request=None, responses=s.TournamentOut, parameters=[IDEMPOTENCY],
+                   summary="Close registration (cancelled below min_players)")  # fmt: skip
+    def post(self, request, slug: str):
+        return _write(
+            request,
+            lambda: s.tournament_out(rounds.tournament_start(client=request.auth, slug=slug)),
+        )
+
+
+class CancelView(GamesScope):
+    @extend_schema(request=None, responses=s.TournamentOut, parameters=[IDEMPOTENCY],
+                   summary="Cancel: every entry and rebuy refunded")  # fmt: skip
+    def post(self, request, slug: str):
+        return _write(
+            request,
+            lambda: s.tournament_out(rounds.tournament_cancel(client=request.auth, slug=slug)),
+        )
+
+
+class RebuysView(GamesScope):
+    @extend_schema(
+        request=s.PlayerIn,
+        responses={201: s.RebuyOut},
+        parameters=[IDEMPOTENCY],
+        summary="A player still in buys again, in the early rounds",
+    )
+    def post(self, request, slug: str):
+        def run():
+            player = _valid(s.PlayerIn, request)["player"]
+            registration = entries.rebuy_create(client=request.auth, slug=slug, player=player)
+            count = entries.players_count(registration.tournament)
+            return {**s.registration_out(registration, count), "rebuys": registration.rebuys}
+
+        return _write(request, run, status.HTTP_201_CREATED)
+
+
+class RoundView(GamesScope):
+    @extend_schema(
+        request=s.RoundIn,
+        responses={202: s.RoundAcceptedOut},
+        parameters=[IDEMPOTENCY],
+        summary="A round's table standings; settled (the final: prizes paid) by a Celery task",
+    )
+    def post(self, request, slug: str, number: int):
+        def run():
+            tables = _valid(s.RoundIn, request)["tables"]
+            stored = rounds.round_store(
+                client=request.auth, slug=slug, number=number, tables=tables
+            )
+            return {"tournament": slug, "round": stored.number, "status": stored.status}
+
+        return _write(request, run, status.HTTP_202_ACCEPTED)

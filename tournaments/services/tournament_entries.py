@@ -1,0 +1,318 @@
+"""Registering, unregistering and rebuying: a player's money into and out of a tournament's
+escrow, taken like a game's entry (`escrow.entry_plans`: bucket order, the bonus cap, the lots
+that expire first) and given back to the same buckets and lots (with their original expiry).
+
+Lock order, everywhere: the tournament row (`FOR SHARE` here; start, cancel and rounds take it
+`FOR UPDATE`), then a seat or the registration, then bonus lots, then the ledger's accounts.
+Registrations share the tournament row and claim different seats and escrow shards, so they do
+not wait for each other.
+
+Hook for the per-client escrow cap of game entries (issue 21 item 6): an entry or rebuy here
+adds to the client's money in escrow exactly as a game's entry does; `entry_post` is the one
+place such a cap must be checked for tournaments too.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+from djmoney.money import Money
+
+from tournaments.errors import GameErrorCode, TournamentNotFound, TournamentRefused
+from tournaments.models import (
+    Rebuy,
+    Registration,
+    Tournament,
+    TournamentEscrow,
+    TournamentSeat,
+)
+from tournaments.payouts import ZERO, refund_by_bucket
+from tournaments.references import tournament_key, tournament_reference
+from tournaments.services.escrow import entry_legs, entry_plans, short_players
+from tournaments.services.games import cash_play_check
+from tournaments.services.tournament_setup import ESCROW_SHARDS, terms_of
+from wallets.errors import InsufficientFunds
+from wallets.models import Account, ApiClient, Bucket, Player, Transfer
+from wallets.services.bonuses import BonusReturn, bonus_restore
+from wallets.services.ledger import Leg, TransferRequest, transfers_post
+from wallets.services.players import player_get_or_create
+
+Status = Tournament.Status
+
+
+def tournament_get(*, client: ApiClient, slug: str, lock: str = "") -> Tournament:
+    """A tournament of this client (another client's does not exist for it: 404), read plain,
+    `share`-locked (registrations, rebuys) or `update`-locked (start, cancel, rounds)."""
+    tournaments = Tournament.objects.filter(client=client, slug=slug)
+    if lock == "update":
+        tournaments = tournaments.select_for_update()
+    elif lock == "share":
+        table = Tournament._meta.db_table
+        tournaments = Tournament.objects.raw(
+            f"SELECT * FROM {table} WHERE client_id = %s AND slug = %s FOR SHARE",
+            [client.pk, slug],
+        )
+    tournament = next(iter(tournaments), None)
+    if tournament is None:
+        raise TournamentNotFound(f"no tournament {slug!r}")
+    return tournament
+
+
+def registered(tournament: Tournament):
+    return Registration.objects.filter(tournament=tournament, status=Registration.Status.REGISTERED)
+
+
+def players_count(tournament: Tournament) -> int:
+    return registered(tournament).count()
+
+
+def _refused(code: GameErrorCode, message: str, **details) -> TournamentRefused:
+    return TournamentRefused(message, code=code, details=details)
+
+
+def _registration_open(tournament: Tournament) -> None:
+    if (
+        tournament.status != Status.REGISTERING
+        or timezone.now() >= tournament.registration_closes_at
+    ):
+        raise _refused(
+            GameErrorCode.REGISTRATION_CLOSED,
+            f"registration for {tournament.slug!r} is closed",
+            status=tournament.status,
+        )
+
+
+def _bonus_key(registration: Registration) -> str:
+    """What a registration's entry and rebuys took from bonus lots, recorded for its refund."""
+    return tournament_key(registration.tournament_id, "bonus", registration.pk)
+
+
+def entry_post(
+    *, tournament: Tournament, registration: Registration, amount: Decimal, key: str, memo: str
+) -> list[tuple[str, Decimal]]:
+    """Take `amount` from the player's buckets into the registration's escrow shard; what came
+    from each bucket. `insufficient_funds` names the shortfall."""
+    terms = terms_of(tournament)
+    player = registration.player
+    plans = entry_plans(
+        player_ids=[player.pk],
+        order=terms.entry_buckets,
+        amount=amount,
+        cap_percent=terms.bonus_cap_percent,
+    )
+    if player.pk in plans.short:
+        raise _short(player, amount, plans.short[player.pk], tournament.currency)
+    request = TransferRequest(
+        kind=Transfer.Kind.ENTRY,
+        reference=tournament_reference(tournament.pk),
+        idempotency_key=key,
+        legs=entry_legs(
+            plans=plans,
+            player_id=player.pk,
+            bonus_reference=_bonus_key(registration),
+            escrow_id=registration.escrow_id,
+            currency=tournament.currency,
+        ),
+        memo=memo,
+    )
+    try:
+        transfers_post(requests=[request])
+    except InsufficientFunds as exc:
+        if short_players(exc):
+            raise _short(player, amount, None, tournament.currency) from exc
+        raise
+    return plans.plans[player.pk]
+
+
+def _short(player: Player, amount: Decimal, shortfall: Decimal | None, currency: str):
+    by = f", short by {shortfall:.2f}" if shortfall is not None else ""
+    return InsufficientFunds(
+        f"not enough money for {amount:.2f} {currency} from {player.external_id}{by}",
+        details={
+            "player": player.external_id,
+            "amount": f"{amount:.2f}",
+            "shortfall": None if shortfall is None else f"{shortfall:.2f}",
+            "currency": currency,
+        },
+    )
+
+
+def _add_paid(registration: Registration, charged: list[tuple[str, Decimal]]) -> None:
+    merged: dict[str, Decimal] = {b: Decimal(a) for b, a in registration.paid}
+    for bucket, amount in charged:
+        merged[bucket] = merged.get(bucket, ZERO) + amount
+    registration.paid = [[bucket, f"{amount:.2f}"] for bucket, amount in merged.items()]
+
+
+def paid_by_bucket(registration: Registration) -> dict[str, str]:
+    return {bucket: amount for bucket, amount in registration.paid}
+
+
+@transaction.atomic
+def registration_create(*, client: ApiClient, slug: str, player: str) -> Registration:
+    tournament = tournament_get(client=client, slug=slug, lock="share")
+    _registration_open(tournament)
+    who = player_get_or_create(external_id=player)
+    cash_play_check(tournament.currency, [who])
+    if registered(tournament).filter(player=who).exists():
+        raise _refused(GameErrorCode.ALREADY_REGISTERED, f"{player!r} is registered already")
+    seat = _free_seat(tournament)
+    if seat is None:
+        raise _refused(
+            GameErrorCode.TOURNAMENT_FULL,
+            f"{slug!r} is full: {tournament.max_players} players",
+            max_players=tournament.max_players,
+        )
+    escrow = TournamentEscrow.objects.get(tournament=tournament, shard=seat.number % ESCROW_SHARDS)
+    try:
+        with transaction.atomic():
+            registration = Registration.objects.create(
+                tournament=tournament,
+                player=who,
+                escrow_id=escrow.account_id,
+                entry=tournament.entry_fee,
+            )
+    except IntegrityError as exc:  # the same player registering at the same moment
+        raise _refused(
+            GameErrorCode.ALREADY_REGISTERED, f"{player!r} is registered already"
+        ) from exc
+    if tournament.entry_fee > 0:
+        charged = entry_post(
+            tournament=tournament,
+            registration=registration,
+            amount=tournament.entry_fee,
+            key=tournament_key(tournament.pk, "entry", registration.pk),
+            memo=f"entry to tournament {slug}",
+        )
+        _add_paid(registration, charged)
+        registration.save(update_fields=["paid"])
+    seat.registration = registration
+    seat.save(update_fields=["registration"])
+    return registration
+
+
+def _free_seat(tournament: Tournament) -> TournamentSeat | None:
+    seats = TournamentSeat.objects.filter(tournament=tournament, registration__isnull=True)
+    return seats.order_by("number").select_for_update(skip_locked=True).first()
+
+
+def refund_requests(
+    tournament: Tournament, registrations: list[Registration], bonus_back: list[BonusReturn]
+) -> list[TransferRequest]:
+    """Everything each registration paid, back to the buckets it came from (one transfer each);
+    appends to `bonus_back` what goes back into bonus lots (restore them before posting)."""
+    requests = []
+    accounts = _player_accounts(registrations)
+    for registration in registrations:
+        total = registration.paid_total
+        registration.refund = total
+        if total <= 0:
+            continue
+        paid = [(bucket, Decimal(amount)) for bucket, amount in registration.paid]
+        back = refund_by_bucket(paid, total)
+        legs = [
+            Leg(accounts[(registration.player_id, b)], Money(a, tournament.currency))
+            for b, a in back
+        ]
+        requests.append(
+            TransferRequest(
+                kind=Transfer.Kind.REFUND,
+                reference=tournament_reference(tournament.pk),
+                idempotency_key=tournament_key(tournament.pk, "refund", registration.pk),
+                legs=[Leg(registration.escrow_id, -Money(total, tournament.currency)), *legs],
+                memo=f"refund from tournament {tournament.slug}",
+            )
+        )
+        bonus_back += [
+            BonusReturn(_bonus_key(registration), a) for b, a in back if b == Bucket.BONUS
+        ]
+    return requests
+
+
+def _player_accounts(registrations: list[Registration]) -> dict[tuple[int, str], int]:
+    rows = Account.objects.filter(
+        player_id__in=[r.player_id for r in registrations], kind=Account.Kind.PLAYER
+    ).values_list("player_id", "bucket", "pk")
+    return {(player_id, bucket): pk for player_id, bucket, pk in rows}
+
+
+def refunds_post(tournament: Tournament, registrations: list[Registration]) -> Decimal:
+    """Refund every one of `registrations` in one ledger call; the total refunded."""
+    bonus_back: list[BonusReturn] = []
+    requests = refund_requests(tournament, registrations, bonus_back)
+    bonus_restore(returns=bonus_back)
+    transfers_post(requests=requests)
+    return sum((r.refund for r in registrations), ZERO)
+
+
+@transaction.atomic
+def registration_withdraw(*, client: ApiClient, slug: str, player: str) -> Registration:
+    """Unregister before the start: the entry back where it came from, the seat freed."""
+    tournament = tournament_get(client=client, slug=slug, lock="share")
+    _registration_open(tournament)
+    registration = _registration_locked(tournament, player)
+    refunds_post(tournament, [registration])
+    registration.status = Registration.Status.UNREGISTERED
+    registration.save(update_fields=["status", "refund"])
+    TournamentSeat.objects.filter(registration=registration).update(registration=None)
+    return registration
+
+
+def _registration_locked(tournament: Tournament, player: str) -> Registration:
+    registration = (
+        registered(tournament)
+        .filter(player__external_id=player)
+        .select_related("player")
+        .select_for_update(of=("self",))
+        .first()
+    )
+    if registration is None:
+        raise _refused(GameErrorCode.NOT_REGISTERED, f"{player!r} is not registered")
+    return registration
+
+
+@transaction.atomic
+def rebuy_create(*, client: ApiClient, slug: str, player: str) -> Registration:
+    """A player still in buys again, in a round up to the rebuy's `until_round`."""
+    tournament = tournament_get(client=client, slug=slug, lock="share")
+    rebuy = terms_of(tournament).rebuy
+    if rebuy is None:
+        raise _refused(GameErrorCode.REBUY_NOT_ALLOWED, f"{slug!r} has no rebuys")
+    if tournament.status != Status.RUNNING or tournament.round > rebuy.until_round:
+        raise _refused(
+            GameErrorCode.REBUY_CLOSED,
+            f"rebuys are open while running, rounds 1 to {rebuy.until_round}",
+            status=tournament.status,
+            round=tournament.round,
+        )
+    registration = _registration_locked(tournament, player)
+    if registration.out_round is not None:
+        raise _refused(
+            GameErrorCode.REBUY_NOT_ALLOWED,
+            f"{player!r} was knocked out in round {registration.out_round}",
+        )
+    if registration.rebuys >= rebuy.max_per_player:
+        raise _refused(
+            GameErrorCode.REBUY_LIMIT,
+            f"{player!r} has rebought {registration.rebuys} times, the most allowed",
+            max_per_player=rebuy.max_per_player,
+        )
+    cash_play_check(tournament.currency, [registration.player])
+    number = registration.rebuys + 1
+    charged = entry_post(
+        tournament=tournament,
+        registration=registration,
+        amount=rebuy.price,
+        key=tournament_key(tournament.pk, "rebuy", registration.pk, number),
+        memo=f"rebuy {number} in tournament {slug}",
+    )
+    Rebuy.objects.create(
+        registration=registration, number=number, round=tournament.round, amount=rebuy.price
+    )
+    _add_paid(registration, charged)
+    registration.rebuys = number
+    registration.rebuy_total += rebuy.price
+    registration.save(update_fields=["paid", "rebuys", "rebuy_total"])
+    return registration
