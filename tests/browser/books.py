@@ -26,20 +26,22 @@ from wallets.models import CASH, Adjustment, BonusGrant, Player, ReconciliationR
 from wallets.reconciliation import reconcile_run
 from wallets.reconciliation.gateway import gateway_statement_import
 from wallets.roles import APPROVER, OPERATOR
+from wallets.services.adjustments import adjustment_propose
+from wallets.services.bonuses import bonus_grant_propose
 from wallets.services.deposits import chips_grant
 from wallets.services.gst_rates import gst_rate_propose
 from wallets.services.ledger import ledger_now
-from wallets.services.proposals import (
-    adjustment_propose,
-    bonus_grant_propose,
-    proposal_decide,
-    reversal_propose,
-    withdrawal_review_propose,
-)
+from wallets.services.proposals import proposal_decide
 from wallets.services.protection import limits_set, self_exclusion_start
+from wallets.services.reversals import reversal_propose
 from wallets.services.tax import tds_year_end
 from wallets.services.wind_down import wind_down_propose
-from wallets.services.withdrawals import withdrawal_failed, withdrawal_paid, withdrawal_request
+from wallets.services.withdrawals import (
+    withdrawal_failed,
+    withdrawal_paid,
+    withdrawal_request,
+    withdrawal_review_propose,
+)
 
 D = Decimal
 

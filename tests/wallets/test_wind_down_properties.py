@@ -22,7 +22,8 @@ from tests.wallets.payments import approve, deposited, lost, percent, verified, 
 from wallets import tax
 from wallets.models import CASH, ApiClient, TdsYearEnd, WindDown, WindDownLine, Withdrawal
 from wallets.roles import APPROVER, OPERATOR
-from wallets.services.players import player_accounts, player_get_or_create
+from wallets.services.accounts import player_accounts
+from wallets.services.players import player_get_or_create
 from wallets.services.proposals import proposal_decide
 from wallets.services.tax import tds_year_end
 from wallets.services.wind_down import wind_down_propose, wind_down_run
