@@ -8,7 +8,12 @@ from typing import Any
 
 from rest_framework import serializers
 
-from rummy_ledger.api.fields import ExternalIdField, StrictCharField, StrictIntegerField
+from rummy_ledger.api.fields import (
+    ExternalIdField,
+    StrictCharField,
+    StrictIntegerField,
+    StrictSerializer,
+)
 from tournaments.models import Tournament, TournamentRound
 from tournaments.payouts import ZERO, prize_runs, rank_prizes, tournament_pool
 from tournaments.services.tournament_entries import paid_by_bucket, registered
@@ -20,20 +25,11 @@ from wallets.services.real_money import real_money_here
 MAX_TABLES = MAX_PLAYERS // 2
 
 
-class StrictIn(serializers.Serializer):
-    """Refuses fields it does not know (a client sending them has a bug)."""
-
-    def to_internal_value(self, data):
-        if isinstance(data, dict) and (unknown := set(data) - set(self.fields)):
-            raise serializers.ValidationError({name: ["unknown field"] for name in sorted(unknown)})
-        return super().to_internal_value(data)
-
-
-class PlayerIn(StrictIn):
+class PlayerIn(StrictSerializer):
     player = ExternalIdField()
 
 
-class StandingIn(StrictIn):
+class StandingIn(StrictSerializer):
     player = ExternalIdField()
     position = StrictIntegerField(
         min_value=1, max_value=TABLE_SIZE_MAX, help_text="Place at the table: 1 is first."
@@ -43,7 +39,7 @@ class StandingIn(StrictIn):
     )
 
 
-class TableIn(StrictIn):
+class TableIn(StrictSerializer):
     table = StrictCharField(max_length=64, help_text="The game server's name of the table.")
     standings = serializers.ListField(
         child=StandingIn(),
@@ -53,7 +49,7 @@ class TableIn(StrictIn):
     )
 
 
-class RoundIn(StrictIn):
+class RoundIn(StrictSerializer):
     tables = serializers.ListField(
         child=TableIn(), min_length=1, max_length=MAX_TABLES, help_text="The round's tables."
     )

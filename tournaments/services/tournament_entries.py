@@ -7,9 +7,8 @@ Lock order, everywhere: the tournament row (`FOR SHARE` here; start, cancel and 
 Registrations share the tournament row and claim different seats and escrow shards, so they do
 not wait for each other.
 
-Hook for the per-client escrow cap of game entries (issue 21 item 6): an entry or rebuy here
-adds to the client's money in escrow exactly as a game's entry does; `entry_post` is the one
-place such a cap must be checked for tournaments too.
+The per-client escrow cap (issue 21 item 6, `escrow_cap_take`) counts an entry or rebuy here
+as it counts a game's entry: `entry_post` takes it.
 """
 
 from __future__ import annotations
@@ -36,6 +35,7 @@ from tournaments.services.tournament_setup import ESCROW_SHARDS, terms_of
 from wallets.errors import InsufficientFunds
 from wallets.models import Account, ApiClient, Bucket, Player, Transfer
 from wallets.services.bonuses import BonusReturn, bonus_restore
+from wallets.services.client_guards import escrow_cap_take
 from wallets.services.ledger import Leg, TransferRequest, transfers_post
 from wallets.services.players import player_get_or_create
 
@@ -96,6 +96,7 @@ def entry_post(
     from each bucket. `insufficient_funds` names the shortfall."""
     terms = terms_of(tournament)
     player = registration.player
+    escrow_cap_take(client=tournament.client, amount=amount, currency=tournament.currency)
     plans = entry_plans(
         player_ids=[player.pk],
         order=terms.entry_buckets,
@@ -211,7 +212,7 @@ def refund_requests(
         if total <= 0:
             continue
         paid = [(bucket, Decimal(amount)) for bucket, amount in registration.paid]
-        back = refund_by_bucket(paid, total)
+        back = refund_by_bucket(paid, total, rounded_down=Bucket.BONUS)
         legs = [
             Leg(accounts[(registration.player_id, b)], Money(a, tournament.currency))
             for b, a in back
