@@ -43,7 +43,11 @@ def _write(request, action, code=status.HTTP_200_OK, *, bodiless=False):
 
 
 class TournamentsView(GamesScope):
-    @extend_schema(responses=s.TournamentsOut, summary="This client's tournaments not over")
+    @extend_schema(
+        responses=s.TournamentsOut,
+        summary="This client's tournaments not over",
+        operation_id="v1_tournaments_list",  # the detail's GET would take the same name
+    )
     def get(self, request):
         with snapshot():
             current = Tournament.objects.filter(client=request.auth).exclude(
