@@ -8,16 +8,10 @@ from rummy_ledger.api.idempotency import IDEMPOTENCY_HEADER as IDEMPOTENCY
 from rummy_ledger.api.idempotency import idempotent
 from rummy_ledger.db import snapshot
 from tournaments.api import tournament_serializers as s
-from tournaments.api.views import GamesScope
+from tournaments.api.views import GamesScope, valid_data
 from tournaments.models import Tournament
 from tournaments.services import tournament_entries as entries
 from tournaments.services import tournament_rounds as rounds
-
-
-def _valid(serializer_class, request) -> dict:
-    serializer = serializer_class(data=request.data)
-    serializer.is_valid(raise_exception=True)
-    return serializer.validated_data
 
 
 def _write(request, action, code=status.HTTP_200_OK):
@@ -51,7 +45,7 @@ class RegistrationsView(GamesScope):
     )
     def post(self, request, slug: str):
         def run():
-            player = _valid(s.PlayerIn, request)["player"]
+            player = valid_data(s.PlayerIn, request)["player"]
             registration = entries.registration_create(
                 client=request.auth, slug=slug, player=player
             )
@@ -107,7 +101,7 @@ class RebuysView(GamesScope):
     )
     def post(self, request, slug: str):
         def run():
-            player = _valid(s.PlayerIn, request)["player"]
+            player = valid_data(s.PlayerIn, request)["player"]
             registration = entries.rebuy_create(client=request.auth, slug=slug, player=player)
             count = entries.players_count(registration.tournament)
             return {**s.registration_out(registration, count), "rebuys": registration.rebuys}
@@ -124,7 +118,7 @@ class RoundView(GamesScope):
     )
     def post(self, request, slug: str, number: int):
         def run():
-            tables = _valid(s.RoundIn, request)["tables"]
+            tables = valid_data(s.RoundIn, request)["tables"]
             stored = rounds.round_store(
                 client=request.auth, slug=slug, number=number, tables=tables
             )

@@ -38,7 +38,7 @@ class GameOpenView(GamesScope):
     )
     def post(self, request):
         def run():
-            data = _valid(s.GameOpenIn, request)
+            data = valid_data(s.GameOpenIn, request)
             game = games.game_open(
                 client=request.auth,
                 game_id=data["game_id"],
@@ -67,7 +67,7 @@ class DealView(GamesScope):
     )
     def post(self, request, game_id: str):
         def run():
-            data = _valid(s.DealIn, request)
+            data = valid_data(s.DealIn, request)
             deal, _ = intake.deal_store(client=request.auth, game_id=game_id, payload=data)
             body = {"game_id": game_id, "deal_no": deal.deal_no, "status": deal.status}
             return Response(body, status=status.HTTP_202_ACCEPTED)
@@ -84,7 +84,7 @@ class RejoinView(GamesScope):
     )
     def post(self, request, game_id: str):
         def run():
-            data = _valid(s.RejoinIn, request)
+            data = valid_data(s.RejoinIn, request)
             game = games.game_rejoin(client=request.auth, game_id=game_id, player=data["player"])
             return Response(s.game_out(game))
 
@@ -119,9 +119,10 @@ class CancelView(GamesScope):
         )
 
 
-def _valid(serializer_class, request) -> dict:
+def valid_data(serializer_class, request) -> dict:
+    """The request body as the input serializer accepts it (a 400 in the envelope if not)."""
     serializer = serializer_class(data=request.data)
-    serializer.is_valid(raise_exception=True)
+    serializer.isvalid_data(raise_exception=True)
     return serializer.validated_data
 
 

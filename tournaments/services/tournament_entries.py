@@ -30,7 +30,7 @@ from tournaments.models import (
 )
 from tournaments.payouts import ZERO, refund_by_bucket
 from tournaments.references import tournament_key, tournament_reference
-from tournaments.services.escrow import entry_legs, entry_plans, short_players
+from tournaments.services.escrow import entry_legs, entry_plans, paid_merged, short_players
 from tournaments.services.games import cash_play_check
 from tournaments.services.tournament_setup import ESCROW_SHARDS, terms_of
 from wallets.errors import InsufficientFunds
@@ -139,13 +139,6 @@ def _short(player: Player, amount: Decimal, shortfall: Decimal | None, currency:
     )
 
 
-def _add_paid(registration: Registration, charged: list[tuple[str, Decimal]]) -> None:
-    merged: dict[str, Decimal] = {b: Decimal(a) for b, a in registration.paid}
-    for bucket, amount in charged:
-        merged[bucket] = merged.get(bucket, ZERO) + amount
-    registration.paid = [[bucket, f"{amount:.2f}"] for bucket, amount in merged.items()]
-
-
 def paid_by_bucket(registration: Registration) -> dict[str, str]:
     return {bucket: amount for bucket, amount in registration.paid}
 
@@ -186,7 +179,7 @@ def registration_create(*, client: ApiClient, slug: str, player: str) -> Registr
             key=tournament_key(tournament.pk, "entry", registration.pk),
             memo=f"entry to tournament {slug}",
         )
-        _add_paid(registration, charged)
+        registration.paid = paid_merged(registration.paid, charged)
         registration.save(update_fields=["paid"])
     seat.registration = registration
     seat.save(update_fields=["registration"])
@@ -311,7 +304,7 @@ def rebuy_create(*, client: ApiClient, slug: str, player: str) -> Registration:
     Rebuy.objects.create(
         registration=registration, number=number, round=tournament.round, amount=rebuy.price
     )
-    _add_paid(registration, charged)
+    registration.paid = paid_merged(registration.paid, charged)
     registration.rebuys = number
     registration.rebuy_total += rebuy.price
     registration.save(update_fields=["paid", "rebuys", "rebuy_total"])
