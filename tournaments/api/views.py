@@ -122,7 +122,7 @@ class CancelView(GamesScope):
 def valid_data(serializer_class, request) -> dict:
     """The request body as the input serializer accepts it (a 400 in the envelope if not)."""
     serializer = serializer_class(data=request.data)
-    serializer.isvalid_data(raise_exception=True)
+    serializer.is_valid(raise_exception=True)
     return serializer.validated_data
 
 
