@@ -5,23 +5,29 @@ PY := $(VENV)/bin/python
 # A development checkout uses its embedded PostgreSQL and Redis under .data/ (settings fail closed
 # without this or DATABASE_URL / CELERY_BROKER_URL / DJANGO_SECRET_KEY).
 export RUMMY_EMBEDDED := 1
+# pytest-xdist workers for the suite (one per core: most tests wait on PostgreSQL, a browser, a
+# Celery worker or a subprocess, so two processes keep two cores busy); TEST_WORKERS=0 runs it in
+# one process.
+export TEST_WORKERS ?= 2
 
 .PHONY: run test test-services lint bench chaos stop clean browser screenshots
 
 $(VENV)/.installed: requirements.txt
-	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.txt
-	touch $@
+	@echo "Installing requirements.txt into $(VENV)"
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	@$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.txt
+	@touch $@
 
-## run: embedded PostgreSQL and Redis, migrate, demo data, then web on :8000, beat and two
-## workers, supervised (a dead one is restarted; exit 1 when one keeps dying)
+## run: embedded PostgreSQL and Redis, migrate, demo data, then web on :8000 (PORT=18950 make run
+## for another port), beat and two workers, supervised (a dead one is restarted; exit 1 when one
+## keeps dying). LOG_LEVEL=DEBUG adds the access log, every task and the simulator's games.
 run: $(VENV)/.installed
-	$(PY) manage.py serve
+	@$(PY) manage.py serve
 
 ## test: lint, missing-migration check and the whole test suite against real PostgreSQL
 test: $(VENV)/.installed lint browser
 	$(PY) manage.py makemigrations --check --dry-run
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q -n $(TEST_WORKERS)
 
 ## test-services: the server-dependent tests on this machine's PostgreSQL (127.0.0.1:5432) with
 ## RabbitMQ, and the Celery worker tests again with Redis; says so in one line and skips what does
@@ -47,15 +53,20 @@ browser:
 	  || { echo "Could not install $(CHROMIUM_PACKAGES) with apt-get" >&2; exit 1; }; \
 	fi
 
-## screenshots: the README's finance screenshots (docs/screenshots/), from the browser tests
+## screenshots: docs/finance-admin.md's screenshots (docs/screenshots/), from the browser tests
 ## that take them (test-output/screenshots/ holds every page of every run)
 screenshots: $(VENV)/.installed browser
 	$(PY) -m pytest -q tests/browser/test_finance_paths.py \
 	  -k "find_a_game_and_its_transfers or reversal_of_a_settled_game or fee_report_and_its_csv"
+	$(PY) -m pytest -q tests/browser/test_money_out.py tests/browser/test_home_page.py \
+	  -k "first_withdrawal or operator_and_an_approver"
 	mkdir -p docs/screenshots
 	cp test-output/screenshots/game--viewer.png docs/screenshots/game.png
 	cp test-output/screenshots/reversal--approver.png docs/screenshots/reversal.png
 	cp test-output/screenshots/fee-report--viewer.png docs/screenshots/fee-report.png
+	cp test-output/screenshots/dashboard--approver.png docs/screenshots/dashboard.png
+	cp test-output/screenshots/withdrawal-review--operator.png docs/screenshots/withdrawal-review.png
+	cp test-output/screenshots/withdrawals-to-review--operator.png docs/screenshots/withdrawals-to-review.png
 
 ## bench: every benchmark (figures are ratios to a baseline measured in the same run)
 bench: $(VENV)/.installed

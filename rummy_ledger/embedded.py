@@ -11,6 +11,7 @@ when the last process using it exits; Redis is the real `redis-server` binary sh
 from __future__ import annotations
 
 import atexit
+import fcntl
 import json
 import logging
 import os
@@ -267,11 +268,21 @@ def _redis_answers(sock: Path) -> bool:
 
 
 def ensure_redis(data_dir: Path) -> bool:
-    """Start the embedded Redis unless it already answers. Returns True if this call started it."""
+    """Start the embedded Redis unless it already answers. Returns True if this call started it.
+    Processes starting it at the same moment (parallel test workers) take turns: one starts it."""
     sock = redis_socket(data_dir)
     if _redis_answers(sock):
         return False
     data_dir.mkdir(parents=True, exist_ok=True)
+    with open(data_dir / "redis.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+        if _redis_answers(sock):
+            return False
+        _start_redis(data_dir, sock)
+    return True
+
+
+def _start_redis(data_dir: Path, sock: Path) -> None:
     sock.unlink(missing_ok=True)
     subprocess.run(
         [
@@ -293,7 +304,6 @@ def ensure_redis(data_dir: Path) -> bool:
         if time.monotonic() > deadline:
             raise RuntimeError(f"embedded Redis did not start; see {data_dir / 'redis.log'}")
         time.sleep(0.05)
-    return True
 
 
 def redis_pid(data_dir: Path) -> int | None:

@@ -19,7 +19,8 @@ JSON_SCHEMA = {
     "type": "string",
     "minLength": 1,
     "maxLength": MAX_LENGTH,
-    "pattern": f"^{PATTERN}$",
+    # never `..`, and no newline (a validator in Python lets `$` match before a final one)
+    "pattern": rf"^(?!.*\.\.)(?!.*\n){PATTERN}$",
     "description": f"An external id: {RULE}.",
 }
 _ID = re.compile(PATTERN, re.ASCII)

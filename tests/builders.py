@@ -7,6 +7,7 @@ from __future__ import annotations
 import uuid
 from decimal import Decimal
 
+import requests
 from django.contrib.auth.models import Group, User
 from django.db.models import Sum
 from djmoney.money import Money
@@ -21,6 +22,7 @@ from wallets.models import CASH, Account, BonusLot, Entry
 from wallets.roles import roles_ensure
 from wallets.services.bonuses import bonus_grant
 from wallets.services.deposits import deposit_register
+from wallets.services.gst_rates import gst_rate_now
 from wallets.services.ledger import Leg, Posted, transfer_post
 from wallets.services.players import player_accounts, player_get_or_create
 from wallets.tax import deposit_for_credit
@@ -35,13 +37,34 @@ def make_api(*scopes: str, name: str = "server") -> tuple[APIClient, object]:
     return api, client
 
 
+class HttpApi:
+    """A client of the API over real HTTP (a live server): `Api-Key` auth, JSON bodies, and a
+    fresh Idempotency-Key on every write unless one is given."""
+
+    def __init__(self, base_url: str, *scopes: str, name: str):
+        self.client, key = api_client_create(name=name, scopes=list(scopes))
+        self.base_url = base_url
+        self.session = requests.Session()
+        self.session.headers["Authorization"] = f"Api-Key {key}"
+
+    def send(
+        self, method: str, path: str, body: dict | None = None, *, key: str | None = None
+    ) -> requests.Response:
+        headers = {"Idempotency-Key": key or uuid.uuid4().hex}
+        url = f"{self.base_url}/api/v1/{path}"
+        return self.session.request(method, url, json=body, headers=headers)
+
+    def post(self, path: str, body: dict | None = None, *, key: str | None = None):
+        return self.send("POST", path, body, key=key)
+
+
 def funded_player(external_id: str, amount: str = "1000.00"):
     """A registered player with `amount` INR in the deposit bucket (a deposit of a little more:
     GST is taken from it); returns its accounts."""
     if amount != "0":
         deposit_register(
             player_external_id=external_id,
-            amount=Money(deposit_for_credit(Decimal(amount)), CASH),
+            amount=Money(deposit_for_credit(Decimal(amount), rate_percent=gst_rate_now()), CASH),
             reference=f"fund-{external_id}-{amount}",
         )
     return player_accounts(player=player_get_or_create(external_id=external_id))

@@ -1,3 +1,5 @@
+from pathlib import Path
+
 import pytest
 
 from rummy_ledger.celery import app as celery_app
@@ -14,6 +16,13 @@ def payments_api(db):
     return make_api("payments", name="gateway")[0]
 
 
+@pytest.fixture(autouse=True)
+def demo_files(settings, tmp_path):
+    """seed_demo keeps the demo's key and passwords under .data/: a test's go elsewhere."""
+    settings.DEMO_SECRETS_FILE = tmp_path / "demo-secrets.json"
+    settings.DEMO_NOTE_FILE = tmp_path / "demo.txt"
+
+
 @pytest.fixture
 def eager():
     """Celery runs tasks in-process: settlement happens when the request's transaction commits."""
@@ -24,9 +33,23 @@ def eager():
 
 
 def pytest_sessionfinish(session, exitstatus):
-    """Leave no embedded broker running that this session started (the database stops itself)."""
+    """Leave no embedded broker running that this session started (the database stops itself).
+    Under pytest-xdist a worker hands what it started to the controller, which stops it once
+    every worker is done (a worker stopping it would pull it from under the other)."""
     from rummy_ledger import embedded
     from tests.tournaments.worker import STARTED_BROKER
 
+    workeroutput = getattr(session.config, "workeroutput", None)
+    if workeroutput is not None:
+        workeroutput["started_broker"] = [str(data_dir) for data_dir in STARTED_BROKER]
+        return
     for data_dir in STARTED_BROKER:
         embedded.stop_redis(data_dir)
+
+
+def pytest_testnodedown(node, error):
+    """pytest-xdist: a worker finished; its started broker is now the controller's to stop."""
+    from tests.tournaments.worker import STARTED_BROKER
+
+    started = getattr(node, "workeroutput", {}).get("started_broker", [])
+    STARTED_BROKER.extend(Path(data_dir) for data_dir in started)

@@ -1,5 +1,8 @@
-"""The README's example requests (opening a game, posting its deal) are posted as written, on the
-demo data `make run` seeds, and must be accepted: the README never shows a body that fails."""
+"""The README's walk-through (deposit, KYC, open a game, post its deal, withdraw, finance's review
+and approval, the gateway's `/paid`) is run as written, on the demo data `make run` seeds: every
+request is accepted with the status the README shows, and the answer it shows (in part) is the
+answer given. The README never shows a request that fails or an answer the service does not
+give."""
 
 from __future__ import annotations
 
@@ -11,39 +14,70 @@ import pytest
 from django.core.management import call_command
 
 from tests.builders import funded_player, make_api
+from tournaments.management.commands.simulate import finance_approves
 
 pytestmark = pytest.mark.django_db
 
 README = Path(__file__).resolve().parents[1] / "README.md"
-# curl -s http://127.0.0.1:8000/api/v1/<path> \ ... -H "Idempotency-Key: <key>" ... <<'JSON'
+# curl -s http://127.0.0.1:8000/api/v1/<path> \ <headers> <<'JSON' <body> JSON # <status> <answer>
 EXAMPLE = re.compile(
-    r"curl -s http://127\.0\.0\.1:8000/api/v1/(?P<path>\S+) \\\n"
-    r'.*?-H "Idempotency-Key: (?P<key>[^"]+)".*?<<\'JSON\'\n(?P<body>.*?)\nJSON\n',
+    r"curl -s http://127\.0\.0\.1:8000/api/v1/(?P<path>\S+) \\\n(?P<headers>.*?)<<'JSON'\n"
+    r"(?P<body>.*?)\nJSON\n# (?P<status>\d{3}) (?P<answer>.*?)\n```",
     re.DOTALL,
 )
+KEY = re.compile(r'-H "Idempotency-Key: (?P<key>[^"]+)"')
+IDS = {"transfer_id", "withdrawal_id"}  # numbered by the database: any number will do
 
 
-def examples() -> list[tuple[str, str, dict]]:
-    return [
-        (m["path"], m["key"], json.loads(m["body"])) for m in EXAMPLE.finditer(README.read_text())
-    ]
+def examples() -> list[dict]:
+    found = []
+    for m in EXAMPLE.finditer(README.read_text(encoding="utf-8")):
+        key = KEY.search(m["headers"])
+        answer = re.sub(r"\n#\s*", " ", m["answer"])
+        found.append(
+            {
+                "path": m["path"],
+                "key": key["key"] if key else None,
+                "body": json.loads(m["body"]),
+                "status": int(m["status"]),
+                "answer": json.loads(answer),
+            }
+        )
+    return found
 
 
-def test_the_readme_shows_opening_a_game_and_posting_its_deal():
-    assert [path for path, _, _ in examples()] == ["games", "games/table-7-1/deals"]
+def shown_in(shown, given, where: str = "") -> None:
+    """Every field the README shows has the value the service gave (ids aside)."""
+    if isinstance(shown, dict):
+        assert isinstance(given, dict), where
+        for name, value in shown.items():
+            assert name in given, f"{where}.{name}"
+            if name not in IDS:
+                shown_in(value, given[name], f"{where}.{name}")
+    else:
+        assert shown == given, where
 
 
-def test_the_readme_examples_are_accepted_as_written():
+def test_the_readme_walks_from_a_deposit_to_a_paid_withdrawal():
+    assert [e["path"].split("/")[-1] for e in examples()] == [
+        "deposits", "kyc", "games", "deals", "withdrawals", "paid",
+    ]  # fmt: skip
+
+
+def test_the_readme_walk_gives_the_answers_it_shows(eager, django_capture_on_commit_callbacks):
     call_command("seed_games", verbosity=0)
-    for player in ("demo-player-1", "demo-player-2"):
-        funded_player(player, "1000.00")
-    api, _ = make_api("games")
+    funded_player("demo-player-2", "1000.00")
+    api, _ = make_api("games", "payments")
+    withdrawal_id = None
 
-    statuses = [
-        api.post(f"/api/v1/{path}", body, format="json", HTTP_IDEMPOTENCY_KEY=key).status_code
-        for path, key, body in examples()
-    ]
+    for example in examples():
+        path = example["path"].replace("$WD", str(withdrawal_id))
+        if path.endswith("/paid"):
+            finance_approves()(withdrawal_id)  # step 6: an operator reviews, an approver approves
+        headers = {"HTTP_IDEMPOTENCY_KEY": example["key"]} if example["key"] else {}
+        with django_capture_on_commit_callbacks(execute=True):  # a deal is settled at once
+            response = api.post(f"/api/v1/{path}", example["body"], format="json", **headers)
 
-    assert statuses == [201, 202]
-    game = api.get("/api/v1/games/table-7-1").json()
-    assert [d["deal_no"] for d in game["deals"]] == [1]
+        assert response.status_code == example["status"], (path, response.content)
+        shown_in(example["answer"], response.json(), path)
+        withdrawal_id = response.json().get("withdrawal_id", withdrawal_id)

@@ -31,6 +31,8 @@ class GameErrorCode(StrEnum):
     INVALID_SECOND_DECLARATION = "invalid_second_declaration"
     WRONG_SHOW_VALID = "wrong_show_valid"
     INVALID_MELD = "invalid_meld"
+    JOKER_NOT_NAMED = "joker_not_named"  # Rummy 500: a melded joker could be more than one card
+    JOKER_FIXED = "joker_fixed"  # Rummy 500: a lay-off needs a melded joker to change its card
     PLAYER_ELIMINATED = "player_eliminated"
     MISSING_PLAYER = "missing_player"
     # rejoin and split

@@ -1,8 +1,8 @@
 """Games and what they pay: templates (finance-edited), games with their escrow, players, deals.
 
-A game copies the money terms of its template when it opens (`Game.terms`), so finance editing a
-template never changes a game in play. A template's money terms (currency, point value, entry
-fee, fee %) change only through an approved `TemplateChange` (maker-checker). Amounts are
+A game copies the terms of its template when it opens (`Game.terms`), so finance editing a
+template never changes a game in play. Every field of a template but its name and active flag
+(`TEMPLATE_FIELDS`) changes only through an approved `TemplateChange` (maker-checker). Amounts are
 `Decimal` in the game's currency (INR to the paisa, or practice chips `CHP`); the ledger holds
 the money, these rows say why it moved.
 """
@@ -16,6 +16,7 @@ from django.db.models import Q
 from django.utils.functional import cached_property
 
 from tournaments.errors import TermsInvalid
+from tournaments.field_classes import FieldClasses
 from tournaments.formats import FORMATS, FormatName, game_terms
 from tournaments.terms import BONUS_CAP_PERCENT, GameTerms
 from wallets.models import CASH, CHIPS, Account, ApiClient, Player, Proposal, Transfer
@@ -146,26 +147,42 @@ class GameTemplate(models.Model):
             pass  # a field that is not even a number: its own field error says so
 
 
-# The terms that decide what a game moves: changed only by an approved `TemplateChange`.
-MONEY_TERMS = ("currency", "point_value", "entry_fee", "fee_percent")
+# What a game costs and pays, and which table a game server opens by its slug, hang on every
+# field but the name and the active flag: those change only through an approved
+# `TemplateChange` (a test fails on a new field left unclassified).
+TEMPLATE_FIELDS = FieldClasses(
+    proposal=(
+        "slug",
+        "format",
+        "currency",
+        "seats",
+        "point_value",
+        "entry_fee",
+        "fee_percent",
+        "deals",
+        "rules",
+        "split_policy",
+        "rejoin_allowed",
+        "entry_buckets",
+        "bonus_cap_percent",
+    ),
+    cosmetic=("name", "active"),
+    system=("id", "created_at"),
+)
+MONEY_TERMS = TEMPLATE_FIELDS.proposal
 
 
 class TemplateChange(Proposal):
-    """New money terms for a template, proposed by one member of finance staff and applied when
-    another approves it: games opened after the approval copy them, games opened before keep
-    theirs. `previous` holds the terms the proposer saw, so an approval that would overwrite
-    a change made in between is refused. The rows are the template's money-terms history."""
+    """New terms for a template (any of `MONEY_TERMS`), proposed by one member of finance staff
+    and applied when another approves it: games opened after the approval copy them, games
+    opened before keep theirs. `previous` holds the terms the proposer saw, so an approval that
+    would overwrite a change made in between is refused. The rows are the template's history."""
 
     approve_permission = "tournaments.approve_templatechange"
 
     template = models.ForeignKey(GameTemplate, on_delete=models.PROTECT, related_name="changes")
-    currency = models.CharField(max_length=3, choices=Currency.choices)
-    point_value = models.DecimalField(max_digits=12, decimal_places=2, null=True, blank=True)
-    entry_fee = models.DecimalField(max_digits=12, decimal_places=2, null=True, blank=True)
-    fee_percent = models.DecimalField(
-        max_digits=5, decimal_places=2, validators=[MinValueValidator(0), MaxValueValidator(100)]
-    )
-    previous = models.JSONField(help_text="The money terms when proposed (decimal strings).")
+    terms = models.JSONField(help_text="The proposed terms, every one of MONEY_TERMS (JSON).")
+    previous = models.JSONField(help_text="The terms when proposed (JSON; decimals as strings).")
 
     class Meta(Proposal.Meta):
         permissions = [

@@ -10,9 +10,10 @@ Rounding rule (the only one; every settlement follows it):
    remainder** (`largest_remainder`): everyone gets the floor of their exact share; the paise left
    over go one each to the largest fractional remainders, ties to the earlier seat. Shares always
    add up to the amount, so nothing is created or destroyed and there is no residue.
-4. A refund goes back to the buckets the entry came from, newest first (`refund_by_bucket`): the
-   part of an entry that is kept is taken to come from the buckets in the order they were charged
-   (bonus first by default), so the refund fills the later buckets (winnings, deposit) first.
+4. A refund goes back to the buckets the entry came from (`refund_by_bucket`): what a seat
+   lost is charged to each bucket in proportion to what it put in, the bonus part rounded down
+   (others by largest remainder), so a loss never takes more bonus than the entry's bonus cap
+   allows on it: losing on purpose cannot turn bonus into a partner's winnings.
 
 Invariant, checked by the property tests: payouts + fee + refunds == collected, for every game.
 """
@@ -66,23 +67,31 @@ def largest_remainder(amount: Decimal, weights: Sequence[Decimal | int]) -> list
 
 
 def refund_by_bucket(
-    contributed: Sequence[tuple[str, Decimal]], refund: Decimal
+    contributed: Sequence[tuple[str, Decimal]], refund: Decimal, *, rounded_down: str
 ) -> list[tuple[str, Decimal]]:
-    """Which buckets a refund goes to: the last-charged bucket first (rule 4).
+    """Which buckets a refund goes to (rule 4): what the seat lost (paid in - refund) is charged
+    to the buckets in proportion to what each put in, the `rounded_down` bucket's part (bonus)
+    rounded down to the paisa and the rest split over the other buckets by largest remainder;
+    each bucket gets back what it put in less its part. A loss so takes bonus at most in the
+    share the entry took it, and the bonus cap of the entry holds on what is lost too.
 
-    `contributed` lists (bucket, amount) in the order they were charged.
+    `contributed` lists (bucket, amount), each bucket once, in the order they were charged.
     """
-    if refund < 0 or refund > sum((a for _, a in contributed), ZERO):
+    total = sum((a for _, a in contributed), ZERO)
+    if refund < 0 or refund > total:
         raise ValueError("a refund is between nothing and everything paid in")
+    if len({b for b, _ in contributed}) != len(contributed):
+        raise ValueError("each bucket is listed once")
+    lost = total - refund
+    capped = sum((a for b, a in contributed if b == rounded_down), ZERO)
+    capped_lost = (lost * capped / total).quantize(PAISA, rounding=ROUND_FLOOR) if total else ZERO
+    others = [a for b, a in contributed if b != rounded_down]
+    others_lost = iter(largest_remainder(lost - capped_lost, others) if others else [])
     out: list[tuple[str, Decimal]] = []
-    left = refund
-    for bucket, amount in reversed(contributed):
-        if left <= 0:
-            break
-        back = min(amount, left)
+    for bucket, amount in contributed:
+        back = amount - (capped_lost if bucket == rounded_down else next(others_lost))
         if back > 0:
             out.append((bucket, back))
-            left -= back
     return out
 
 

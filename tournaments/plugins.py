@@ -7,7 +7,9 @@ calls `register()` once):
 - an approved reversal of `game:<pk>` makes that game `reversed`;
 - search: an external game id (`sim-597bcd-5`) names the reference `game:<pk>`, and a game's
   reference is shown as its external id, linked to the game's page;
-- reports: the fee report is listed on the admin index.
+- reports: the fee report is listed on the admin index;
+- the wind-down: cancelling open cash games is one of its steps.
+- the one-way-flow report: what went from one player to another across games.
 """
 
 from __future__ import annotations
@@ -16,15 +18,17 @@ from collections.abc import Collection
 
 from django.urls import reverse
 
-from tournaments import reconciliation
+from tournaments import queries, reconciliation
 from tournaments.models import Game, TemplateChange, TournamentChange
 from tournaments.references import game_pk_of, game_reference
-from tournaments.services.games import game_mark_reversed
+from tournaments.services.games import cash_games_cancel, cash_games_open, game_mark_reversed
 from tournaments.services.templates import template_change_apply
 from tournaments.services.tournament_terms_changes import tournament_change_apply
 from wallets import reports, search, signals
 from wallets.models import Reversal
+from wallets.services.flows import flow_finder_register
 from wallets.services.proposals import proposal_kind_register
+from wallets.services.wind_down import CancelStep, wind_down_step_register
 
 
 def game_references(term: str) -> list[str]:
@@ -63,3 +67,8 @@ def register() -> None:
     search.reference_finder_register(game_references)
     search.reference_namer_register(game_names)
     reports.report_register(FEE_REPORT)
+    # The wind-down cancels open cash games; open tournaments join with a step of their own.
+    wind_down_step_register(
+        CancelStep("cash games", lambda: cash_games_open().count(), cash_games_cancel)
+    )
+    flow_finder_register(queries.pair_flows)

@@ -17,7 +17,7 @@ import time
 import urllib.error
 import urllib.request
 import uuid
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -88,6 +88,8 @@ class Tally:
     games: int = 0
     deals: int = 0
     rejoins: int = 0
+    # rejoins asked at random and refused (409), by error code: expected, not a fault
+    rejoins_refused: Counter[str] = field(default_factory=Counter)
     splits: int = 0
     collected: Decimal = Decimal(0)
     paid_out: Decimal = Decimal(0)
@@ -157,9 +159,10 @@ class Simulator:
             roll = self.rng.random()
             best = rummy.best_arrangement(hand, wild, rules)
             groups = [rummy.card_names(g.cards) for g in best.groups]
-            if rules.drops_allowed and roll < 0.12:
+            drops = rules.allows_drops(template["deals"])
+            if drops and roll < 0.12:
                 results.append({"player": p, "outcome": "first_drop"})
-            elif rules.drops_allowed and roll < 0.22:
+            elif drops and roll < 0.22:
                 results.append({"player": p, "outcome": "middle_drop"})
             elif roll < 0.22 + wrong_show:
                 shown = {} if best.valid else {"groups": groups}  # the invalid hand it showed
@@ -255,6 +258,7 @@ class Simulator:
             except ApiError as exc:
                 if exc.status != 409:
                     raise
+                tally.rejoins_refused[exc.body.get("error", {}).get("code", "?")] += 1
         if (
             template["split_policy"] != "none"
             and deal_no >= 2

@@ -99,7 +99,7 @@ class PaymentGateway:
         t = self.tally
         return [
             f"Deposits: {t.deposits}, {t.deposited} INR paid = {t.credited} credited + "
-            f"{t.gst} GST (28/128)",
+            f"{t.gst} GST (at the rate in force)",
             f"KYC: {t.verified} verified; withdrawals: {t.paid} paid ({t.paid_out} INR out, "
             f"{t.tds} TDS withheld), {t.failed} failed ({t.returned} INR back to winnings), "
             f"{t.approved_by_finance} approved by finance",

@@ -120,7 +120,9 @@ def _decimal(value: Any, field: str) -> Decimal | None:
 
 
 def ruleset_from_dict(rules: dict[str, Any]) -> rummy.RuleSet:
-    return _ruleset_cached(tuple(sorted(rules.items())))
+    # JSON lists (`deal_counts`) become tuples: the cache key must be hashable
+    items = ((k, tuple(v) if isinstance(v, list) else v) for k, v in rules.items())
+    return _ruleset_cached(tuple(sorted(items)))
 
 
 @lru_cache(maxsize=256)

@@ -15,14 +15,18 @@ def _hash(key: str) -> str:
     return hashlib.sha256(key.encode()).hexdigest()
 
 
-def _new_key(scopes: list[str]) -> tuple[str, dict]:
-    """A new key, and the client fields that store it (never the key itself)."""
+def _new_key(scopes: list[str], key: str | None = None) -> tuple[str, dict]:
+    """A new key (or `key`, one issued before), and the client fields that store it (never the
+    key itself)."""
     unknown = set(scopes) - set(ApiClient.Scope.values)
     if unknown or not scopes:
         raise ValueError(f"scopes must be among {sorted(ApiClient.Scope.values)}, got {scopes}")
-    prefix = secrets.token_hex(6)
-    key = f"rl_{prefix}_{secrets.token_urlsafe(32)}"
-    return key, {"key_prefix": prefix, "key_hash": _hash(key), "scopes": sorted(set(scopes))}
+    if key is None:
+        key = f"rl_{secrets.token_hex(6)}_{secrets.token_urlsafe(32)}"
+    parts = key.split("_", 2)
+    if len(parts) != 3 or parts[0] != "rl" or len(parts[1]) != 12 or len(parts[2]) < 32:
+        raise ValueError("not a key this service issued")
+    return key, {"key_prefix": parts[1], "key_hash": _hash(key), "scopes": sorted(set(scopes))}
 
 
 def api_client_create(*, name: str, scopes: list[str]) -> tuple[ApiClient, str]:
@@ -31,11 +35,14 @@ def api_client_create(*, name: str, scopes: list[str]) -> tuple[ApiClient, str]:
     return ApiClient.objects.create(name=name, **fields), key
 
 
-def api_client_rekey(*, name: str, scopes: list[str]) -> tuple[ApiClient, str]:
-    """The client of this name with a new key, created if it does not exist yet: its previous
-    key stops working. For a client that gets a fresh key on every start (the demo's, the
-    simulator's): one client and one live key, not a new never-revoked client per start."""
-    key, fields = _new_key(scopes)
+def api_client_rekey(
+    *, name: str, scopes: list[str], key: str | None = None
+) -> tuple[ApiClient, str]:
+    """The client of this name with a new key (or `key`, kept from an earlier start), created if
+    it does not exist yet: any other key of it stops working. For a client whose key is set at
+    every start (the demo's, the simulator's): one client and one live key, not a new
+    never-revoked client per start."""
+    key, fields = _new_key(scopes, key)
     client, _ = ApiClient.objects.update_or_create(
         name=name, defaults={**fields, "is_active": True}
     )

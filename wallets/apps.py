@@ -15,16 +15,25 @@ class WalletsConfig(AppConfig):
             "add_gatewaystatement",
             "add_withdrawalreview",
             "add_bonusgrant",
+            "set_player_region",
+            "add_gstrateproposal",
+            "add_winddown",
         ],
         "finance approver": [
             "approve_adjustment",
             "approve_reversal",
             "approve_withdrawal",
             "approve_bonusgrant",
+            "approve_gstrateproposal",
+            "approve_winddown",
         ],
     }
 
     def ready(self) -> None:
-        from wallets import roles
+        from wallets import checks, roles  # noqa: F401  (checks register by being imported)
+        from wallets.services import gst_rates, wind_down  # noqa: F401 (wind_down: its kind)
 
         post_migrate.connect(roles.roles_after_migrate, dispatch_uid="wallets-finance-roles")
+        post_migrate.connect(
+            gst_rates.gst_history_after_migrate, dispatch_uid="wallets-gst-history"
+        )

@@ -35,8 +35,13 @@ class WalletErrorCode(StrEnum):
     FINANCIAL_YEAR_OPEN = "financial_year_open"
     # player protection and the real-money switch
     DEPOSIT_LIMIT = "deposit_limit"
+    DEPOSIT_BELOW_MINIMUM = "deposit_below_minimum"
     SELF_EXCLUDED = "self_excluded"
     REAL_MONEY_UNAVAILABLE = "real_money_unavailable"
+    REGION_INVALID = "region_invalid"
+    # the guards of a games client (docs/trust-model.md)
+    PLAYER_NOT_PAIRED = "player_not_paired"
+    CLIENT_CAP = "client_cap"
 
 
 class LedgerError(DomainError):
@@ -145,6 +150,12 @@ class DepositLimitReached(Conflict):
     code = WalletErrorCode.DEPOSIT_LIMIT
 
 
+class DepositBelowMinimum(DomainError):
+    """A deposit under `DEPOSIT_MINIMUM` (400): on a few paise the GST rounds to nothing."""
+
+    code = WalletErrorCode.DEPOSIT_BELOW_MINIMUM
+
+
 class SelfExcluded(Conflict):
     """The player excluded themselves: no cash games, no deposits (withdrawals stay open)."""
 
@@ -155,3 +166,21 @@ class RealMoneyUnavailable(Conflict):
     """Real money is off here, or for the player's region: no cash games, no deposits."""
 
     code = WalletErrorCode.REAL_MONEY_UNAVAILABLE
+
+
+class RegionInvalid(DomainError):
+    """A region that is no ISO 3166-2:IN state or union territory code (`wallets.regions`)."""
+
+    code = WalletErrorCode.REGION_INVALID
+
+
+class PlayerNotPaired(Forbidden):
+    """A games client whose guard is on may seat only players of its paired payments clients."""
+
+    code = WalletErrorCode.PLAYER_NOT_PAIRED
+
+
+class ClientCapReached(Conflict):
+    """A games client's games would take more into escrow in a rolling hour than its cap."""
+
+    code = WalletErrorCode.CLIENT_CAP

@@ -39,6 +39,15 @@ _NEGATIVE = re.compile(r"-[0-9]*\.?[0-9]*")
 _TOO_PRECISE = re.compile(r"[0-9]+\.[0-9]{3,}")
 
 
+def _kind(value: object) -> str:
+    """What a decoded JSON value that is not a string was sent as."""
+    if isinstance(value, bool):
+        return "true or false"
+    if isinstance(value, int | float):
+        return "JSON numbers"
+    return {list: "arrays", dict: "objects"}.get(type(value), "null")
+
+
 def parse_amount(text: object, currency: str) -> Money:
     """Parse an amount written as a decimal string, and nothing else.
 
@@ -48,7 +57,7 @@ def parse_amount(text: object, currency: str) -> Money:
     " 100 ", Arabic-Indic "100"), no more than 12 digits before the point.
     """
     if not isinstance(text, str):
-        raise MoneyError('amounts are decimal strings such as "500.00", not JSON numbers')
+        raise MoneyError(f'amounts are decimal strings such as "500.00", not {_kind(text)}')
     if _AMOUNT.fullmatch(text) is None:
         if _NEGATIVE.fullmatch(text):
             raise MoneyError("the amount must be greater than zero")
@@ -59,3 +68,30 @@ def parse_amount(text: object, currency: str) -> Money:
             'two decimals, such as "500" or "500.00"'
         )
     return money_checked(Money(Decimal(text), currency))
+
+
+def amount_pattern(maximum: Decimal | None = None) -> str:
+    """`AMOUNT_PATTERN` narrowed to what the API takes: above zero and, given a `maximum`, at most
+    that; as a regular expression for OpenAPI (ECMA 262 and Python alike), so that a schema-valid
+    amount is accepted and every other one refused (tests/wallets/test_amount_pattern.py)."""
+    # above zero; and no newline (a validator in Python lets `$` match before a final one)
+    positive = r"(?!.*\n)(?!0*(?:\.0{1,2})?$)"
+    if maximum is None:
+        return f"^{positive}{AMOUNT_PATTERN}$"
+    whole, cents = f"{maximum:.2f}".split(".")
+    digits = len(whole)
+    # the whole part below the maximum's: fewer digits, or a smaller digit where they first differ
+    below = [f"[0-9]{{1,{digits - 1}}}"] if digits > 1 else []
+    for i, digit in enumerate(whole):
+        if digit != "0":
+            rest = digits - i - 1
+            below.append(whole[:i] + f"[0-{int(digit) - 1}]" + (f"[0-9]{{{rest}}}" if rest else ""))
+    # the maximum's whole part, with at most its cents
+    fractions = [
+        f for f in (*"0123456789", *(f"{n:02}" for n in range(100))) if f.ljust(2, "0") <= cents
+    ]
+    pad = f"0{{0,{12 - digits}}}"
+    return (
+        f"^{positive}{pad}(?:(?:{'|'.join(below)})(?:\\.[0-9]{{1,2}})?"
+        f"|{whole}(?:\\.(?:{'|'.join(fractions)}))?)$"
+    )

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
@@ -12,19 +11,31 @@ from django.db.models import Count, Sum
 from django.db.models.functions import TruncMonth
 from djmoney.money import Money
 
-from wallets import references, tax
+from wallets import tax
 from wallets.errors import UnknownPlayer
 from wallets.models import (
     Account,
+    DepositGst,
     Entry,
-    PlatformAccount,
     Player,
     TdsYearEnd,
-    Transfer,
     Withdrawal,
 )
 
 ZERO = tax.ZERO
+
+
+def count_capped(queryset, cap: int) -> int:
+    """How many rows, counting at most `cap + 1` (`SELECT count(*) FROM (... LIMIT cap + 1)`
+    stops early): more than `cap` reads as `cap + 1`."""
+    return queryset.order_by()[: cap + 1].count()
+
+
+def withdrawals_to_review(queryset=None):
+    """Withdrawals waiting for an operator's review: requested (a first one, or above the
+    auto-approval limit) and not reviewed yet."""
+    queryset = Withdrawal.objects.all() if queryset is None else queryset
+    return queryset.filter(status=Withdrawal.Status.REQUESTED, review__isnull=True)
 
 
 def player_by_external_id(external_id: str) -> Player:
@@ -141,39 +152,27 @@ def tds_filing_lines(*, start: datetime, end: datetime) -> list[TdsLine]:
 @dataclass(frozen=True)
 class GstMonth:
     month: date
+    rate: Decimal  # percent: one line per month and rate
     deposits: int
     amount: Decimal  # what players paid
-    gst: Decimal
+    gst: Decimal  # the sum of each deposit's own recorded GST
     net: Decimal  # credited to their deposit buckets
 
 
 def gst_months(*, start: datetime, end: datetime) -> list[GstMonth]:
-    """GST on the deposits made in [start, end), per calendar month (India's time)."""
-    codes = {
-        references.platform_account_code(PlatformAccount.GATEWAY_CLEARING): "amount",
-        references.platform_account_code(PlatformAccount.GST_PAYABLE): "gst",
-    }
+    """GST on the deposits made in [start, end), per calendar month (India's time) and rate:
+    each deposit counted at the rate and with the GST it recorded (`DepositGst`)."""
     rows = (
-        Entry.objects.filter(
-            transfer__kind=Transfer.Kind.DEPOSIT,
-            account__code__in=list(codes),
-            created_at__gte=start,
-            created_at__lt=end,
-        )
-        .annotate(month=TruncMonth("created_at", tzinfo=tax.INDIA))
-        .values("month", "account__code")
-        .annotate(total=Sum("amount"), n=Count("id"))
-        .order_by("month")
+        DepositGst.objects.filter(transfer__created_at__gte=start, transfer__created_at__lt=end)
+        .annotate(month=TruncMonth("transfer__created_at", tzinfo=tax.INDIA))
+        .values("month", "rate_percent")
+        .annotate(n=Count("pk"), amount=Sum("amount"), gst=Sum("gst"))
+        .order_by("month", "rate_percent")
     )
-    months: dict[date, dict] = defaultdict(lambda: {"amount": ZERO, "gst": ZERO, "n": 0})
-    for row in rows:
-        part = codes[row["account__code"]]
-        month = months[row["month"].date()]
-        if part == "amount":
-            month["amount"], month["n"] = -row["total"], row["n"]
-        else:
-            month["gst"] = row["total"]
     return [
-        GstMonth(m, v["n"], v["amount"], v["gst"], v["amount"] - v["gst"])
-        for m, v in sorted(months.items())
-    ]
+        GstMonth(
+            r["month"].date(), r["rate_percent"], r["n"], r["amount"], r["gst"],
+            r["amount"] - r["gst"],
+        )
+        for r in rows
+    ]  # fmt: skip

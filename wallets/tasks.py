@@ -4,9 +4,10 @@ from celery import shared_task
 from django.utils import timezone
 
 from wallets import tax
-from wallets.models import ReconciliationReport
+from wallets.models import FlowReport, ReconciliationReport
 from wallets.reconciliation import reconcile_run
 from wallets.services.bonuses import bonus_expire
+from wallets.services.flows import flow_report_run
 from wallets.services.tax import tds_year_end as tds_year_end_run
 
 
@@ -30,3 +31,9 @@ def tds_year_end(fy: str | None = None) -> dict:
 def bonus_expiry() -> int:
     """Return expired bonus to promotions (beat: hourly); a second run finds nothing left."""
     return bonus_expire()
+
+
+@shared_task(name="wallets.tasks.flow_report")
+def flow_report() -> int:
+    """The one-way-flow report (beat: nightly, apart from reconciliation); each run stores one."""
+    return flow_report_run(trigger=FlowReport.Trigger.SCHEDULE).pk

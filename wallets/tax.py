@@ -1,5 +1,6 @@
 """India's taxes on a rummy wallet, as pure functions (no Django, no I/O): GST on deposits
-(CGST Rule 31B), TDS on net winnings (Income-tax Act s.194BA, Rule 133), financial years.
+(CGST Rule 31B; the rate in force on the deposit's IST date: `wallets.services.gst_rates`),
+TDS on net winnings (Income-tax Act s.194BA, Rule 133), financial years.
 
 The rounding rule for tax is written once, here: `to_paisa` rounds half up to the paisa
 (RULES.md's examples need it: 100 -> 21.875 GST -> 21.88). Only a tax itself is rounded; the
@@ -18,12 +19,13 @@ PAISA = Decimal("0.01")
 ZERO = Decimal("0.00")
 HUNDRED = Decimal(100)
 
-# GST is 28 % of the face value of a deposit, and the deposit includes it: 28/128 of the amount.
-GST_PERCENT = Decimal(28)
-GST_SHARE = GST_PERCENT / (HUNDRED + GST_PERCENT)  # 0.21875 exactly
-
 INDIA = ZoneInfo("Asia/Kolkata")
-FY_LABEL = re.compile(r"^(\d{4})-(\d{2})$")
+# A financial year is named `2026-27`: ASCII digits only (`str.isdigit` and `\d` take any
+# script's digits), nothing around it. The years handled are those whose label is unambiguous
+# and whose dates are plain IST: 2000-01 to 2098-99 (before 1942, Asia/Kolkata was not +05:30;
+# 2099-00 would end in 2100, which two digits no longer name).
+FY_LABEL = re.compile(r"([0-9]{4})-([0-9]{2})")
+FY_FIRST_YEARS = range(2000, 2099)
 
 
 class TaxError(ValueError):
@@ -45,21 +47,31 @@ class GstSplit:
     credited: Decimal  # to the deposit bucket: amount - gst, exactly
 
 
-def gst_split(amount: Decimal) -> GstSplit:
-    """A GST-inclusive deposit into its two parts: 1000 -> 218.75 GST + 781.25 credited."""
+def gst_rate_checked(rate_percent: Decimal) -> Decimal:
+    """A GST rate in percent, 0 to 100 exclusive, to the hundredth (the rates themselves are
+    data: `wallets.models.GstRate`)."""
+    if not ZERO <= rate_percent < HUNDRED or rate_percent != rate_percent.quantize(PAISA):
+        raise TaxError(f"a GST rate is a percentage from 0 to 99.99, not {rate_percent}")
+    return rate_percent
+
+
+def gst_split(amount: Decimal, *, rate_percent: Decimal) -> GstSplit:
+    """A GST-inclusive deposit into its two parts: 1000 at 28 % -> 218.75 GST + 781.25
+    credited; at 40 % -> 285.71 GST + 714.29 credited."""
     if amount <= 0 or amount != amount.quantize(PAISA):
         raise TaxError(f"a deposit is a positive amount in paise, not {amount}")
-    gst = to_paisa(amount * GST_SHARE)
+    gst = to_paisa(amount * rate_percent / (HUNDRED + gst_rate_checked(rate_percent)))
     return GstSplit(amount=amount, gst=gst, credited=amount - gst)
 
 
-def deposit_for_credit(credited: Decimal) -> Decimal:
-    """The smallest deposit that credits exactly `credited` (every amount in paise is reached:
-    one paisa more deposited adds at most one paisa of GST)."""
+def deposit_for_credit(credited: Decimal, *, rate_percent: Decimal) -> Decimal:
+    """The smallest deposit that credits exactly `credited` at this rate (every amount in paise
+    is reached: one paisa more deposited adds at most one paisa of GST)."""
     if credited <= 0 or credited != credited.quantize(PAISA):
         raise TaxError(f"a credit is a positive amount in paise, not {credited}")
-    amount = max((credited / (1 - GST_SHARE)).quantize(PAISA) - 2 * PAISA, credited)
-    while gst_split(amount).credited < credited:
+    share = gst_rate_checked(rate_percent) / (HUNDRED + rate_percent)
+    amount = max((credited / (1 - share)).quantize(PAISA) - 2 * PAISA, credited)
+    while gst_split(amount, rate_percent=rate_percent).credited < credited:
         amount += PAISA
     return amount
 
@@ -107,10 +119,27 @@ def financial_year_starting(first_year: int) -> FinancialYear:
 
 def financial_year(label: str) -> FinancialYear:
     """`2026-27` -> 1 April 2026 00:00 IST to 1 April 2027 00:00 IST."""
-    match = FY_LABEL.match(label or "")
+    match = FY_LABEL.fullmatch(label or "")
     if not match or (int(match[1]) + 1) % 100 != int(match[2]):
         raise TaxError(f"a financial year is written like 2026-27, not {label!r}")
+    if int(match[1]) not in FY_FIRST_YEARS:
+        raise TaxError(
+            f"financial years {FY_FIRST_YEARS[0]}-{(FY_FIRST_YEARS[0] + 1) % 100:02d} to "
+            f"{FY_FIRST_YEARS[-1]}-{(FY_FIRST_YEARS[-1] + 1) % 100:02d} are handled, not {label!r}"
+        )
     return financial_year_starting(int(match[1]))
+
+
+def months_checked(first: date, last: date) -> None:
+    """Refuse a span of months outside the financial years handled (`FY_FIRST_YEARS`)."""
+    earliest = financial_year_starting(FY_FIRST_YEARS[0]).start.date()
+    latest = financial_year_starting(FY_FIRST_YEARS[-1]).end.date()
+    for month in (first, last):
+        if not earliest <= month.replace(day=1) < latest:
+            raise TaxError(
+                f"months from {earliest:%Y-%m} to {latest - timedelta(days=1):%Y-%m} are "
+                f"handled, not {month:%Y-%m}"
+            )
 
 
 def financial_year_of(moment: datetime) -> FinancialYear:
@@ -157,9 +186,13 @@ def tds_at_withdrawal(
 ) -> Tds:
     """Net winnings = (this + earlier withdrawals of the FY) - (deposits of the FY + opening
     balance) - net winnings already taxed in the FY; TDS on them, never more than the amount
-    (reachable only with a threshold, or after a deposit was reversed)."""
+    (reachable only with a threshold, or after a deposit was reversed). Net winnings whose TDS
+    rounds to 0.00 (₹0.01 at 30 %) are not counted as taxed: the next withdrawal, or the year
+    end, taxes them with what comes after (counted as taxed, they would never be)."""
     net = amount + withdrawn_before - (deposits + opening) - taxed_before
     due = tds_of(net, rate_percent=rate_percent, threshold=threshold)
+    if due.tds == 0:
+        return Tds(net, ZERO, ZERO)
     return Tds(due.net_winnings, due.taxed, min(due.tds, amount))
 
 

@@ -40,4 +40,11 @@ class ApiKeyScheme(OpenApiAuthenticationExtension):
     name = "ApiKey"
 
     def get_security_definition(self, auto_schema):
-        return {"type": "apiKey", "in": "header", "name": "Authorization"}
+        return {
+            "type": "apiKey",
+            "in": "header",
+            "name": "Authorization",
+            "description": "The header is `Authorization: Api-Key <key>`: the word `Api-Key`, a "
+            "space, then the key (`rl_...`); in Swagger's Authorize box type `Api-Key <key>`. A "
+            "key alone is refused with 401. A key carries scopes: `games`, `payments`.",
+        }

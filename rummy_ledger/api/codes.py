@@ -11,6 +11,8 @@ class ApiErrorCode(StrEnum):
     PARSE_ERROR = "parse_error"
     BAD_REQUEST = "bad_request"
     PAYLOAD_TOO_LARGE = "payload_too_large"
+    URI_TOO_LONG = "uri_too_long"  # refused by gunicorn (rummy_ledger.api.worker)
+    REQUEST_HEADERS_TOO_LARGE = "request_headers_too_large"  # the same
     NOT_AUTHENTICATED = "not_authenticated"
     AUTHENTICATION_FAILED = "authentication_failed"
     PERMISSION_DENIED = "permission_denied"

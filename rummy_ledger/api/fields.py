@@ -7,10 +7,13 @@ envelope; `%00`, 65 characters, `..` all end there, before any view or query). I
 `ExternalIdField`: a 400 naming the field. OpenAPI shows both with the pattern and lengths
 (`PATH_CONVERTER_OVERRIDES` in the settings, `extend_schema_field` here).
 
-Strings, integers and booleans take their own JSON type only (`Strict*Field`).
+Strings, integers and booleans take their own JSON type only (`Strict*Field`), and every input
+serializer is a `StrictSerializer`: a field it does not know is a 400 naming it.
 """
 
 from __future__ import annotations
+
+from collections.abc import Mapping
 
 from django.urls import register_converter
 from drf_spectacular.utils import extend_schema_field
@@ -92,3 +95,25 @@ class ExternalIdField(StrictCharField):
         kwargs.setdefault("max_length", ids.MAX_LENGTH)
         super().__init__(**kwargs)
         self.validators.append(_external_id)
+
+
+class StrictSerializer(serializers.Serializer):
+    """The base of every input serializer (nested ones included). DRF drops the fields a
+    serializer does not declare: a misspelt `"regoin": "TN"` would be a deposit without a
+    region, accepted. Here each unknown field is a 400 naming it, reported together with the
+    known fields' own errors; a write that takes no body validates its body with this class."""
+
+    default_error_messages = {"unknown": "Unknown field: this operation does not take it."}
+
+    def to_internal_value(self, data):
+        unknown = sorted(set(data) - set(self.fields)) if isinstance(data, Mapping) else []
+        refused = {name: [self.error_messages["unknown"]] for name in unknown}
+        try:
+            value = super().to_internal_value(data)
+        except serializers.ValidationError as exc:
+            if not refused:
+                raise
+            raise serializers.ValidationError({**exc.detail, **refused}) from exc
+        if refused:
+            raise serializers.ValidationError(refused)
+        return value

@@ -1,11 +1,18 @@
-"""`Idempotency-Key` for every write: a repeat gets the first response, byte for byte.
+"""`Idempotency-Key`: a repeat gets the first response, byte for byte.
+
+The rule, per operation in the schema: a write without a natural key of its own (the game writes:
+open, deal, rejoin, split, cancel) requires the header; a write that carries one (a deposit's,
+KYC report's or withdrawal's `reference`, a withdrawal's gateway result, the limits a PUT sets,
+an exclusion that can only grow) takes it optionally: without it, a repeat is recognised by that
+natural key and answered as the first was (200). A read never takes one.
 
 The record is claimed in the same transaction as the write it guards (INSERT ... ON CONFLICT DO
 NOTHING on the unique (client, key)), and the response is stored in that transaction too: a write
 and its record commit together or not at all, so a crash leaves nothing half-done. A repeat that
 arrives while the first is still running waits on the unique index for a moment, then gets 409
 with `Retry-After`; a repeat with another body (or for another endpoint) gets 409. Refusals (4xx)
-are stored and replayed like successes: the first answer is the answer.
+are stored and replayed like successes: the first answer is the answer. The body is rendered
+once, stored as sent, and both the first answer and every replay are those bytes.
 """
 
 from __future__ import annotations
@@ -16,8 +23,10 @@ import re
 from collections.abc import Callable
 
 from django.db import DatabaseError, connection, transaction
+from django.http import HttpResponse
 from drf_spectacular.utils import OpenApiParameter
 from rest_framework import exceptions
+from rest_framework.renderers import JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
 
@@ -32,13 +41,27 @@ IN_FLIGHT_WAIT = "300ms"
 KEY_PATTERN = r"[!-~]{1,128}"
 _KEY = re.compile(KEY_PATTERN)
 _KEY_SCHEMA = {"type": "string", "minLength": 1, "maxLength": 128, "pattern": f"^{KEY_PATTERN}$"}
-_KEY_HELP = "A repeat with the same key replays the first response; 1 to 128 visible ASCII."
+_KEY_HELP = (
+    "1 to 128 visible ASCII. A repeat with the same key replays the first response (header "
+    "`Idempotent-Replayed: true`); the same key with another body is 409 `idempotency_conflict`; "
+    "a repeat while the first still runs is 409 `request_in_flight` with `Retry-After`."
+)
 
 IDEMPOTENCY_HEADER = OpenApiParameter(
-    HEADER, _KEY_SCHEMA, OpenApiParameter.HEADER, required=True, description=_KEY_HELP
+    HEADER,
+    _KEY_SCHEMA,
+    OpenApiParameter.HEADER,
+    required=True,
+    description=f"Required: this write has no natural key of its own. {_KEY_HELP}",
 )
 IDEMPOTENCY_HEADER_OPTIONAL = OpenApiParameter(
-    HEADER, _KEY_SCHEMA, OpenApiParameter.HEADER, required=False, description=_KEY_HELP
+    HEADER,
+    _KEY_SCHEMA,
+    OpenApiParameter.HEADER,
+    required=False,
+    description="Optional: this write is idempotent by its natural key (its `reference`, the "
+    "withdrawal, the state it sets), and a repeat without the header is answered as the first "
+    f"was. {_KEY_HELP}",
 )
 
 
@@ -61,7 +84,7 @@ def request_hash(request: Request) -> str:
 
 def idempotent(
     request: Request, operation: Callable[[], Response], *, required: bool = True
-) -> Response:
+) -> Response | HttpResponse:
     """Run `operation` once per key: a repeat replays its first response. Where the key is not
     `required` (a write with a natural key of its own, such as a deposit's reference), a request
     without one simply runs."""
@@ -69,7 +92,7 @@ def idempotent(
         return operation()
     key = request.headers.get(HEADER, "")
     if _KEY.fullmatch(key) is None:
-        raise KeyRequired(f"every write needs an {HEADER} header of 1 to 128 visible ASCII")
+        raise KeyRequired(f"this operation needs an {HEADER} header of 1 to 128 visible ASCII")
     digest = request_hash(request)
     client = request.auth
     with transaction.atomic():
@@ -82,10 +105,15 @@ def idempotent(
             raise  # contention: nothing to remember, the client retries
         except (DomainError, exceptions.APIException) as exc:
             response = exception_handler(exc, {})
+        body = JSONRenderer().render(response.data).decode()
         IdempotencyRecord.objects.filter(client_id=client.pk, key=key).update(
-            status_code=response.status_code, response=response.data
+            status_code=response.status_code, body=body
         )
-    return response
+    return _sent(body, response.status_code)
+
+
+def _sent(body: str, status_code: int) -> HttpResponse:
+    return HttpResponse(body, status=status_code, content_type="application/json")
 
 
 def _claim(client_id: int, key: str, digest: str) -> bool:
@@ -116,10 +144,10 @@ def _claim(client_id: int, key: str, digest: str) -> bool:
     return claimed
 
 
-def _replay(client_id: int, key: str, digest: str) -> Response:
+def _replay(client_id: int, key: str, digest: str) -> HttpResponse:
     record = IdempotencyRecord.objects.get(client_id=client_id, key=key)
     if record.request_hash != digest:
         raise KeyReused(f"{HEADER} {key!r} was used for a different request")
-    response = Response(record.response, status=record.status_code)
+    response = _sent(record.body, record.status_code)
     response["Idempotent-Replayed"] = "true"
     return response

@@ -5,12 +5,14 @@ Everything that costs the server is checked before `json.loads` runs: the body's
 (`API_MAX_BODY_BYTES`: the Content-Length first, then at most that many bytes are read) and its
 nesting depth (`API_MAX_JSON_DEPTH`: a scan of the raw bytes; 100,000 nested `[` used to be a
 RecursionError). Then the parse itself refuses what JSON allows but a money API must not guess
-at: a key given twice (the last one winning silently), `NaN` and `Infinity`.
+at: a key given twice (the last one winning silently), `NaN` and `Infinity`, and a number too
+large for a float (`1e999` would be Infinity by the time a field saw it).
 """
 
 from __future__ import annotations
 
 import json
+import math
 import re
 from itertools import accumulate
 
@@ -50,6 +52,13 @@ def _refuse_constant(name: str):
     raise exceptions.ParseError(f"{name} is not a JSON number")
 
 
+def _finite(text: str) -> float:
+    number = float(text)
+    if not math.isfinite(number):
+        raise exceptions.ParseError(f"the number {text[:40]} is out of range")
+    return number
+
+
 class StrictJSONParser(BaseParser):
     media_type = "application/json"
 
@@ -71,6 +80,11 @@ class StrictJSONParser(BaseParser):
         except UnicodeDecodeError as exc:
             raise exceptions.ParseError("the body is not UTF-8") from exc
         try:
-            return json.loads(text, object_pairs_hook=_object, parse_constant=_refuse_constant)
+            return json.loads(
+                text,
+                object_pairs_hook=_object,
+                parse_constant=_refuse_constant,
+                parse_float=_finite,
+            )
         except ValueError as exc:
             raise exceptions.ParseError(f"JSON parse error: {exc}") from exc

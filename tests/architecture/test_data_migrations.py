@@ -99,3 +99,85 @@ def test_games_reversed_before_the_reversed_status_existed_say_so():
 
     statuses = dict(Current.objects.values_list("game_id", "status"))
     assert statuses == {"reversed": "reversed", "kept": "finished"}
+
+
+def _before_owners():
+    """The database as migration 0009 left it, with three payments clients' history."""
+    before = [("wallets", "0009_bonus_protection"), ("api", "0001_initial")]
+    executor = MigrationExecutor(connection)
+    executor.migrate(before)
+    return executor.loader.project_state(before).apps
+
+
+def _withdrawal(old, player, reference: str):
+    return old.get_model("wallets", "Withdrawal").objects.create(
+        player=player, reference=reference, amount=10, net_winnings=0, taxed_net_winnings=0,
+        tds=0, payout=10, pan="ABCDE1234F", needs_approval=False,
+    )  # fmt: skip
+
+
+def _deposit(old, reference: str):
+    return old.get_model("wallets", "Transfer").objects.create(
+        kind="deposit", reference=reference, idempotency_key=f"deposit:{reference}",
+        content_hash="x",
+    )  # fmt: skip
+
+
+def _migrate_to_the_end():
+    executor = MigrationExecutor(connection)
+    executor.migrate(executor.loader.graph.leaf_nodes())
+
+
+def test_deposits_and_withdrawals_get_the_client_their_idempotency_record_names():
+    old = _before_owners()
+    ApiClient = old.get_model("wallets", "ApiClient")
+    gateways = [
+        ApiClient.objects.create(name=f"gw{n}", key_prefix=f"p{n}", key_hash="h",
+                                 scopes=["payments"])
+        for n in range(2)
+    ]  # fmt: skip
+    player = old.get_model("wallets", "Player").objects.create(external_id="p")
+    traced, untraced = _withdrawal(old, player, "wd-1"), _withdrawal(old, player, "wd-2")
+    deposit, legacy = _deposit(old, "dep-1"), _deposit(old, "dep-2")
+    Record = old.get_model("api", "IdempotencyRecord")
+    Record.objects.create(
+        client=gateways[1], key="k1", request_hash="h", status_code=201,
+        response={"withdrawal_id": traced.pk, "net_winnings": "0.00"},
+    )  # fmt: skip
+    Record.objects.create(
+        client=gateways[0], key="k2", request_hash="h", status_code=201,
+        response={"transfer_id": deposit.pk, "credited": "1.00"},
+    )  # fmt: skip
+    # a replay answered to another client (the bug) does not make it the owner
+    Record.objects.create(
+        client=gateways[1], key="k3", request_hash="h", status_code=200,
+        response={"transfer_id": deposit.pk, "credited": "1.00"},
+    )  # fmt: skip
+
+    _migrate_to_the_end()
+
+    from wallets.models import GatewayDeposit, Withdrawal
+
+    owners = dict(Withdrawal.objects.values_list("reference", "client__name"))
+    assert owners == {"wd-1": "gw1", "wd-2": None}  # two payments clients: no guess
+    deposits = dict(GatewayDeposit.objects.values_list("reference", "client__name"))
+    assert deposits == {"dep-1": "gw0", "dep-2": None}
+    assert GatewayDeposit.objects.get(reference="dep-2").transfer_id == legacy.pk
+    assert untraced.pk
+
+
+def test_with_one_payments_client_ever_the_untraced_rows_are_its():
+    old = _before_owners()
+    ApiClient = old.get_model("wallets", "ApiClient")
+    ApiClient.objects.create(name="games", key_prefix="g", key_hash="h", scopes=["games"])
+    ApiClient.objects.create(name="gw", key_prefix="p", key_hash="h", scopes=["payments"])
+    player = old.get_model("wallets", "Player").objects.create(external_id="p")
+    _withdrawal(old, player, "wd-1")
+    _deposit(old, "dep-1")
+
+    _migrate_to_the_end()
+
+    from wallets.models import GatewayDeposit, Withdrawal
+
+    assert Withdrawal.objects.get().client.name == "gw"
+    assert GatewayDeposit.objects.get().client.name == "gw"

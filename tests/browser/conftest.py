@@ -53,8 +53,6 @@ ROLES = {
 TIMEOUT_MS = 15_000
 GAME_ID = "sim-597bcd-5"  # an external game id, as the simulator and game servers name games
 
-_skipped: list[str] = []
-
 
 def pytest_collection_modifyitems(config, items):
     if CHROMIUM.exists():
@@ -62,11 +60,13 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if item.path.is_relative_to(HERE):
             item.add_marker(pytest.mark.skip(reason=SKIP_REASON))
-            _skipped.append(item.nodeid)
 
 
 def pytest_terminal_summary(terminalreporter):
-    if _skipped:
+    # from the skipped reports, which pytest-xdist's workers send to the process that prints
+    if any(
+        SKIP_REASON in str(report.longrepr) for report in terminalreporter.stats.get("skipped", [])
+    ):
         terminalreporter.write_line(SKIP_REASON)
 
 

@@ -319,7 +319,7 @@ def test_the_api_docs_render(login):
 
 
 def test_the_api_docs_authorize_box_takes_api_key_and_the_key(login):
-    """The README's recipe: Authorize, `Api-Key <key>`, then "Try it out" answers 200."""
+    """docs/api.md's recipe: Authorize, `Api-Key <key>`, then "Try it out" answers 200."""
     _, key = api_client_create(name="docs-reader", scopes=["games"])
     tab = login("viewer")
     tab.visit("/api/docs/", "api-docs")

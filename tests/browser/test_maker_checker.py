@@ -51,7 +51,7 @@ def test_new_money_terms_are_proposed_and_approved_by_two_people(login, game):
     assert "approved, proposed by operator" in approver.text(".field-money_terms_history")
     approver.page.click("text=History")
     approver.shot("template-history")
-    assert "Money terms changed by change" in approver.text()
+    assert "Terms changed by change" in approver.text()
 
 
 def test_api_keys_are_issued_by_superusers_only(login):
@@ -85,3 +85,72 @@ def test_a_debit_of_more_than_the_bucket_holds_is_refused_on_the_form(login, gam
 
     assert "would take player:b:deposit below zero (it holds ₹" in operator.text("ul.errorlist")
     assert not Adjustment.objects.exists()
+
+
+def test_finance_sets_a_players_region_with_the_button_on_the_players_page(login, game):
+    """Issue 21: a blocked region the gateway reported stays until finance changes it here."""
+    from wallets.models import Player, ProtectionChange
+    from wallets.services.real_money import region_report
+
+    player = Player.objects.get(external_id="a")
+    region_report(player=player, region="TN", changed_by="gateway")
+    operator = login("operator")
+    operator.visit(f"/admin/wallets/player/{player.pk}/change/", "player-region")
+    assert operator.page.evaluate("document.querySelector('#region button').form !== null")
+
+    operator.page.select_option("#id_set_region", "TS")
+    with operator.page.expect_navigation(timeout=QUICK_MS):
+        operator.page.click("#region button")
+    operator.shot("player-region-set")
+
+    assert "Region set to TS (Telangana)." in operator.messages()
+    player.refresh_from_db()
+    assert player.region == "TS"
+    assert ProtectionChange.objects.filter(player=player, new_value="TS").exists()
+    viewer = login("viewer")
+    viewer.visit(f"/admin/wallets/player/{player.pk}/change/", "player-region")
+    assert viewer.page.locator("#region").count() == 0
+
+
+def test_a_second_approver_on_a_page_opened_before_the_first_decision_is_refused(login, game):
+    """Issue 21 item 8: the second approver saw "#1 approved." and the admin logged them with
+    the first approver's note."""
+    from django.contrib.admin.models import LogEntry
+    from djmoney.money import Money
+
+    from wallets.models import Player, Transfer
+    from wallets.services.proposals import adjustment_propose
+
+    operator = login("operator")
+    adjustment = adjustment_propose(
+        proposed_by=operator.user,
+        player=Player.objects.get(external_id="b"),
+        bucket="deposit",
+        direction="credit",
+        amount=Money("25.00", "INR"),
+        reason="refund of a disconnect",
+    )
+    page = f"/admin/wallets/adjustment/{adjustment.pk}/change/"
+    first, second = login("approver"), login("approver", "approver2")
+    first.visit(page, "adjustment")
+    second.visit(page, "adjustment")  # both pages show Approve
+
+    first.page.fill("#decision textarea", "ticket 4711")
+    with first.page.expect_navigation(timeout=QUICK_MS):
+        first.page.click("#decision button[value=approve]")
+    logged = LogEntry.objects.count()
+    second.page.fill("#decision textarea", "mine")
+    with second.page.expect_navigation(timeout=QUICK_MS):
+        second.page.click("#decision button[value=approve]")
+    second.shot("adjustment-second-approval")
+
+    said = second.messages()
+    assert (
+        f"#{adjustment.pk} not approved: adjustment #{adjustment.pk} was already approved" in said
+    )
+    assert f"#{adjustment.pk} approved." not in said
+    assert second.page.locator("#decision").count() == 0  # decided: no buttons any more
+    assert LogEntry.objects.count() == logged
+    adjustment.refresh_from_db()
+    assert (adjustment.decided_by, adjustment.decision_note) == (first.user, "ticket 4711")
+    assert Transfer.objects.filter(reference=f"adjustment:{adjustment.pk}").count() == 1

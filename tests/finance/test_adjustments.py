@@ -67,13 +67,20 @@ def test_proposal_posts_nothing_until_approved(operator, approver, alice):
     assert ledger_violations() == []
 
 
-def test_approving_twice_posts_once(operator, approver, approver2, alice):
+def test_approving_twice_posts_once_and_the_second_decision_is_refused(
+    operator, approver, approver2, alice
+):
     adj = propose(operator, alice["deposit"].player)
 
-    adjustment_approve(adjustment_id=adj.pk, approved_by=approver)
-    adjustment_approve(adjustment_id=adj.pk, approved_by=approver)
-    adjustment_approve(adjustment_id=adj.pk, approved_by=approver2)
+    adjustment_approve(adjustment_id=adj.pk, approved_by=approver, note="first")
+    for again, note in ((approver, "again"), (approver2, "second")):
+        with pytest.raises(AlreadyDecided, match=r"already approved by approver at .* IST"):
+            adjustment_approve(adjustment_id=adj.pk, approved_by=again, note=note)
+    with pytest.raises(AlreadyDecided):
+        adjustment_reject(adjustment_id=adj.pk, rejected_by=approver2)
 
+    adj.refresh_from_db()
+    assert (adj.status, adj.decided_by, adj.decision_note) == ("approved", approver, "first")
     assert Transfer.objects.filter(kind="adjustment").count() == 1
     assert balance("player:alice:deposit") == Decimal("550.00")
 
@@ -165,7 +172,8 @@ def test_reversal_of_a_settled_game_restores_every_wallet(operator, approver, ga
     assert Transfer.objects.filter(kind="reversal").count() == 0
 
     reversal_approve(reversal_id=rev.pk, approved_by=approver)
-    reversal_approve(reversal_id=rev.pk, approved_by=approver)  # twice: posts once
+    with pytest.raises(AlreadyDecided):  # twice: refused, posts once
+        reversal_approve(reversal_id=rev.pk, approved_by=approver)
 
     rev.refresh_from_db()
     assert rev.status == "approved" and len(rev.posted_transfer_ids) == len(ids)
@@ -235,7 +243,8 @@ def test_two_approvers_at_the_same_moment_post_once():
         lambda n: adjustment_approve(adjustment_id=adj.pk, approved_by=approvers[n]), 2
     )
 
-    assert [r for r in results if isinstance(r, Exception)] == []
+    # one decides, the other is told it was already decided
+    assert sorted(type(r).__name__ for r in results) == ["Adjustment", "AlreadyDecided"]
     assert Transfer.objects.filter(reference=f"adjustment:{adj.pk}").count() == 1
     assert balance("player:zed:deposit") == Decimal("150.00")
     assert ledger_violations() == []

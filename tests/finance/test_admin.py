@@ -1,13 +1,14 @@
 """Admin pages for finance staff: every page renders for every role, each role can do exactly
 what it should, nobody edits the ledger."""
 
+from datetime import timedelta
 from decimal import Decimal
 from unittest import mock
 
 import pytest
 from django.contrib import admin
 from django.core.management import call_command
-from django.test import Client
+from django.test import Client, override_settings
 from django.urls import reverse
 from django.utils import timezone
 from djmoney.money import Money
@@ -16,9 +17,20 @@ from tests.builders import bonus_granted, points_game, staff
 from tests.wallets.payments import verified, won
 from tournaments.queries import game_transfer_ids
 from tournaments.services.templates import template_change_propose
-from wallets.models import Account, Adjustment, Entry, Player, Reversal, Transfer
+from wallets.api_keys import api_client_create
+from wallets.models import (
+    Account,
+    Adjustment,
+    ClientPairing,
+    Entry,
+    Player,
+    Reversal,
+    Transfer,
+)
 from wallets.reconciliation import reconcile_run
 from wallets.reconciliation.gateway import gateway_statement_import
+from wallets.services.flows import flow_report_run
+from wallets.services.gst_rates import gst_rate_propose
 from wallets.services.proposals import (
     adjustment_propose,
     bonus_grant_propose,
@@ -26,6 +38,7 @@ from wallets.services.proposals import (
     withdrawal_review_propose,
 )
 from wallets.services.protection import limits_set, self_exclusion_start
+from wallets.services.wind_down import wind_down_propose
 from wallets.services.withdrawals import withdrawal_request
 from wallets.tax import financial_year_of
 
@@ -35,7 +48,7 @@ ROLES = ["viewer", "operator", "approver", "superuser"]
 
 
 @pytest.fixture
-def world(operator, game_server):
+def world(operator, game_server, settings):
     """A bit of everything: players, a finished game, proposals, a report, a statement."""
     game = points_game(game_server, "g1")
     adjustment_propose(
@@ -60,6 +73,10 @@ def world(operator, game_server):
     money_world(operator)
     protection_world(operator)
     reconcile_run(trigger="command")
+    gateway = api_client_create(name="gateway-1", scopes=["payments"])[0]
+    ClientPairing.objects.create(games_client=game_server, payments_client=gateway)
+    with override_settings(FLOW_REPORT_MIN_GAMES=1, FLOW_REPORT_MIN_AMOUNT=Decimal("0.01")):
+        assert flow_report_run(trigger="command").pairs.exists()  # the game's losers, flagged
     template_change_propose(
         proposed_by=operator,
         template=game.template,
@@ -68,6 +85,16 @@ def world(operator, game_server):
         entry_fee=None,
         fee_percent=Decimal("12.50"),
         reason="new rake",
+    )
+    settings.REAL_MONEY = "off"
+    wind_down_propose(proposed_by=operator, reason="closing the real-money book")
+    settings.REAL_MONEY = "on"
+    gst_rate_propose(
+        proposed_by=operator,
+        effective_from=timezone.localdate() + timedelta(days=30),
+        rate_percent=Decimal("45.00"),
+        source="GST Council notification",
+        reason="rate change notified",
     )
     return game
 
@@ -228,10 +255,44 @@ def test_operator_proposes_approver_approves(operator, approver, world):
 
     response = approve(login(approver), "adjustment", adj.pk)
     assert f"#{adj.pk} approved" in response.content.decode()
-    approve(login(approver), "adjustment", adj.pk)  # twice
     adj.refresh_from_db()
     assert adj.status == "approved"
     assert Account.objects.get(code="player:b:deposit").balance.amount == before + Decimal("25")
+    assert Transfer.objects.filter(reference=f"adjustment:{adj.pk}").count() == 1
+
+
+def test_a_second_decision_in_admin_is_refused_and_logs_nothing(
+    operator, approver, approver2, world
+):
+    from django.contrib.admin.models import LogEntry
+
+    player = Account.objects.get(code="player:b:deposit").player
+    adj = adjustment_propose(
+        proposed_by=operator,
+        player=player,
+        bucket="deposit",
+        direction="credit",
+        amount=Money("25.00", "INR"),
+        reason="refund of a disconnect",
+    )
+    decide = reverse("admin:wallets_adjustment_decide", args=[adj.pk])
+    login(approver).post(decide, {"decision": "approve", "note": "checked the logs"}, follow=True)
+    logged = LogEntry.objects.count()
+
+    for decision, verb in (("approve", "approved"), ("reject", "rejected")):
+        page = login(approver2).post(decide, {"decision": decision, "note": "mine"}, follow=True)
+        text = page.content.decode()
+        assert f"#{adj.pk} {verb}." not in text
+        assert (
+            f"#{adj.pk} not {verb}: adjustment #{adj.pk} was already approved by approver" in text
+        )
+    # the list action too
+    text = approve(login(approver2), "adjustment", adj.pk).content.decode()
+    assert f"#{adj.pk} not approved: adjustment #{adj.pk} was already approved" in text
+
+    assert LogEntry.objects.count() == logged
+    adj.refresh_from_db()
+    assert (adj.decided_by, adj.decision_note) == (approver, "checked the logs")
     assert Transfer.objects.filter(reference=f"adjustment:{adj.pk}").count() == 1
 
 
@@ -348,7 +409,8 @@ def test_no_finance_role_issues_or_changes_api_keys(users, world):
     approver. API clients are a superuser's, whatever a group grants."""
     from wallets.models import ApiClient
 
-    existing = ApiClient.objects.get()
+    existing = ApiClient.objects.get(name="game-server-1")
+    names = sorted(ApiClient.objects.values_list("name", "is_active"))
     for role in ("viewer", "operator", "approver"):
         client = login(users[role])
         add = client.post(
@@ -359,7 +421,14 @@ def test_no_finance_role_issues_or_changes_api_keys(users, world):
         )
         assert (add.status_code, change.status_code) == (403, 403), role
         assert not users[role].has_perm("wallets.add_apiclient")
-    assert list(ApiClient.objects.values_list("name", "is_active")) == [("game-server-1", True)]
+    assert sorted(ApiClient.objects.values_list("name", "is_active")) == names
+    # nor pair clients: a pairing widens whom a games key may stake (docs/trust-model.md)
+    for role in ("viewer", "operator", "approver"):
+        add = login(users[role]).post(
+            reverse("admin:wallets_clientpairing_add"),
+            {"games_client": existing.pk, "payments_client": existing.pk},
+        )
+        assert add.status_code == 403, role
 
 
 def test_gateway_statement_upload(operator, viewer, world):

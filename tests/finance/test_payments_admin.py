@@ -50,11 +50,13 @@ def test_the_queue_shows_kyc_and_the_tax_position(queue, viewer):
     text = page.content.decode()
     assert page.status_code == 200
     assert "verified ABCDE1234F" in text
-    assert (
-        f"FY {FY.label}: opening 0.00, deposits 1000.00, withdrawn 2500.00, "
-        "net winnings taxed 1500.00, TDS 450.00"
-    ) in text
+    # the list's column is narrow (1366 px), the whole position is on the page
+    assert f"FY {FY.label}: net winnings taxed ₹1,500.00, TDS ₹450.00" in text
     detail = login(viewer).get(reverse("admin:wallets_withdrawal_change", args=[withdrawal.pk]))
+    assert (
+        f"FY {FY.label}: opening ₹0.00, deposits ₹1,000.00, withdrawn ₹2,500.00, "
+        "net winnings taxed ₹1,500.00, TDS ₹450.00"
+    ) in detail.content.decode()
     assert b'id="review-form"' not in detail.content  # viewers do not review
 
 
@@ -121,6 +123,7 @@ def test_tax_statement_page_and_csv(queue, viewer):
     url = reverse("admin:wallets_tax_statement") + f"?player=p1&fy={FY.label}"
     page = login(viewer).get(url)
     assert page.status_code == 200 and b'id="tax-position"' in page.content
+    assert "₹2,500.00" in page.content.decode() and "₹450.00" in page.content.decode()
 
     rows = read_csv(login(viewer).get(url + "&format=csv"))
 
@@ -144,8 +147,10 @@ def test_tds_report_lists_what_was_withheld_in_the_quarter(queue, operator, appr
     quarter = (today.month - 4) % 12 // 3 + 1
     url = reverse("admin:wallets_tds_report") + f"?fy={FY.label}&quarter={quarter}"
 
+    page = login(viewer).get(url).content.decode()
     rows = read_csv(login(viewer).get(url + "&format=csv"))
 
+    assert "Total: <strong>₹450.00</strong>" in page and "₹2,500.00" in page
     assert rows == [
         ["date", "pan", "player", "kind", "reference", "amount paid", "net winnings", "tds"],
         [today.isoformat(), "ABCDE1234F", "p1", "withdrawal", withdrawal.reference, "2500.00",
@@ -158,7 +163,26 @@ def test_tds_report_lists_what_was_withheld_in_the_quarter(queue, operator, appr
     assert "No TDS withheld in this quarter." in empty.content.decode()
 
 
-def test_gst_report_per_month(db, viewer):
+@pytest.mark.parametrize("fy", ["9999-00", "0000-01", "1900-01", "२०२६-27", "2026-27\n"])
+def test_the_reports_refuse_a_year_outside_2000_to_2098_on_the_form(db, viewer, fy):
+    """Issue 21: `fy=9999-00` was a 500 (year 10000) on the tax statement and the TDS report."""
+    client = login(viewer)
+    client.raise_request_exception = False
+    pages = {
+        "admin:wallets_tax_statement": {"player": "p1", "fy": fy},
+        "admin:wallets_tds_report": {"fy": fy, "quarter": "1"},
+    }
+    for name, query in pages.items():
+        page = client.get(reverse(name), query)
+        assert page.status_code == 200, (name, page.status_code)
+        assert "errorlist" in page.content.decode(), name
+    for start, end in (("9999-12", "9999-12"), ("0001-01", "2026-01"), ("1900-01", "1900-02")):
+        page = client.get(reverse("admin:wallets_gst_report"), {"start": start, "end": end})
+        assert page.status_code == 200, (start, page.status_code)
+        assert "are handled, not" in page.content.decode()
+
+
+def test_gst_report_per_month_and_rate(db, viewer):
     gateway = Gateway(make_api("payments", name="gateway")[0])
     gateway.deposit("g1", "1000.00")
     gateway.deposit("g2", "100.00")
@@ -168,9 +192,10 @@ def test_gst_report_per_month(db, viewer):
     page = login(viewer).get(url)
     rows = read_csv(login(viewer).get(url + "&format=csv"))
 
-    assert page.status_code == 200 and "240.63" in page.content.decode()
+    assert page.status_code == 200 and "₹314.28" in page.content.decode()
+    assert "₹1,100.00" in page.content.decode() and "40.00%" in page.content.decode()
     assert rows == [
-        ["month", "deposits", "amount", "gst", "net"],
-        [month, "2", "1100.00", "240.63", "859.37"],
+        ["month", "rate", "deposits", "amount", "gst", "net"],
+        [month, "40.00", "2", "1100.00", "314.28", "785.72"],
     ]
-    assert Decimal("218.75") + Decimal("21.88") == Decimal("240.63")
+    assert Decimal("285.71") + Decimal("28.57") == Decimal("314.28")

@@ -70,3 +70,37 @@ def test_a_bonus_grant_is_proposed_in_admin_and_approved_by_someone_else(operato
 
     assert Account.objects.get(code="player:alice:bonus").balance.amount == Decimal("40.00")
     assert BonusGrant.objects.get().status == "approved"
+
+
+def test_finance_replaces_a_blocked_region_in_admin_and_the_history_says_so(
+    viewer, operator, settings
+):
+    """Issue 21: a player's region is the most restrictive one reported until finance changes
+    it; only a role holding the permission may, and every change is in the history."""
+    from tests.builders import make_api
+    from tests.wallets.payments import Gateway
+
+    settings.REAL_MONEY = "restricted"
+    settings.REAL_MONEY_BLOCKED_REGIONS = frozenset({"TN"})
+    gateway = Gateway(make_api("payments", name="gateway")[0])
+    assert gateway.deposit("p", "100.00", region="TN").status_code == 409  # recorded: TN
+    player = Player.objects.get(external_id="p")
+    page_url = reverse("admin:wallets_player_change", args=[player.pk])
+    url = reverse("admin:wallets_player_region", args=[player.pk])
+
+    assert "Set region" not in logged_in(viewer).get(page_url).content.decode()
+    assert logged_in(viewer).post(url, {"region": "KA"}).status_code == 403
+    assert 'form="region-form"' in logged_in(operator).get(page_url).content.decode()
+    refused = logged_in(operator).post(url, {"region": "ZZ"}, follow=True)
+    assert "Region not set: &#x27;ZZ&#x27; is not an ISO 3166-2:IN" in refused.content.decode()
+    done = logged_in(operator).post(url, {"region": "KA"}, follow=True)
+
+    assert "Region set to KA (Karnataka)." in done.content.decode()
+    player.refresh_from_db()
+    assert player.region == "KA"
+    assert gateway.deposit("p", "100.00").status_code == 201  # real money is on for KA
+    history = ProtectionChange.objects.filter(player=player, kind="region").order_by("pk")
+    assert [(c.old_value, c.new_value, c.changed_by) for c in history] == [
+        ("", "TN", "gateway"),
+        ("TN", "KA", "operator (finance)"),
+    ]

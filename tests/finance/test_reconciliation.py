@@ -82,13 +82,9 @@ def test_entry_amount_changed_on_a_platform_account_only():
 
     report = reconcile_run(trigger="command")
 
-    # the deposit of 128.00 now reads 90.00: its 28.00 of GST is no longer 28/128 of it
-    assert kinds(report) == [
-        "currency_total",
-        "gst_deposit_mismatch",
-        "gst_payable_mismatch",
-        "unbalanced_transfer",
-    ]
+    # the deposit of 140.00 now reads 90.00: its 40.00 of GST is neither 40/140 of it nor its
+    # own record's amount (GST payable still holds the recorded GST: no mismatch there)
+    assert kinds(report) == ["currency_total", "gst_deposit_mismatch", "unbalanced_transfer"]
 
 
 def test_finished_game_with_money_left_in_escrow(game_server):
@@ -137,9 +133,9 @@ def test_gateway_statement_against_recorded_deposits():
     funded_player("p1", "100.00")  # reference fund-p1-100.00
     funded_player("p2", "200.00")  # missing from the statement
     funded_player("p3", "300.00")  # amount differs
-    statement(  # what the players paid: 128.00 credits 100.00 (GST 28/128)
-        f"fund-p1-100.00,128.00,{today},deposit",
-        f"fund-p3-300.00,394.00,{today},deposit",  # 384.00 recorded
+    statement(  # what the players paid: 140.00 credits 100.00 (GST 40/140)
+        f"fund-p1-100.00,140.00,{today},deposit",
+        f"fund-p3-300.00,430.00,{today},deposit",  # 420.00 recorded
         f"gw-999,50.00,{today},deposit",  # no deposit recorded
     )
 
@@ -156,7 +152,7 @@ def test_gateway_statement_against_recorded_deposits():
 def test_gateway_statement_that_matches_is_clean():
     today = timezone.localdate().isoformat()
     funded_player("p1", "100.00")
-    statement(f"fund-p1-100.00,128.00,{today},deposit")
+    statement(f"fund-p1-100.00,140.00,{today},deposit")
 
     assert reconcile_run(trigger="command").status == ReconciliationReport.Status.CLEAN
 
@@ -208,7 +204,7 @@ def test_beat_schedule_runs_nightly_at_the_configured_time(settings):
 def test_gateway_line_dated_another_day_is_found_by_reference():
     yesterday = (timezone.localdate() - timedelta(days=1)).isoformat()
     funded_player("p1", "100.00")  # recorded today
-    statement(f"fund-p1-100.00,128.00,{yesterday},deposit")  # the gateway's day: yesterday
+    statement(f"fund-p1-100.00,140.00,{yesterday},deposit")  # the gateway's day: yesterday
 
     assert reconcile_run(trigger="command").status == ReconciliationReport.Status.CLEAN
 

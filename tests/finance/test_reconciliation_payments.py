@@ -59,7 +59,8 @@ def busy_books(gateway, settings):
         decided_by=staff("ap", APPROVER),
         approve=False,
     )
-    gateway.deposit("r1", "0.02")  # too small to carry GST
+    settings.DEPOSIT_MINIMUM = Decimal("0.01")  # a deposit taken before the minimum existed
+    gateway.deposit("r1", "0.01")  # too small to carry GST
     call_command(
         "tds_year_end",
         tax.financial_year_of(timezone.now()).label,
@@ -78,13 +79,15 @@ def test_busy_books_are_clean(busy_books):
     }
 
 
-@given(st.integers(min_value=1, max_value=10**10))
+@given(st.integers(min_value=1, max_value=10**10), st.integers(min_value=0, max_value=9999))
 @settings(max_examples=200, deadline=None)
-def test_the_checks_sql_rounds_gst_like_the_one_rule(paise):
-    amount = Decimal(paise) / 100
+def test_the_checks_sql_rounds_gst_like_the_one_rule(paise, rate_hundredths):
+    amount, rate = Decimal(paise) / 100, Decimal(rate_hundredths) / 100
     with connection.cursor() as cursor:
-        cursor.execute("SELECT round(%s::numeric * %s, 2)", [amount, tax.GST_SHARE])
-        assert cursor.fetchone()[0] == tax.gst_split(amount).gst
+        cursor.execute(
+            "SELECT round(%s::numeric * %s::numeric / (100 + %s::numeric), 2)", [amount, rate, rate]
+        )
+        assert cursor.fetchone()[0] == tax.gst_split(amount, rate_percent=rate).gst
 
 
 def test_gst_moved_to_the_deposit_bucket(busy_books):
@@ -98,7 +101,7 @@ def test_gst_moved_to_the_deposit_bucket(busy_books):
 
     assert kinds(report) == ["gst_deposit_mismatch", "gst_payable_mismatch"]
     found = report.discrepancies.get(kind="gst_deposit_mismatch")
-    assert (found.expected, found.actual) == (Decimal("280.00"), Decimal("279.99"))
+    assert (found.expected, found.actual) == (Decimal("400.00"), Decimal("399.99"))
 
 
 def test_tds_recorded_but_not_withheld(busy_books):

@@ -12,7 +12,7 @@ from django.urls import reverse
 
 from tests.builders import funded_player, points_game, staff
 from tournaments.errors import TermsInvalid
-from tournaments.models import GameTemplate, TemplateChange
+from tournaments.models import MONEY_TERMS, GameTemplate, TemplateChange
 from tournaments.services.games import game_open
 from tournaments.services.templates import template_change_propose
 from wallets.errors import PermissionRefused, ProposalInvalid, SelfApproval
@@ -41,6 +41,17 @@ def propose(user, template, reason="rake review", **kw):
     return template_change_propose(
         proposed_by=user, template=template, reason=reason, **terms(**kw)
     )
+
+
+def form_data(page) -> dict:
+    """What the admin's proposal form holds when opened from a template: the terms in force."""
+    form = page.context["adminform"].form
+    data = {}
+    for name, field in form.fields.items():
+        value = form.initial.get(name, "")
+        data[name] = field.prepare_value(value) if value not in (None, "") else ""
+    data["rejoin_allowed"] = "on" if form.initial.get("rejoin_allowed") else ""
+    return data
 
 
 def decide(model, proposal, user, approve=True):
@@ -102,7 +113,7 @@ def test_viewers_and_approvers_cannot_propose(viewer, approver, played):
         ({"fee": "10.00"}, ProposalInvalid, "nothing changes"),
         ({"fee": "100.00"}, TermsInvalid, "fee_percent"),
         ({"point_value": None}, TermsInvalid, "point value"),
-        ({"point_value": "2.005"}, TermsInvalid, "two decimal places"),
+        ({"point_value": "2.005"}, ProposalInvalid, "point value: .* 2 decimal places"),
     ],
 )
 def test_a_change_no_game_could_be_played_by_is_refused_at_proposal(
@@ -132,25 +143,15 @@ def test_proposed_and_approved_in_the_admin_and_kept_in_the_history(operator, ap
     form = login(operator).get(add, {"template": template.pk})
     assert form.context["adminform"].form.initial["fee_percent"] == Decimal("10.00")
 
-    refused = login(operator).post(
-        add,
-        {
-            "template": template.pk,
-            "currency": "INR",
-            "point_value": "2.00",
-            "entry_fee": "",
-            "fee_percent": "150.00",
-            "reason": "x",
-        },
-    )
+    in_force = form_data(form)
+
+    refused = login(operator).post(add, {**in_force, "fee_percent": "150.00", "reason": "x"})
     assert refused.status_code == 200 and "fee" in refused.content.decode()
     assert not TemplateChange.objects.exists()
 
     login(operator).post(
-        add,
-        {"template": template.pk, "currency": "INR", "point_value": "3.00", "entry_fee": "",
-         "fee_percent": "12.50", "reason": "new table prices"},
-    )  # fmt: skip
+        add, {**in_force, "point_value": "3.00", "fee_percent": "12.50", "reason": "new prices"}
+    )
     change = TemplateChange.objects.get()
     page = login(approver).get(reverse("admin:tournaments_templatechange_change", args=[change.pk]))
     shown = page.content.decode()
@@ -200,3 +201,149 @@ def test_templates_are_added_by_superusers_only(operator, superuser, db):
     assert login(operator).post(add, data).status_code == 403
     assert login(superuser).post(add, data).status_code == 302
     assert GameTemplate.objects.filter(slug="pool-50").count() == 1
+
+
+# --- issue 21 item 1: every term but the name and the active flag ------------------------------
+
+
+def test_every_field_of_a_template_is_classified_money_or_cosmetic():
+    from tournaments.field_classes import FieldClasses
+    from tournaments.models import TEMPLATE_FIELDS
+
+    assert TEMPLATE_FIELDS.unclassified(GameTemplate) == []
+    assert set(TEMPLATE_FIELDS.cosmetic) == {"name", "active"}
+    # a field nobody classified (here: the slug forgotten) is named
+    forgetful = FieldClasses(
+        proposal=tuple(n for n in TEMPLATE_FIELDS.proposal if n != "slug"),
+        cosmetic=TEMPLATE_FIELDS.cosmetic,
+        system=TEMPLATE_FIELDS.system,
+    )
+    assert forgetful.unclassified(GameTemplate) == ["slug"]
+    twice = FieldClasses(
+        proposal=TEMPLATE_FIELDS.proposal,
+        cosmetic=(*TEMPLATE_FIELDS.cosmetic, "rules"),
+        system=TEMPLATE_FIELDS.system,
+    )
+    assert "rules" in twice.unclassified(GameTemplate)
+
+
+def test_an_operator_alone_changes_no_term_in_the_admin(operator, played, game_server):
+    """Issue 21: an operator's edit of `rules` made the next open hold ₹4,000 in escrow instead
+    of ₹160 (80 points at ₹2); the bonus cap and the slug were editable too."""
+    from tournaments.services.templates import money_terms
+
+    template = played.template
+    other = GameTemplate.objects.create(
+        slug="points-1", format="points", point_value=Decimal("1.00"), fee_percent=10
+    )
+    in_force = money_terms(template)
+    url = reverse("admin:tournaments_gametemplate_change", args=[template.pk])
+    attack = {
+        "slug": "points-1-cash", "name": "Points ₹2", "format": "points", "currency": "INR",
+        "seats": 2, "point_value": "2.00", "entry_fee": "", "fee_percent": "10.00",
+        "deals": "", "rules": '{"preset": "S1", "cap": 4000, "first_drop_points": 4000}',
+        "split_policy": "equal", "rejoin_allowed": "on", "entry_buckets": '["bonus"]',
+        "bonus_cap_percent": "100.00", "active": "on",
+    }  # fmt: skip
+
+    page = login(operator).get(url).content.decode()
+    response = login(operator).post(url, attack)
+
+    for name in MONEY_TERMS:
+        assert f'name="{name}"' not in page, name
+    assert response.status_code == 302
+    template.refresh_from_db()
+    assert template.name == "Points ₹2"  # the name is cosmetic
+    assert money_terms(template) == in_force
+    # nor by the list's inline editing, which offers the active flag only
+    listed = login(operator).post(
+        reverse("admin:tournaments_gametemplate_changelist"),
+        {"form-TOTAL_FORMS": "2", "form-INITIAL_FORMS": "2", "form-0-id": template.pk,
+         "form-0-active": "on", "form-0-slug": "x", "form-1-id": other.pk, "form-1-active": "on",
+         "form-1-rules": '{"cap": 4000}', "_save": "Save"},
+    )  # fmt: skip
+    assert listed.status_code == 302
+    template.refresh_from_db()
+    assert money_terms(template) == in_force
+    # the next game holds 80 points at ₹2 each, as before
+    for p in ("e", "f"):
+        funded_player(p, "500.00")
+    game = game_open(
+        client=game_server, game_id="next", template_slug="points-2", players=["e", "f"]
+    )
+    assert game.collected == Decimal("320.00")
+
+
+def test_rules_bonus_cap_and_slug_change_only_through_an_approved_proposal(
+    operator, approver, played
+):
+    template = played.template
+    rules = {"preset": "S1", "first_drop_points": 25}
+    change = template_change_propose(
+        proposed_by=operator,
+        template=template,
+        reason="S1 table",
+        rules=rules,
+        bonus_cap_percent=Decimal("5.00"),
+        slug="points-2-s1",
+        seats=4,
+    )
+    template.refresh_from_db()
+    assert (template.rules, template.slug) == ({}, "points-2")  # proposed: nothing yet
+
+    decide(TemplateChange, change, approver)
+
+    template.refresh_from_db()
+    assert (template.rules, template.bonus_cap_percent, template.slug, template.seats) == (
+        rules,
+        Decimal("5.00"),
+        "points-2-s1",
+        4,
+    )
+    assert template.fee_percent == Decimal("10.00")  # what it did not propose stays
+
+
+@pytest.mark.parametrize(
+    ("kw", "match"),
+    [
+        ({"slug": "points-1"}, "another template is called"),
+        ({"slug": "not a slug"}, "slug"),
+        ({"format": "snap"}, "format"),
+        ({"seats": 40}, "seats"),
+        ({"colour": "red"}, "not a term"),
+    ],
+)
+def test_a_proposal_of_a_term_no_table_could_have_is_refused(operator, played, kw, match):
+    GameTemplate.objects.create(
+        slug="points-1", format="points", point_value=Decimal("1.00"), fee_percent=10
+    )
+    with pytest.raises((ProposalInvalid, TermsInvalid), match=match):
+        template_change_propose(proposed_by=operator, template=played.template, reason="x", **kw)
+    assert not TemplateChange.objects.exists()
+
+
+def test_a_slug_swap_takes_approved_changes_and_a_change_from_the_old_slug_is_refused(
+    operator, approver, played
+):
+    other = GameTemplate.objects.create(
+        slug="points-1", format="points", point_value=Decimal("1.00"), fee_percent=10
+    )
+    first = template_change_propose(
+        proposed_by=operator, template=other, reason="swap", slug="points-spare"
+    )
+    second = template_change_propose(
+        proposed_by=operator, template=played.template, reason="swap", slug="points-9"
+    )
+    third = template_change_propose(
+        proposed_by=operator, template=other, reason="x", fee_percent=Decimal("12.00")
+    )
+    decide(TemplateChange, first, approver)
+    decide(TemplateChange, second, approver)
+
+    with pytest.raises(ProposalInvalid, match="changed since"):
+        decide(TemplateChange, third, approver)  # proposed from the old slug
+
+    assert set(GameTemplate.objects.values_list("slug", flat=True)) == {
+        "points-spare",
+        "points-9",
+    }

@@ -21,6 +21,7 @@ from django.db import connection
 from django.test import override_settings
 
 from rummy_ledger.api.database import bound_connection
+from tests.architecture.test_openapi import conforms
 from tests.builders import Server, funded_player, template
 from tests.ops.test_broker_outage import closed_port
 from tournaments.models import Game
@@ -35,6 +36,15 @@ def fresh_connection_afterwards():
     test gets a new one."""
     yield
     connection.close()
+
+
+def openapi_json() -> dict:
+    """The schema, as JSON Schema."""
+    from drf_spectacular.generators import SchemaGenerator
+
+    from tests.architecture.test_openapi import _as_json_schema
+
+    return _as_json_schema(SchemaGenerator().get_schema(request=None, public=True))
 
 
 HOLD = 8.0  # seconds the other transaction keeps its locks (today's code waited all of it)
@@ -104,6 +114,25 @@ def test_a_game_open_behind_a_transaction_holding_the_players_accounts_answers_4
     assert retried.status_code == 201, retried.content
 
 
+def test_a_read_behind_a_lock_answers_409_busy_as_its_schema_documents():
+    """Reads answer 409 busy + Retry-After too (issue 18: the schema now says so)."""
+    openapi = openapi_json()
+    server = Server()
+    funded_player("a", "100.00")
+    other = other_connection()
+    other.execute("LOCK TABLE wallets_player IN ACCESS EXCLUSIVE MODE")
+    try:
+        with override_settings(REQUEST_LOCK_TIMEOUT_MS=500):
+            started = time.monotonic()
+            response = server.get("players/a/wallet")
+            elapsed = time.monotonic() - started
+    finally:
+        other.rollback()
+        other.close()
+    assert_retryable_busy(response, 0.5, elapsed)
+    conforms(openapi, "/api/v1/players/{player_id}/wallet", "get", response)
+
+
 def test_the_request_bounds_are_session_settings_of_the_connection():
     with override_settings(REQUEST_LOCK_TIMEOUT_MS=1234, REQUEST_STATEMENT_TIMEOUT_MS=4321):
         bound_connection()
@@ -141,6 +170,8 @@ def test_the_api_answers_503_with_retry_after_while_the_database_is_down(call):
     assert response["Content-Type"] == "application/json"
     assert response["Retry-After"] == "2"
     assert response.json()["error"]["code"] == "service_unavailable"
+    conforms(openapi_json(), "/api/v1/templates" if call == "read" else "/api/v1/games",
+             "get" if call == "read" else "post", response)  # fmt: skip
     # and: once it answers again, so does the API
     assert server.get("templates").status_code == 200
 

@@ -116,6 +116,10 @@ def test_serve_keeps_running_through_a_killed_worker_and_database_and_stops_clea
         status, instance = serve.answers()
         assert status == 401 and re.fullmatch(r"[0-9a-f]{32}", instance)
         assert (data_dir / "gunicorn.ctl").is_socket()  # its own control socket, not ~/.gunicorn
+        # what an operator reads: no access log, no Celery banners or tasks (LOG_LEVEL=DEBUG)
+        log = serve.log()
+        assert "GET /api/v1/templates" not in log and "[tasks]" not in log
+        assert "Booting worker" not in log and "superuser privileges" not in log
 
         # when: a worker is killed
         os.kill(worker1, signal.SIGKILL)
@@ -137,8 +141,9 @@ def test_serve_keeps_running_through_a_killed_worker_and_database_and_stops_clea
 
         # when: SIGTERM
         serve.process.send_signal(signal.SIGTERM)
-        # then: everything stops and the exit status is 0
+        # then: everything stops, says so on its last line, and the exit status is 0
         assert serve.process.wait(timeout=60) == 0, serve.log()[-3000:]
+        assert serve.log().splitlines()[-1] == "serve: stopped (exit status 0)"
     finally:
         if serve.process.poll() is None:
             serve.process.kill()

@@ -98,9 +98,14 @@ def test_a_child_that_keeps_failing_makes_it_give_up_and_stop_the_others():
     assert steady.process.returncode == -signal.SIGTERM
 
 
-def test_a_one_shot_job_is_reported_once_and_not_restarted():
+def test_a_one_shot_job_is_reported_once_and_not_restarted_then_followed_up():
     said: list[str] = []
-    job = Child("job", [sys.executable, "-c", "pass"], restart=False)
+    job = Child(
+        "job",
+        [sys.executable, "-c", "pass"],
+        restart=False,
+        when_done=lambda: said.append("follow-up"),  # serve: the demo's key and passwords
+    )
     steady = Child("steady", SLEEPER)
     supervisor = Supervisor([steady, job], policy=FAST, say=said.append, tick=0.02)
     thread, result = run_in_background(supervisor)
@@ -113,6 +118,9 @@ def test_a_one_shot_job_is_reported_once_and_not_restarted():
         f"job started (pid {job.pid})",
         "job exited with status 0",
     ]
+    assert said.count("follow-up") == 1 and said.index("follow-up") > said.index(
+        "job exited with status 0"
+    )
 
 
 class SleeperDaemon:

@@ -26,4 +26,6 @@ def test_pytest_run_as_the_readme_says_prints_the_summary_line():
 @pytest.mark.skipif("TEST_DATABASE_NAME" in os.environ, reason="named explicitly")
 def test_the_test_database_is_named_after_the_checkout():
     checkout = hashlib.sha256(str(settings.BASE_DIR).encode()).hexdigest()[:8]
-    assert connection.settings_dict["NAME"] == f"test_rummy_ledger_{checkout}"
+    worker = os.environ.get("PYTEST_XDIST_WORKER")  # pytest-xdist: one database per worker
+    suffix = f"_{worker}" if worker else ""
+    assert connection.settings_dict["NAME"] == f"test_rummy_ledger_{checkout}{suffix}"

@@ -299,7 +299,8 @@ def test_outcomes():
         50,
     ]
     with pytest.raises(OutcomeError):
-        outcome_points("first_drop", PRESETS["deals"])
+        outcome_points("first_drop", PRESETS["deals"], deals=3)
+    assert outcome_points("first_drop", PRESETS["deals"], deals=6) == 20
     with pytest.raises(OutcomeError):
         outcome_points("lost")
     with pytest.raises(OutcomeError):

@@ -81,8 +81,8 @@ def test_without_groups_the_posted_outcome_stands():
     with pytest.raises(OutcomeError, match="needs the player's groups"):
         score_result("lost", S0)
     # A drop where the rules allow none is refused, valid cards or not.
-    with pytest.raises(OutcomeError, match="allow no drop"):
-        score_result("first_drop", PRESETS["deals"], groups=VALID, wild_joker=VALID_WILD)
+    with pytest.raises(OutcomeError, match="allow no drop in a best-of-2"):
+        score_result("first_drop", PRESETS["deals"], groups=VALID, wild_joker=VALID_WILD, deals=2)
 
 
 def test_a_short_hand_is_never_a_valid_declaration():

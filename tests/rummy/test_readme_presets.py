@@ -1,12 +1,12 @@
-"""The README's presets table says what the presets are: every variant where one departs from
-the default has a row, and every row matches ``PRESETS``."""
+"""The presets table of docs/rules-presets.md says what the presets are: every variant where one
+departs from the default has a row, and every row matches ``PRESETS``."""
 
 from dataclasses import fields
 from pathlib import Path
 
 from tournaments.rummy import DEFAULT, PRESETS
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+PAGE = Path(__file__).resolve().parents[2] / "docs" / "rules-presets.md"
 COLUMNS = ["S0", "S1", "S3", "pool101", "pool201", "deals"]
 
 
@@ -15,11 +15,13 @@ def cell(value: object) -> str:
         return "—"
     if isinstance(value, bool):
         return "yes" if value else "no"
+    if isinstance(value, tuple):
+        return ", ".join(map(str, value))
     return str(value)
 
 
 def readme_rows() -> dict[str, list[str]]:
-    text = README.read_text(encoding="utf-8").split("### Rule presets", 1)[1].split("\n#", 1)[0]
+    text = PAGE.read_text(encoding="utf-8").split("## Rule presets", 1)[1].split("\n#", 1)[0]
     rows = {}
     for line in text.splitlines():
         if line.startswith("| `"):

@@ -220,7 +220,8 @@ def test_templates_list(server):
     deals = body[0]
     assert deals["format"] == "deals" and deals["entry_fee"] == "25.50"
     assert deals["point_value"] is None and deals["deals"] == 3
-    assert deals["rules"]["drops_allowed"] is False
+    # best of 3: no drop (S3); game servers read which N refuse them from the rules
+    assert deals["rules"]["no_drop_deals"] == [2, 3] and deals["rules"]["deal_counts"] == [2, 3, 6]
     assert body[1]["point_value"] == "2.00" and body[1]["entry_fee"] is None
 
 

@@ -98,10 +98,10 @@ def test_entry_takes_bonus_first_up_to_its_cap_and_refund_goes_back(server, sett
     bonus_granted("b", "100.00")
     server.open("g", "points-5", ["a", "b"])  # stake 400 each: at most 10 % (40) from bonus
     assert balances("b")["bonus"] == Decimal("60.00") and balances("b")["deposit"] == 0
-    # b loses 22 x 5 = 110: the kept 110 counts as the bonus (charged first) plus 70 of deposit,
-    # so the refund of 290 fills deposit (360 charged) first: 290 to deposit, 0 to bonus.
+    # b loses 22 x 5 = 110 of the 400 (40 bonus, 360 deposit): in the same proportion, 11 of
+    # bonus and 99 of deposit; the refund of 290 gives back 29 of bonus and 261 of deposit.
     settle(server.deal, "g", 1, [res("a", "declared", WINNER), res("b", "lost", LOSER_22)])
-    assert balances("b")["deposit"] == Decimal("290.00") and balances("b")["bonus"] == 60
+    assert balances("b")["deposit"] == Decimal("261.00") and balances("b")["bonus"] == 89
     assert balances("a")["winnings"] == Decimal("110.00")
     finish("g")
 

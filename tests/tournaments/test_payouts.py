@@ -1,6 +1,6 @@
 """The pure money math: exact to the paisa whatever the inputs (hypothesis)."""
 
-from decimal import Decimal
+from decimal import ROUND_FLOOR, Decimal
 
 import pytest
 from hypothesis import given, settings
@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 
 from tests.rummy.test_properties import groupings
 from tournaments.payouts import (
+    bonus_cap,
     cancel_settlement,
     charge_by_bucket,
     drops_left,
@@ -107,20 +108,63 @@ def test_refunds_go_back_where_they_came_from(contributed):
     pairs = list(merged.items())
     total = sum(merged.values(), Decimal(0))
     for refund in (Decimal(0), total, (total / 3).quantize(Decimal("0.01"))):
-        back = refund_by_bucket(pairs, refund)
+        back = refund_by_bucket(pairs, refund, rounded_down="bonus")
         assert sum(a for _, a in back) == refund
         assert all(a <= merged[b] for b, a in back)
     assert cancel_settlement(contributed={"x": total}).total == total
 
 
-def test_refund_fills_the_last_charged_bucket_first():
-    paid = [("bonus", Decimal("30")), ("deposit", Decimal("50"))]
-    assert refund_by_bucket(paid, Decimal("60")) == [
-        ("deposit", Decimal("50")),
-        ("bonus", Decimal("10")),
+def test_a_loss_is_charged_to_the_buckets_in_proportion_the_bonus_part_rounded_down():
+    paid = [("bonus", Decimal("8.00")), ("deposit", Decimal("72.00"))]  # 10 % cap of 80
+    # lost 20.00 of 80: 2.00 of it is bonus (it used to be all 8.00: deposit came back first)
+    assert refund_by_bucket(paid, Decimal("60.00"), rounded_down="bonus") == [
+        ("bonus", Decimal("6.00")),
+        ("deposit", Decimal("54.00")),
+    ]
+    # lost 0.19: the bonus part, 0.019, rounds down to 0.01; deposit takes the rest
+    assert refund_by_bucket(paid, Decimal("79.81"), rounded_down="bonus") == [
+        ("bonus", Decimal("7.99")),
+        ("deposit", Decimal("71.82")),
+    ]
+    three = [("bonus", Decimal("1.00")), ("deposit", Decimal("1.00")), ("winnings", Decimal("2"))]
+    assert refund_by_bucket(three, Decimal("3.99"), rounded_down="bonus") == [
+        ("bonus", Decimal("1.00")),
+        ("deposit", Decimal("1.00")),
+        ("winnings", Decimal("1.99")),
     ]
     with pytest.raises(ValueError):
-        refund_by_bucket(paid, Decimal("81"))
+        refund_by_bucket(paid, Decimal("81"), rounded_down="bonus")
+
+
+@given(
+    cap=st.integers(min_value=0, max_value=100).map(Decimal),
+    stake=st.integers(min_value=1, max_value=1_000_000).map(lambda n: Decimal(n) / 100),
+    wallets=st.lists(st.tuples(paise, paise), min_size=1, max_size=4),
+    kept=st.integers(min_value=0, max_value=10_000),
+)
+@settings(max_examples=500)
+def test_no_loss_takes_more_bonus_than_the_entries_cap_share(cap, stake, wallets, kept):
+    # a seat's entries (a rejoin is one more), each bonus first and at most the cap of the stake
+    contributed: dict[str, Decimal] = {}
+    for bonus, deposit in wallets:
+        balances = {"bonus": bonus, "deposit": deposit}
+        plan = charge_by_bucket(
+            balances, ["bonus", "deposit"], stake, {"bonus": bonus_cap(stake, cap)}
+        )
+        if plan is None:
+            continue
+        for bucket, taken in plan:
+            contributed[bucket] = contributed.get(bucket, Decimal(0)) + taken
+    total = sum(contributed.values(), Decimal(0))
+    refund = (total * kept / 10_000).quantize(Decimal("0.01"), rounding=ROUND_FLOOR)
+
+    back = dict(refund_by_bucket(list(contributed.items()), refund, rounded_down="bonus"))
+
+    lost = total - refund
+    bonus_lost = contributed.get("bonus", Decimal(0)) - back.get("bonus", Decimal(0))
+    assert Decimal(0) <= bonus_lost <= bonus_cap(lost, cap)
+    assert sum(back.values(), Decimal(0)) == refund
+    assert all(Decimal(0) <= back.get(b, Decimal(0)) <= a for b, a in contributed.items())
 
 
 def test_charge_follows_the_bucket_order():

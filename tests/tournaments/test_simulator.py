@@ -54,7 +54,7 @@ def deals(fmt: str, rules: str | dict, players: int, n: int = 200):
         rejoin_allowed=False,
         entry_buckets=["deposit"],
     )
-    template = {"rules": terms.rules.to_dict()}
+    template = {"rules": terms.rules.to_dict(), "deals": terms.deals}
     for deal_no in range(1, n + 1):
         if fmt == "rummy500":
             body = sim._deal500(sim.players, deal_no)

@@ -16,6 +16,7 @@ from tests.builders import move, staff
 from wallets.models import CASH, Player, Transfer, Withdrawal, WithdrawalReview
 from wallets.roles import APPROVER, OPERATOR
 from wallets.services.deposits import deposit_register
+from wallets.services.gst_rates import gst_rate_now
 from wallets.services.kyc import kyc_report
 from wallets.services.players import platform_accounts, player_accounts, player_get_or_create
 from wallets.services.proposals import proposal_decide, withdrawal_review_propose
@@ -43,9 +44,14 @@ def deposited(external_id: str, credited: str) -> int:
     """A GST-bearing deposit that credits exactly `credited`; returns its transfer id."""
     return deposit_register(
         player_external_id=external_id,
-        amount=Money(deposit_for_credit(Decimal(credited)), CASH),
+        amount=Money(deposit_for_credit(Decimal(credited), rate_percent=gst_rate_now()), CASH),
         reference=f"dep-{uuid.uuid4()}",
     ).transfer_id
+
+
+def percent(n: int, of: Decimal) -> Decimal:
+    """n % of an amount, to the paisa (a share of a balance to lose or withdraw)."""
+    return (of * n / 100).quantize(Decimal("0.01"))
 
 
 def won(external_id: str, amount: str) -> int:

@@ -15,6 +15,7 @@ from wallets.models import CASH, Entry, ReconciliationReport, Transfer
 from wallets.reconciliation import reconcile_run
 from wallets.reconciliation.ledger import _is_prime, random_prime
 from wallets.services.deposits import deposit_register
+from wallets.services.gst_rates import gst_rate_now
 from wallets.services.ledger import Leg, transfer_post
 from wallets.tax import deposit_for_credit, gst_split
 
@@ -56,11 +57,12 @@ def test_the_maximum_is_enforced_in_sql_not_only_in_python():
 
 def test_a_deposit_that_would_overflow_the_balance_is_a_4xx(settings):
     settings.LEDGER_MAX_TRANSFER = COLUMN_MAX
-    # a deposit credits 100/128 of itself (GST): fill the bucket to a rupee below the column's
-    # maximum, then any deposit overflows it
+    # a deposit credits 100/(100 + rate) of itself (GST): fill the bucket to a rupee below the
+    # column's maximum, then any deposit overflows it
+    rate = gst_rate_now()
     deposit_register(player_external_id="whale", amount=Money(COLUMN_MAX, CASH), reference="w1")
-    credited = gst_split(COLUMN_MAX).credited
-    top_up = deposit_for_credit(COLUMN_MAX - credited - Decimal("1.00"))
+    credited = gst_split(COLUMN_MAX, rate_percent=rate).credited
+    top_up = deposit_for_credit(COLUMN_MAX - credited - Decimal("1.00"), rate_percent=rate)
     deposit_register(player_external_id="whale", amount=Money(top_up, CASH), reference="w1b")
     with pytest.raises(BalanceOutOfRange), transaction.atomic():
         deposit_register(player_external_id="whale", amount=Money("2.00", CASH), reference="w2")

@@ -22,8 +22,8 @@ def test_deposit_registers_the_player_and_credits_the_deposit_bucket_net_of_gst(
     response = deposit(payments_api)
     assert response.status_code == 201
     body = response.json()
-    assert (body["amount"], body["gst"], body["credited"]) == ("500.00", "109.38", "390.62")
-    assert body["balances"]["deposit"] == {"amount": "390.62", "currency": "INR"}
+    assert (body["amount"], body["gst"], body["credited"]) == ("500.00", "142.86", "357.14")
+    assert body["balances"]["deposit"] == {"amount": "357.14", "currency": "INR"}
     assert body["balances"]["chips"] == {"amount": "0.00", "currency": "CHP"}
     assert Player.objects.filter(external_id="p1").exists()
 
@@ -33,7 +33,7 @@ def test_repeated_deposit_reference_is_credited_once(payments_api):
     again = deposit(payments_api)
     assert again.status_code == 200
     assert again.json()["transfer_id"] == first.json()["transfer_id"]
-    assert again.json()["balances"]["deposit"]["amount"] == "390.62"
+    assert again.json()["balances"]["deposit"]["amount"] == "357.14"
 
 
 def test_same_reference_with_another_amount_is_a_conflict(payments_api):
@@ -78,7 +78,7 @@ def test_wallet_of_unknown_player_is_404(games_api):
 
 
 def test_wallet_shows_balances_by_bucket(payments_api, games_api):
-    deposit(payments_api, amount="256.00")
+    deposit(payments_api, amount="280.00")
     response = games_api.get("/api/v1/players/p1/wallet")
     assert response.status_code == 200
     assert response.json()["balances"]["deposit"]["amount"] == "200.00"

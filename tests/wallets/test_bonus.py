@@ -26,7 +26,7 @@ from tests.wallets.payments import Gateway, verified
 from tournaments.models import Game
 from tournaments.queries import game_transfer_ids
 from wallets import tax
-from wallets.errors import ProposalInvalid
+from wallets.errors import AlreadyDecided, ProposalInvalid
 from wallets.models import (
     CASH,
     Account,
@@ -85,11 +85,11 @@ def test_gst_cashback_is_a_lot_that_expires_after_the_setting(gateway, settings)
     gateway.deposit("p1", "1000.00", reference="gw-1")
 
     lot = BonusLot.objects.get(player__external_id="p1")
-    assert (lot.source, lot.amount, lot.remaining) == ("cashback", Decimal("218.75"), lot.amount)
+    assert (lot.source, lot.amount, lot.remaining) == ("cashback", Decimal("285.71"), lot.amount)
     assert abs(lot.expires_at - (timezone.now() + timedelta(days=7))) < timedelta(minutes=1)
 
 
-def test_sign_up_bonus_is_granted_once_when_the_wallet_is_created(gateway, settings):
+def test_sign_up_bonus_is_granted_once_on_the_first_deposit(gateway, settings):
     settings.SIGNUP_BONUS = Decimal("50.00")
 
     gateway.deposit("new", "100.00")
@@ -98,6 +98,45 @@ def test_sign_up_bonus_is_granted_once_when_the_wallet_is_created(gateway, setti
     assert response.json()["balances"]["bonus"]["amount"] == "50.00"
     assert lots("new") == [(Decimal("50.00"), Decimal("50.00"))]
     assert BonusLot.objects.get(player__external_id="new").source == "signup"
+
+
+def test_no_sign_up_bonus_without_a_deposit_nor_when_real_money_is_not_for_the_player(
+    gateway, settings
+):
+    """Issue 21: PUT limits, a rejected KYC and a self-excluded player all got the bonus."""
+    settings.SIGNUP_BONUS = Decimal("50.00")
+    settings.REAL_MONEY = "restricted"
+    settings.REAL_MONEY_BLOCKED_REGIONS = frozenset({"TN"})
+
+    limits = gateway.put("players/by-limits/limits", {"daily": "500.00", "monthly": "5000.00"})
+    kyc = gateway.kyc("by-kyc", "ABCDE9999F", status="rejected")
+    excluded = gateway.post("players/excluded/self-exclusion", {"days": 30})
+    refused = [
+        gateway.deposit("excluded", "100.00", region="KA"),  # self-excluded
+        gateway.deposit("nowhere", "100.00"),  # region unknown
+        gateway.deposit("blocked", "100.00", region="TN"),  # region blocked
+    ]
+
+    assert (limits.status_code, kyc.status_code, excluded.status_code) == (200, 201, 201)
+    assert [r.json()["error"]["code"] for r in refused] == [
+        "self_excluded",
+        "real_money_unavailable",
+        "real_money_unavailable",
+    ]
+    assert not BonusLot.objects.exists()
+    assert not Transfer.objects.filter(kind="bonus").exists()
+    # a deposit that real money allows brings it, once
+    assert gateway.deposit("by-kyc", "100.00", region="KA").status_code == 201
+    assert lots("by-kyc") == [(Decimal("50.00"), Decimal("50.00"))]
+
+
+def test_a_player_who_deposited_before_the_bonus_existed_does_not_get_it_later(gateway, settings):
+    gateway.deposit("old", "100.00")
+    settings.SIGNUP_BONUS = Decimal("50.00")
+
+    gateway.deposit("old", "100.00")
+
+    assert not BonusLot.objects.exists()
 
 
 def test_no_sign_up_bonus_by_default(gateway):
@@ -117,7 +156,8 @@ def test_a_finance_grant_credits_bonus_only_when_a_second_person_approves_it():
     assert bucket("p1", "bonus") == 0
 
     proposal_decide(model=BonusGrant, proposal_id=grant.pk, decided_by=approver, approve=True)
-    proposal_decide(model=BonusGrant, proposal_id=grant.pk, decided_by=approver, approve=True)
+    with pytest.raises(AlreadyDecided):  # a second decision is refused: credited once
+        proposal_decide(model=BonusGrant, proposal_id=grant.pk, decided_by=approver, approve=True)
 
     assert bucket("p1", "bonus") == Decimal("25.00")
     assert lots("p1") == [(Decimal("25.00"), Decimal("25.00"))]
@@ -268,7 +308,7 @@ def test_bonus_never_counts_as_a_deposit_for_tds(gateway, settings):
     fy = gateway.api.get(f"/api/v1/players/a/tax/{label}")
 
     assert fy.status_code == 200, fy.json()
-    assert fy.json()["deposits"] == "781.25"  # the credit only: not the 218.75 nor the 100 bonus
+    assert fy.json()["deposits"] == "714.29"  # the credit only: not the 285.71 nor the 100 bonus
 
 
 def test_a_bonus_adjustment_is_refused_bonus_comes_by_grant():

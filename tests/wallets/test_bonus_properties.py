@@ -15,6 +15,8 @@ from tests.builders import bonus_granted, funded_player, make_api, template
 from tests.wallets.invariants import ledger_violations
 from tournaments.payouts import bonus_cap, charge_by_bucket
 from tournaments.services.games import game_cancel, game_open
+from tournaments.services.intake import deal_store
+from tournaments.services.settlement import deal_settle
 from wallets.errors import InsufficientFunds
 from wallets.models import Account, BonusLot
 from wallets.services.bonuses import bonus_expire
@@ -112,5 +114,59 @@ def test_any_sequence_keeps_lots_equal_to_the_bucket_and_returns_what_expired(op
                 assert promotions() - promoted == due_total
                 assert not BonusLot.objects.filter(expires_at__lte=now, remaining__gt=0).exists()
             assert lots_hold("p") == bonus_held("p")
+        assert ledger_violations() == []
+        transaction.set_rollback(True)
+
+
+loss = st.tuples(
+    st.just("play"),
+    st.sampled_from([("first_drop", 20), ("middle_drop", 40)]),
+    st.sampled_from(["p", "q"]),  # who loses
+    st.integers(1, 300).map(lambda n: Decimal(n) / 100),  # point value
+    st.integers(0, 100),  # bonus cap percent
+)
+
+
+@pytest.mark.django_db
+@settings(
+    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(operations=st.lists(st.one_of(grant, loss), min_size=1, max_size=12))
+def test_no_loss_takes_more_bonus_than_the_entrys_cap_share(operations):
+    """Issue 21, item 5: whatever the sequence of bonus grants, entries and losses, a settled
+    loss takes bonus at most in the cap's share of what was lost, and the lots follow."""
+    with transaction.atomic():
+        _, client = make_api("games", name="prop-server")
+        for player in ("p", "q"):
+            funded_player(player, "2000.00")
+        for n, op in enumerate(operations):
+            if op[0] == "grant":
+                bonus_granted(["p", "q"][n % 2], str(op[1]), key=f"prop-{n}")
+                continue
+            _, (outcome, points), loser, point_value, cap_percent = op
+            winner = "q" if loser == "p" else "p"
+            slug = f"t{n}"
+            template(slug, "points", point_value=point_value, bonus_cap_percent=cap_percent)
+            before = bonus_held(loser)
+            try:
+                with transaction.atomic():
+                    game_open(client=client, game_id=slug, template_slug=slug, players=["p", "q"])
+            except InsufficientFunds:
+                continue
+            results = [
+                {"player": loser, "outcome": outcome},
+                {"player": winner, "outcome": "declared"},
+            ]
+            deal, _ = deal_store(
+                client=client,
+                game_id=slug,
+                payload={"deal_no": 1, "wild_joker": "KD", "results": results},
+            )
+            deal_settle(deal_id=deal.pk)
+
+            lost_bonus = before - bonus_held(loser)
+            assert 0 <= lost_bonus <= bonus_cap(points * point_value, Decimal(cap_percent))
+            for player in ("p", "q"):
+                assert lots_hold(player) == bonus_held(player)
         assert ledger_violations() == []
         transaction.set_rollback(True)

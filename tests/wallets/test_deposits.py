@@ -10,7 +10,7 @@ from djmoney.money import Money
 from tests.builders import make_api
 from tests.wallets.invariants import ledger_violations
 from tests.wallets.payments import Gateway
-from wallets.models import CASH, Entry, Transfer
+from wallets.models import CASH, ApiClient, Entry, GatewayDeposit, Player, Transfer
 from wallets.services.ledger import Leg, transfer_post
 from wallets.services.players import platform_accounts, player_accounts, player_get_or_create
 
@@ -28,7 +28,7 @@ def legs(transfer_id: int) -> dict[str, str]:
 
 
 @pytest.mark.parametrize(
-    ("amount", "credited", "gst"), [("1000.00", "781.25", "218.75"), ("100.00", "78.12", "21.88")]
+    ("amount", "credited", "gst"), [("1000.00", "714.29", "285.71"), ("100.00", "71.43", "28.57")]
 )
 def test_a_deposit_is_one_transfer_split_into_credit_and_gst(gateway, amount, credited, gst):
     response = gateway.deposit("p1", amount, reference="gw-1")
@@ -36,6 +36,7 @@ def test_a_deposit_is_one_transfer_split_into_credit_and_gst(gateway, amount, cr
     body = response.json()
     assert response.status_code == 201
     assert (body["amount"], body["credited"], body["gst"]) == (amount, credited, gst)
+    assert body["gst_rate"] == "40.00"  # in force since 22 September 2025
     assert legs(body["transfer_id"]) == {
         "platform:gateway_clearing": f"-{amount}",
         "player:p1:deposit": credited,
@@ -45,9 +46,26 @@ def test_a_deposit_is_one_transfer_split_into_credit_and_gst(gateway, amount, cr
     assert Transfer.objects.count() == 1
 
 
-def test_a_deposit_too_small_to_carry_gst_has_no_gst_leg(gateway):
-    body = gateway.deposit("p1", "0.02").json()
-    assert (body["gst"], body["credited"]) == ("0.00", "0.02")
+@pytest.mark.parametrize("amount", ["0.01", "0.02", "0.99"])
+def test_a_deposit_under_the_minimum_is_refused_and_writes_nothing(gateway, amount):
+    response = gateway.deposit("p1", amount)
+
+    assert response.status_code == 400, response.json()
+    error = response.json()["error"]
+    assert error["code"] == "deposit_below_minimum"
+    assert error["details"] == {"amount": amount, "minimum": "1.00"}
+    assert not Transfer.objects.exists() and not Player.objects.exists()
+
+
+def test_the_minimum_deposit_carries_gst(gateway):
+    body = gateway.deposit("p1", "1.00").json()
+    assert (body["gst"], body["credited"]) == ("0.29", "0.71")  # 40 % GST
+
+
+def test_a_deposit_too_small_to_carry_gst_has_no_gst_leg(gateway, settings):
+    settings.DEPOSIT_MINIMUM = Decimal("0.01")  # below the default: taken, without GST
+    body = gateway.deposit("p1", "0.01").json()
+    assert (body["gst"], body["credited"]) == ("0.00", "0.01")
     assert "platform:gst_payable" not in legs(body["transfer_id"])
 
 
@@ -57,10 +75,10 @@ def test_gst_cashback_credits_the_gst_as_bonus_once(gateway, settings):
     first = gateway.deposit("p1", "1000.00", reference="gw-1")
     again = gateway.deposit("p1", "1000.00", reference="gw-1")
 
-    assert first.json()["balances"]["bonus"]["amount"] == "218.75"
-    assert again.status_code == 200 and again.json()["balances"]["bonus"]["amount"] == "218.75"
+    assert first.json()["balances"]["bonus"]["amount"] == "285.71"
+    assert again.status_code == 200 and again.json()["balances"]["bonus"]["amount"] == "285.71"
     bonus = Transfer.objects.get(kind="bonus")
-    assert legs(bonus.pk) == {"platform:promotions": "-218.75", "player:p1:bonus": "218.75"}
+    assert legs(bonus.pk) == {"platform:promotions": "-285.71", "player:p1:bonus": "285.71"}
     assert ledger_violations() == []
 
 
@@ -76,6 +94,13 @@ def test_a_deposit_stored_before_gst_keeps_its_shape(gateway):
             Leg(clearing.pk, -Money("500.00", CASH)),
             Leg(player_accounts(player=player)["deposit"].pk, Money("500.00", CASH)),
         ],
+    )
+
+    # (its owner as migration 0010 traced it: the only payments client)
+    GatewayDeposit.objects.create(
+        reference="gw-old",
+        client=ApiClient.objects.get(name="gateway"),
+        transfer_id=old.transfer_id,
     )
 
     # when: the gateway sends it again, after the upgrade

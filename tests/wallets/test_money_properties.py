@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from tests.builders import staff
 from tests.wallets.invariants import ledger_violations
-from tests.wallets.payments import approve, deposited, lost, verified, won
+from tests.wallets.payments import approve, deposited, lost, percent, verified, won
 from wallets import tax
 from wallets.models import CASH, TdsYearEnd, Withdrawal
 from wallets.roles import APPROVER, OPERATOR
@@ -44,10 +44,6 @@ ops = st.lists(
 @pytest.fixture
 def finance(db):
     return staff("op", OPERATOR), staff("ap", APPROVER)
-
-
-def percent(n: int, of: Decimal) -> Decimal:
-    return (of * n / 100).quantize(D("0.01"))
 
 
 @given(year_ops=ops)
@@ -104,7 +100,9 @@ def test_a_year_through_the_services(finance, year_ops):
             if Withdrawal.objects.get(pk=w.pk).status == "approved":
                 approved.append(w.pk)
         elif op == "fail" and approved:
-            withdrawal_failed(withdrawal_id=approved.pop(value % len(approved)), reason="bank")
+            withdrawal_failed(
+                client=None, withdrawal_id=approved.pop(value % len(approved)), reason="bank"
+            )
             event("a withdrawal failed")
 
     # the year end: closing = deposit + winnings now (pending withdrawals are counted as such)

@@ -10,7 +10,7 @@ from djmoney.money import Money
 from tests.builders import LOSER_80, WINNER, Server, funded_player, make_api, res, template
 from tests.wallets.invariants import ledger_violations
 from tests.wallets.payments import Gateway, a_pan, verified, won
-from wallets.models import Account, Player, ProtectionChange
+from wallets.models import Account, Player, ProtectionChange, Transfer
 from wallets.services.deposits import chips_grant
 
 pytestmark = pytest.mark.django_db
@@ -162,3 +162,108 @@ def test_the_deal_of_a_game_open_before_the_switch_settles(
 
     assert response.status_code == 202, response.json()
     assert server.get("games/g").json()["deals"][0]["status"] == "settled"
+
+
+# --- issue 21: restricted mode fails closed -----------------------------------------------------
+
+
+@pytest.fixture
+def restricted(settings):
+    settings.REAL_MONEY = "restricted"
+    settings.REAL_MONEY_BLOCKED_REGIONS = frozenset({"TN", "AP", "TG"})  # TG: Telangana's old code
+
+
+@pytest.mark.parametrize("region", ["ZZ", "US", "IN", "XX"])
+def test_a_region_that_is_no_indian_state_is_400_and_turns_nothing_on(
+    tables, gateway, restricted, region
+):
+    transfers = Transfer.objects.count()
+
+    response = gateway.deposit("new", "100.00", region=region)
+    kyc = gateway.post(
+        "players/a/kyc", {"pan": a_pan(), "status": "verified", "reference": "k", "region": region}
+    )
+
+    for refused in (response, kyc):
+        assert refused.status_code == 400, refused.content
+        assert refused.json()["error"]["code"] == "region_invalid"
+    assert not Player.objects.filter(external_id="new").exists()
+    assert Player.objects.get(external_id="a").region == ""
+    assert Transfer.objects.count() == transfers
+    assert Server().open("g", "cash", ["a", "b"]).status_code == 409  # still unknown: closed
+
+
+def test_a_blocked_report_is_kept_although_its_deposit_is_refused(tables, gateway, restricted):
+    assert gateway.deposit("a", "100.00", region="KA").status_code == 201
+    assert gateway.deposit("b", "100.00", region="KA").status_code == 201
+
+    refused = gateway.deposit("a", "100.00", region="TN")
+    replayed = gateway.deposit("a", "10.00", region="KA")  # the last report no longer wins
+
+    assert refused.status_code == 409
+    assert refused.json()["error"]["code"] == "real_money_unavailable"
+    assert replayed.status_code == 409
+    assert Player.objects.get(external_id="a").region == "TN"
+    opened = Server().open("g", "cash", ["a", "b"])
+    assert opened.status_code == 409
+    assert opened.json()["error"]["details"]["players"] == [
+        {"player": "a", "reason": "real money is not offered in region TN"}
+    ]
+    history = ProtectionChange.objects.filter(player__external_id="a", kind="region")
+    assert [(c.old_value, c.new_value) for c in history.order_by("pk")] == [
+        ("", "KA"),
+        ("KA", "TN"),
+    ]
+
+
+def test_the_most_restrictive_report_wins_whatever_comes_after(tables, gateway, restricted):
+    kyc = {"pan": a_pan(), "status": "verified", "reference": "k-a", "region": "TN"}
+    assert gateway.post("players/a/kyc", kyc).status_code == 201
+
+    deposit = gateway.deposit("a", "10.00", region="KA")
+
+    assert deposit.status_code == 409
+    assert Player.objects.get(external_id="a").region == "TN"
+    assert Server().open("g", "cash", ["a", "b"]).status_code == 409
+
+
+def test_retired_codes_are_aliases_of_their_successors(tables, gateway, restricted):
+    # blocked as TG (its pre-2023 code), Telangana is blocked when reported as TS, and TG is
+    # recorded as TS
+    for player, region in (("a", "TS"), ("b", "TG")):
+        response = gateway.deposit(player, "100.00", region=region)
+        assert response.json()["error"]["code"] == "real_money_unavailable"
+        assert Player.objects.get(external_id=player).region == "TS"
+    # Odisha's pre-2023 code OR is open, recorded as OD
+    assert gateway.deposit("c", "100.00", region="OR").status_code == 201
+    assert Player.objects.get(external_id="c").region == "OD"
+
+
+def test_blocked_regions_are_checked_against_the_list_at_start_up(settings):
+    from django.core import checks
+
+    settings.REAL_MONEY_BLOCKED_REGIONS = frozenset({"TN", "ZZ", "TG"})
+
+    found = {m.id: m for m in checks.run_checks() if m.id.startswith("wallets.")}
+
+    assert set(found) == {"wallets.E001", "wallets.W001"}
+    assert "'ZZ'" in found["wallets.E001"].msg and found["wallets.E001"].is_serious()
+    assert "TG is the retired code of Telangana" in found["wallets.W001"].msg
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_kept_blocked_report_is_committed_on_its_own(settings):
+    """With real commits (no test transaction around the request): the refused deposit wrote
+    nothing of its own, its blocked region report is committed."""
+    settings.REAL_MONEY = "restricted"
+    settings.REAL_MONEY_BLOCKED_REGIONS = frozenset({"TN"})
+    gateway = Gateway(make_api("payments", name="gateway")[0])
+    assert gateway.deposit("a", "100.00", region="KA").status_code == 201
+    transfers = Transfer.objects.count()
+
+    refused = gateway.deposit("a", "100.00", region="TN")
+
+    assert refused.status_code == 409
+    assert Transfer.objects.count() == transfers
+    assert Player.objects.get(external_id="a").region == "TN"
+    assert ProtectionChange.objects.filter(new_value="TN", old_value="KA").count() == 1

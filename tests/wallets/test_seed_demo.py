@@ -17,9 +17,12 @@ STAFF = ["viewer", "operator", "approver", "approver2", "admin"]
 def seed(capsys) -> tuple[str, dict[str, str]]:
     """Run seed_demo; its key and every staff user's password, as printed."""
     call_command("seed_demo", base_url="http://demo")
-    out = capsys.readouterr().out
-    key = out.split("Api-Key ")[1].split("'")[0]
-    passwords = dict(re.findall(r"^  (\S+) +.*? (\S+)$", out, re.M))
+    return parse(capsys.readouterr().out)
+
+
+def parse(note: str) -> tuple[str, dict[str, str]]:
+    key = note.split("Api-Key ")[2].split("'")[0]  # the first is the "<key>" placeholder
+    passwords = dict(re.findall(r"^    (\S+) +.*? (\S+)$", note, re.M))
     return key, passwords
 
 
@@ -39,7 +42,7 @@ def test_seed_demo_prints_a_working_key_and_staff_each_with_their_own_password(c
     key, passwords = seed(capsys)
 
     body = wallet(key).json()
-    assert body["balances"]["deposit"]["amount"] == "781.25"  # 1,000.00 less 28/128 GST
+    assert body["balances"]["deposit"]["amount"] == "714.29"  # 1,000.00 less 40/140 GST
     assert body["balances"]["chips"]["amount"] == "10000.00"
 
     assert sorted(passwords) == sorted(STAFF)
@@ -53,12 +56,27 @@ def test_seed_demo_prints_a_working_key_and_staff_each_with_their_own_password(c
     assert User.objects.get(username="admin").is_superuser
 
 
-def test_every_start_reuses_the_demo_client_and_revokes_its_previous_key(capsys):
+def test_a_restart_keeps_the_key_and_the_passwords_and_writes_them_down(capsys, settings):
     first_key, first_passwords = seed(capsys)
     second_key, second_passwords = seed(capsys)
 
     assert list(ApiClient.objects.values_list("name", flat=True)) == ["demo"]
-    assert wallet(first_key).status_code == 401  # the previous start's key stopped working
+    assert second_key == first_key and wallet(first_key).status_code == 200
+    assert second_passwords == first_passwords
+    assert logs_in("viewer", first_passwords["viewer"])
+    # what was printed is also on file, for whoever looks for it later
+    assert parse(settings.DEMO_NOTE_FILE.read_text()) == (first_key, first_passwords)
+    assert settings.DEMO_SECRETS_FILE.stat().st_mode & 0o077 == 0  # its owner's only
+
+
+def test_make_clean_gives_a_new_key_and_new_passwords(capsys, settings):
+    first_key, first_passwords = seed(capsys)
+
+    settings.DEMO_SECRETS_FILE.unlink()  # what `make clean` does with the rest of .data/
+    second_key, second_passwords = seed(capsys)
+
+    assert second_key != first_key
+    assert wallet(first_key).status_code == 401  # the previous key stopped working
     assert wallet(second_key).status_code == 200
     assert not logs_in("viewer", first_passwords["viewer"])
     assert logs_in("viewer", second_passwords["viewer"])

@@ -13,36 +13,52 @@ D = Decimal
 paise = st.integers(min_value=1, max_value=10**9).map(lambda n: D(n) / 100)
 
 
+rates = st.integers(min_value=0, max_value=9999).map(lambda n: D(n) / 100)
+
+
 @pytest.mark.parametrize(
-    ("amount", "credited", "gst"),
-    [("1000.00", "781.25", "218.75"), ("100.00", "78.12", "21.88"), ("0.01", "0.01", "0.00")],
+    ("amount", "rate", "credited", "gst"),
+    [
+        ("1000.00", "28.00", "781.25", "218.75"),
+        ("100.00", "28.00", "78.12", "21.88"),
+        ("0.01", "28.00", "0.01", "0.00"),
+        ("1000.00", "40.00", "714.29", "285.71"),
+        ("100.00", "40.00", "71.43", "28.57"),
+        ("0.07", "40.00", "0.05", "0.02"),  # 0.02 exactly: no half to round
+    ],
 )
-def test_gst_split_of_the_rules_examples(amount, credited, gst):
-    split = tax.gst_split(D(amount))
+def test_gst_split_of_the_rules_examples(amount, rate, credited, gst):
+    split = tax.gst_split(D(amount), rate_percent=D(rate))
     assert (split.credited, split.gst) == (D(credited), D(gst))
 
 
-@given(paise)
-def test_gst_parts_add_up_and_round_half_up(amount):
-    split = tax.gst_split(amount)
+@given(paise, rates)
+def test_gst_parts_add_up_and_round_half_up(amount, rate):
+    split = tax.gst_split(amount, rate_percent=rate)
     assert split.gst + split.credited == amount
-    exact = amount * 28 / 128
+    exact = amount * rate / (100 + rate)
     assert abs(split.gst - exact) <= D("0.005")
     assert split.gst >= 0 and split.credited > 0
 
 
-@given(paise)
-def test_deposit_for_credit_credits_exactly_and_is_the_smallest(credited):
-    amount = tax.deposit_for_credit(credited)
-    assert tax.gst_split(amount).credited == credited
+@given(paise, rates)
+def test_deposit_for_credit_credits_exactly_and_is_the_smallest(credited, rate):
+    amount = tax.deposit_for_credit(credited, rate_percent=rate)
+    assert tax.gst_split(amount, rate_percent=rate).credited == credited
     if amount > D("0.01"):
-        assert tax.gst_split(amount - D("0.01")).credited < credited
+        assert tax.gst_split(amount - D("0.01"), rate_percent=rate).credited < credited
 
 
 @pytest.mark.parametrize("bad", [D(0), D("-1.00"), D("1.001")])
 def test_gst_split_refuses_what_is_not_a_deposit(bad):
     with pytest.raises(tax.TaxError):
-        tax.gst_split(bad)
+        tax.gst_split(bad, rate_percent=D(40))
+
+
+@pytest.mark.parametrize("bad", [D(-1), D(100), D("40.001")])
+def test_gst_split_refuses_what_is_not_a_rate(bad):
+    with pytest.raises(tax.TaxError):
+        tax.gst_split(D(100), rate_percent=bad)
 
 
 def test_financial_year_runs_april_to_march_in_india():
@@ -54,11 +70,18 @@ def test_financial_year_runs_april_to_march_in_india():
     utc = datetime.fromisoformat
     assert tax.financial_year_of(utc("2027-03-31T18:29:59+00:00")).label == "2026-27"
     assert tax.financial_year_of(utc("2027-03-31T18:30:00+00:00")).label == "2027-28"
-    assert tax.financial_year("1999-00").end.year == 2000
+    assert tax.financial_year("2000-01").start == datetime(2000, 4, 1, tzinfo=tax.INDIA)
+    assert tax.financial_year("2098-99").end == datetime(2099, 4, 1, tzinfo=tax.INDIA)
     assert fy.quarter(4) == (datetime(2027, 1, 1, tzinfo=tax.INDIA), fy.end)
 
 
-@pytest.mark.parametrize("label", ["2026-28", "2026", "26-27", "", "2026-2027"])
+# issue 21: years outside 2000-2098 (9999-00 crashed on year 10000; 1900-01 answered with a
+# +05:21:10 offset), digits of other scripts, anything around the label
+FY_REFUSED = ["9999-00", "0000-01", "0001-02", "1900-01", "1999-00", "2099-00", "२०२६-27",
+              "٢٠٢٦-٢٧", "2026-27\n", " 2026-27", "2026-\uff12\uff17"]  # fmt: skip
+
+
+@pytest.mark.parametrize("label", ["2026-28", "2026", "26-27", "", "2026-2027", *FY_REFUSED])
 def test_financial_year_labels_are_checked(label):
     with pytest.raises(tax.TaxError):
         tax.financial_year(label)
@@ -127,3 +150,10 @@ def test_tds_is_never_negative_nor_more_than_the_amount(amount, before, dep, ope
     due = withdraw(amount + D("0.01"), before, dep, opening, taxed, th)
     assert 0 <= due.tds <= amount + D("0.01")
     assert due.taxed in (0, due.net_winnings)
+
+
+def test_net_winnings_whose_tds_rounds_to_nothing_are_not_counted_as_taxed():
+    tiny = withdraw("0.01", deposits=0, opening=0)
+    assert (tiny.net_winnings, tiny.tds, tiny.taxed) == (D("0.01"), 0, 0)
+    later = withdraw("0.01", before="0.01", deposits=0, opening=0, taxed=tiny.taxed)
+    assert (later.net_winnings, later.tds, later.taxed) == (D("0.02"), D("0.01"), D("0.02"))

@@ -62,7 +62,7 @@ def test_rules_worked_example_over_rest(gateway, finance):
     # given: 3,000 at the start of the financial year, then 7,000 credited by deposits
     fy = tax.financial_year_of(ledger_now())
     backdate(fy.start - timedelta(days=3), transfers=[won("w1", "3000.00")])
-    assert gateway.deposit("w1", "8960.00").json()["credited"] == "7000.00"
+    assert gateway.deposit("w1", "9800.00").json()["credited"] == "7000.00"
     lost("w1", "7000.00")  # the deposits played ...
     won("w1", "9000.00")  # ... and won: 12,000 of winnings
     assert gateway.kyc("w1", "ABCDE1234F").status_code == 201
@@ -92,7 +92,7 @@ def test_rules_worked_example_over_rest(gateway, finance):
     # and the approvals move the payouts to the gateway and the TDS to TDS payable
     for w in (first.json(), second.json()):
         assert approve(w["withdrawal_id"], *finance).status == "approved"
-    assert platform("gateway_clearing") == D("-8960.00") + D("5000.00") + D("6400.00")
+    assert platform("gateway_clearing") == D("-9800.00") + D("5000.00") + D("6400.00")
     assert platform("tds_payable") == D("600.00")
     assert balances(gateway, "w1")["pending"] == "0.00"
     assert ledger_violations() == []
@@ -202,8 +202,11 @@ def test_maker_checker_never_the_same_person_and_a_second_decision_is_refused(ga
         )
     assert Withdrawal.objects.get(pk=w).status == "requested"
 
-    # approving twice approves (and posts) once; rejecting afterwards is refused
-    for _ in range(2):
+    # approving twice approves (and posts) once: the second is refused, as is a rejection
+    proposal_decide(
+        model=WithdrawalReview, proposal_id=review.pk, decided_by=approver, approve=True
+    )
+    with pytest.raises(AlreadyDecided):
         proposal_decide(
             model=WithdrawalReview, proposal_id=review.pk, decided_by=approver, approve=True
         )
@@ -245,7 +248,7 @@ def test_bad_amounts_are_400_and_move_nothing(gateway, amount, reason):
 def test_refusals_name_the_problem_and_move_nothing(gateway):
     a_winner()
     verified("poor")
-    deposit_only = gateway.deposit("poor", "1280.00")
+    deposit_only = gateway.deposit("poor", "1400.00")
     assert deposit_only.status_code == 201
     won("nokyc", "100.00")
 
@@ -300,19 +303,22 @@ def test_reference_is_the_natural_key(gateway):
     assert balances(gateway, "w2")["winnings"] == "500.00"
 
 
-def test_idempotency_key_is_required_and_replays(gateway):
+def test_idempotency_key_is_optional_and_replays(gateway):
+    """Like a deposit's, a withdrawal's reference is its natural key: without the header, a
+    repeat is the same withdrawal (issue 18: one rule for the payments writes)."""
     a_winner()
-    missing = gateway.api.post(
-        "/api/v1/players/w1/withdrawals", {"amount": "1.00", "reference": "r"}, format="json"
-    )
-    assert missing.status_code == 400
-    assert missing.json()["error"]["code"] == "idempotency_key_required"
+    body = {"amount": "1.00", "reference": "r"}
+    without = [
+        gateway.api.post("/api/v1/players/w1/withdrawals", body, format="json") for _ in "12"
+    ]
+    assert [r.status_code for r in without] == [201, 200]
+    assert without[0].json()["withdrawal_id"] == without[1].json()["withdrawal_id"]
     first = gateway.withdraw("w1", "100.00", reference="wd-1", key="k1")
     replay = gateway.withdraw("w1", "100.00", reference="wd-1", key="k1")
     reused = gateway.withdraw("w1", "300.00", reference="wd-2", key="k1")
     assert replay.json() == first.json() and replay["Idempotent-Replayed"] == "true"
     assert reused.status_code == 409 and reused.json()["error"]["code"] == "idempotency_conflict"
-    assert Withdrawal.objects.count() == 1
+    assert Withdrawal.objects.count() == 2
 
 
 def test_results_for_unknown_or_unapproved_withdrawals_are_refused(gateway):
@@ -383,6 +389,105 @@ def test_tax_statement_refusals(gateway, games_api):
     assert bad_year.json()["error"]["code"] == "financial_year_invalid"
     assert unknown.status_code == 404 and unknown.json()["error"]["code"] == "unknown_player"
     assert wrong_scope.status_code == 403
+
+
+@pytest.mark.parametrize(
+    "fy",
+    ["9999-00", "0000-01", "0001-02", "1900-01", "2099-00", "२०२६-27", "٢٠٢٦-٢٧", "2026-27\n"],
+)
+def test_a_financial_year_outside_2000_to_2098_or_not_ascii_is_400(gateway, fy):
+    from urllib.parse import quote
+
+    a_winner()
+    gateway.api.raise_request_exception = False  # a crash is the 500 a real server would send
+
+    response = gateway.api.get(f"/api/v1/players/w1/tax/{quote(fy)}")
+
+    assert response.status_code == 400, response.content[:300]
+    assert response.json()["error"]["code"] == "financial_year_invalid"
+    for edge in ("2000-01", "2098-99"):
+        assert gateway.tax("w1", edge).json()["fy"] == edge
+
+
+def test_a_withdrawal_belongs_to_the_client_that_requested_it(gateway, finance):
+    """Issue 21: another payments client marked a withdrawal failed (the money went back to
+    winnings), then the requester's real /paid was refused: paid out and credited back."""
+    a_winner()
+    rival = Gateway(make_api("payments", name="rival-gateway")[0])
+    w = approve(gateway.withdraw("w1", "1000.00").json()["withdrawal_id"], *finance)
+    before = balances(gateway, "w1")
+
+    answers = [
+        rival.failed(w.pk, "not mine"),
+        rival.paid(w.pk, "gw-rival"),
+        rival.failed(10**9, "no such id"),
+    ]
+
+    for answer in answers:
+        assert answer.status_code == 404, answer.content
+        assert answer.json()["error"] == {
+            "code": "unknown_withdrawal",
+            "message": answer.json()["error"]["message"],
+            "details": {},
+        }
+    # the unknown id and the other client's id read the same: guessing tells nothing
+    assert answers[0].json()["error"]["message"] == f"no withdrawal {w.pk}"
+    assert Withdrawal.objects.get(pk=w.pk).status == "approved"
+    assert balances(gateway, "w1") == before
+    # the requester's own result still lands
+    paid = gateway.paid(w.pk, "gw-pay-1")
+    assert paid.status_code == 200 and paid.json()["status"] == "paid"
+    assert balances(gateway, "w1")["winnings"] == "1000.00"
+    assert ledger_violations() == []
+
+
+def test_a_gateway_reference_of_another_clients_withdrawal_is_409_naming_none(gateway, finance):
+    a_winner()
+    verified("w2")
+    won("w2", "2000.00")
+    rival = Gateway(make_api("payments", name="rival-gateway")[0])
+    theirs = approve(rival.withdraw("w2", "1000.00").json()["withdrawal_id"], *finance)
+    assert rival.paid(theirs.pk, "gw-pay-9").status_code == 200
+    ours = approve(gateway.withdraw("w1", "1000.00").json()["withdrawal_id"], *finance)
+
+    answer = gateway.paid(ours.pk, "gw-pay-9")
+
+    assert answer.status_code == 409
+    assert answer.json()["error"]["details"] == {
+        "gateway_reference": "gw-pay-9",
+        "withdrawal_id": None,
+    }
+
+
+def test_a_reference_another_client_used_is_409_naming_nothing_of_it(gateway, finance):
+    a_winner()
+    verified("w2")
+    won("w2", "2000.00")
+    rival = Gateway(make_api("payments", name="rival-gateway")[0])
+    first = gateway.withdraw("w1", "100.00", reference="wd-shared")
+    deposit = gateway.deposit("d1", "100.00", reference="dep-shared")
+    assert (first.status_code, deposit.status_code) == (201, 201)
+    count = (Withdrawal.objects.count(), Transfer.objects.count())
+
+    # the very same request from another client: not a replay of the first
+    withdrawal_again = rival.withdraw("w1", "100.00", reference="wd-shared")
+    deposit_again = rival.deposit("d1", "100.00", reference="dep-shared")
+    deposit_other = rival.deposit("d2", "50.00", reference="dep-shared")
+
+    for answer, reference in (
+        (withdrawal_again, "wd-shared"),
+        (deposit_again, "dep-shared"),
+        (deposit_other, "dep-shared"),
+    ):
+        assert answer.status_code == 409, answer.content
+        error = answer.json()["error"]
+        assert (error["code"], error["details"]) == ("reference_conflict", {"reference": reference})
+        assert "withdrawal_id" not in answer.content.decode()
+        assert "transfer_id" not in answer.content.decode()
+    assert (Withdrawal.objects.count(), Transfer.objects.count()) == count
+    # the client that made them still gets its replays
+    assert gateway.deposit("d1", "100.00", reference="dep-shared").status_code == 200
+    assert gateway.withdraw("w1", "100.00", reference="wd-shared").status_code == 200
 
 
 def test_an_approval_is_refused_when_the_kyc_was_revoked_since_the_request(gateway, finance):

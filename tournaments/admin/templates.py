@@ -1,21 +1,24 @@
-"""Game templates, edited by finance, and the maker-checker on their money terms.
+"""Game templates, edited by finance, and the maker-checker on their terms.
 
 - A game copies its template's terms when it opens, so an edit never changes a game in play;
   terms no game can be played by are refused at save (`GameTemplate.clean`).
-- Money terms (currency, point value, entry fee, fee %) are read-only on a template's page for
+- Every term (`MONEY_TERMS`: slug, format, currency, seats, stakes, fee %, deals, rules, split
+  and rejoin policy, entry bucket order, bonus cap) is read-only on a template's page for
   everyone: a change is proposed (`TemplateChange`) and applied when another member of staff
-  approves it; the proposals are the template's money-terms history, and each decision is in
-  the template's admin history too. Other fields (name, seats, rules, active...) stay editable.
-- A new template is added by a superuser (its money terms would otherwise need no approval).
+  approves it; the proposals are the template's history of terms, and each decision is in the
+  template's admin history too. Only the name and the active flag are edited directly.
+- A new template is added by a superuser (its terms would otherwise need no approval).
 """
 
 from __future__ import annotations
+
+import json
 
 from django import forms
 from django.contrib import admin
 from django.utils.html import format_html_join
 
-from tournaments.models import MONEY_TERMS, GameTemplate, TemplateChange
+from tournaments.models import MONEY_TERMS, TEMPLATE_FIELDS, GameTemplate, TemplateChange
 from tournaments.services.templates import (
     money_terms,
     template_change_checked,
@@ -26,11 +29,14 @@ from wallets.admin.proposals import ProposalAdmin, ProposalForm
 from wallets.formatting import money
 
 TERM_LABELS = {
-    "currency": "currency",
-    "point_value": "point value",
-    "entry_fee": "entry fee",
     "fee_percent": "fee %",
+    "bonus_cap_percent": "bonus cap %",
+    "entry_buckets": "entry bucket order",
 }
+
+
+def term_label(name: str) -> str:
+    return TERM_LABELS.get(name) or str(GameTemplate._meta.get_field(name).verbose_name)
 
 
 def term_shown(name: str, value, currency: str) -> str:
@@ -38,8 +44,10 @@ def term_shown(name: str, value, currency: str) -> str:
         return "-"
     if name in ("point_value", "entry_fee"):
         return money(value, currency)
-    if name == "fee_percent":
+    if name in ("fee_percent", "bonus_cap_percent"):
         return f"{value}%"
+    if isinstance(value, (dict, list)):
+        return json.dumps(value, ensure_ascii=False)
     return str(value)
 
 
@@ -72,17 +80,29 @@ class GameTemplateAdmin(admin.ModelAdmin):
     def fee_col(self, obj):
         return f"{obj.fee_percent}%"
 
+    @admin.display(description="bonus cap %")
+    def bonus_cap_col(self, obj):
+        return f"{obj.bonus_cap_percent}%"
+
     def has_delete_permission(self, request, obj=None) -> bool:
         return False  # games point at their template; retire it with `active` instead
 
     def get_exclude(self, request, obj=None):
-        # money terms change through a proposal: on a template's page they are shown read-only
+        # every term changes through a proposal: on a template's page they are shown read-only
         return list(MONEY_TERMS) if obj is not None else super().get_exclude(request, obj)
+
+    def get_fields(self, request, obj=None):
+        if obj is None:
+            return super().get_fields(request, obj)
+        return [*TEMPLATE_FIELDS.cosmetic, *self.get_readonly_fields(request, obj)]
 
     def get_readonly_fields(self, request, obj=None):
         if obj is None:
             return []
-        return ["currency", "point_value_col", "entry_fee_col", "fee_col", "money_terms_history"]
+        shown = {"point_value": "point_value_col", "entry_fee": "entry_fee_col"}
+        shown["fee_percent"] = "fee_col"
+        shown["bonus_cap_percent"] = "bonus_cap_col"  # a percentage, not `10.00`
+        return [*(shown.get(name, name) for name in MONEY_TERMS), "money_terms_history"]
 
     def change_view(self, request, object_id, form_url="", extra_context=None):
         extra_context = {
@@ -91,7 +111,7 @@ class GameTemplateAdmin(admin.ModelAdmin):
         }
         return super().change_view(request, object_id, form_url, extra_context)
 
-    @admin.display(description="money terms history")
+    @admin.display(description="history of terms")
     def money_terms_history(self, obj):
         changes = obj.changes.select_related("proposed_by", "decided_by").order_by("-pk")
         if not changes:
@@ -104,26 +124,42 @@ class GameTemplateAdmin(admin.ModelAdmin):
 
 
 def changes_shown(change: TemplateChange) -> str:
-    """`fee %: 10.00% → 12.50%; point value: ₹2.00 → ₹3.00`: only what the change changes."""
+    """`fee %: 10.00% → 12.50%; point value: ₹2.00 → ₹3.00`: only what the change changes
+    (a change decided before issue 21 holds the four money terms only)."""
     before, after = change.previous, money_terms(change)
     parts = [
         (
-            TERM_LABELS[name],
-            term_shown(name, before[name], before["currency"]),
-            term_shown(name, after[name], after["currency"]),
+            term_label(name),
+            term_shown(name, before.get(name), before["currency"]),
+            term_shown(name, after.get(name), after["currency"]),
         )
         for name in MONEY_TERMS
-        if before[name] != after[name]
+        if before.get(name) != after.get(name)
     ]
     return format_html_join("; ", "{}: {} → {}", parts)
+
+
+TERM_FORM_FIELDS = forms.fields_for_model(
+    GameTemplate,
+    fields=MONEY_TERMS,
+    labels={"fee_percent": "Fee %", "bonus_cap_percent": "Bonus cap %"},
+)
 
 
 class TemplateChangeForm(ProposalForm):
     class Meta:
         model = TemplateChange
-        fields = ["template", "currency", "point_value", "entry_fee", "fee_percent", "reason"]
-        labels = {"fee_percent": "Fee %", "point_value": "Point value", "entry_fee": "Entry fee"}
+        fields = ["template", "reason"]
         widgets = {"reason": forms.Textarea(attrs={"rows": 3, "cols": 60})}
+
+    # every term, asked for as the template's own form asks for it (choices, bounds)
+    locals().update(
+        forms.fields_for_model(
+            GameTemplate,
+            fields=MONEY_TERMS,
+            labels={"fee_percent": "Fee %", "bonus_cap_percent": "Bonus cap %"},
+        )
+    )
 
     def check(self, data: dict) -> None:
         terms = {name: data.get(name) for name in MONEY_TERMS}
@@ -145,7 +181,7 @@ class TemplateChangeAdmin(ProposalAdmin, NoDeleteAdmin):
 
     def get_fields(self, request, obj=None):
         if obj is None:
-            return list(TemplateChangeForm.Meta.fields)
+            return ["template", *MONEY_TERMS, "reason"]
         return self.readonly_fields
 
     def get_readonly_fields(self, request, obj=None):
@@ -168,10 +204,10 @@ class TemplateChangeAdmin(ProposalAdmin, NoDeleteAdmin):
         )
 
     def decided(self, request, proposal, approving: bool) -> None:
-        """The template's own history says when its money terms changed, and by which change."""
+        """The template's own history says when its terms changed, and by which change."""
         super().decided(request, proposal, approving)
         if approving:
-            message = f"Money terms changed by {proposal}: {changes_shown(proposal)}"
+            message = f"Terms changed by {proposal}: {changes_shown(proposal)}"
             self.log_change(request, proposal.template, message)
 
     @admin.display(description="change")

@@ -6,7 +6,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from rummy_ledger.api.auth import HasScope
-from rummy_ledger.api.fields import StrictBooleanField, StrictCharField
+from rummy_ledger.api.fields import StrictBooleanField, StrictCharField, StrictSerializer
 from tournaments import rummy
 from tournaments.api.serializers import HAND_WITH_DRAW, GroupsField, cards_field
 
@@ -26,15 +26,26 @@ BEST_EXAMPLE = {
 }
 
 
-class HandIn(serializers.Serializer):
+class HandIn(StrictSerializer):
     """A hand is 13 cards, or 14 with the card drawn before a show: never more (the best
     arrangement's search grows exponentially with the cards; 40 cards took 10 s)."""
 
-    wild_joker = StrictCharField(max_length=4)
-    groups = GroupsField(required=False)
-    cards = cards_field(max_length=HAND_WITH_DRAW, required=False)
-    best = StrictBooleanField(default=False)
-    rules = serializers.JSONField(required=False)
+    wild_joker = StrictCharField(
+        max_length=4, help_text="The cut joker, e.g. `KD`: every king is a joker."
+    )
+    groups = GroupsField(required=False, help_text="A declaration: the hand as grouped.")
+    cards = cards_field(
+        max_length=HAND_WITH_DRAW,
+        required=False,
+        help_text="With `best`: 13 (or 14) cards to arrange.",
+    )
+    best = StrictBooleanField(
+        default=False, help_text="true: find the best arrangement of `cards`."
+    )
+    rules = serializers.JSONField(
+        required=False,
+        help_text='A rule variant: a preset and overrides, e.g. `{"preset": "S1"}`; S0 if absent.',
+    )
 
     def validate(self, data):
         if data["best"] and "cards" not in data:
@@ -53,18 +64,21 @@ class HandIn(serializers.Serializer):
 
 
 class GroupOut(serializers.Serializer):
-    cards = serializers.ListField(child=serializers.CharField())
+    cards = serializers.ListField(child=serializers.CharField(), help_text="The group's cards.")
     kind = serializers.ChoiceField(
-        choices=["pure_sequence", "impure_sequence", "set", "jokers", "invalid"]
+        choices=["pure_sequence", "impure_sequence", "set", "jokers", "invalid"],
+        help_text="What the group is under the rules.",
     )
-    reason = serializers.CharField(allow_null=True)
+    reason = serializers.CharField(allow_null=True, help_text="Why it is invalid; else null.")
 
 
 class EvaluationOut(serializers.Serializer):
-    valid = serializers.BooleanField()
-    points = serializers.IntegerField()
-    groups = GroupOut(many=True)
-    errors = serializers.ListField(child=serializers.CharField())
+    valid = serializers.BooleanField(help_text="A valid show.")
+    points = serializers.IntegerField(help_text="The hand's points (0 for a valid show).")
+    groups = GroupOut(many=True, help_text="Each group as the engine read it.")
+    errors = serializers.ListField(
+        child=serializers.CharField(), help_text="Why the show is not valid."
+    )
 
 
 class HandEvaluateView(APIView):
@@ -93,5 +107,5 @@ class HandEvaluateView(APIView):
                     hand["groups"], hand["wild_joker"], hand["rules"]
                 )
         except rummy.CardError as exc:
-            raise serializers.ValidationError({field: str(exc)}) from exc
+            raise serializers.ValidationError({field: [str(exc)]}) from exc
         return Response(result.to_dict())

@@ -13,6 +13,7 @@ from rummy_ledger.api.fields import (
     ExternalIdField,
     StrictCharField,
     StrictIntegerField,
+    StrictSerializer,
     StrictSlugField,
 )
 from tournaments import rummy
@@ -58,9 +59,9 @@ class GroupsField(serializers.ListField):
         return groups
 
 
-class GameOpenIn(serializers.Serializer):
+class GameOpenIn(StrictSerializer):
     game_id = ExternalIdField()
-    template = StrictSlugField(max_length=64)
+    template = StrictSlugField(max_length=64, help_text="A template's slug (`GET /templates`).")
     players = serializers.ListField(
         child=ExternalIdField(),
         min_length=2,
@@ -113,7 +114,7 @@ class LaidOffField(serializers.Field):
         return value
 
 
-class ResultIn(serializers.Serializer):
+class ResultIn(StrictSerializer):
     """One player's result. 13-card formats send `groups`; Rummy 500 sends `melded`, `laid_off`
     and `in_hand` (a format refuses the other's fields)."""
 
@@ -132,14 +133,29 @@ class ResultIn(serializers.Serializer):
         "unless every other player is out of the deal (then it wins without a show).",
     )
     melded = serializers.ListField(
-        child=cards_field(max_length=LONGEST_MELD), max_length=RUMMY500_CARDS // 3, required=False
+        child=cards_field(max_length=LONGEST_MELD),
+        max_length=RUMMY500_CARDS // 3,
+        required=False,
+        help_text="Rummy 500: the melds the player laid down.",
     )
     laid_off = serializers.ListField(
-        child=LaidOffField(), max_length=RUMMY500_CARDS, required=False
+        child=LaidOffField(),
+        max_length=RUMMY500_CARDS,
+        required=False,
+        help_text="Rummy 500: cards laid off on melds.",
     )
-    in_hand = cards_field(max_length=RUMMY500_CARDS, required=False)
+    in_hand = cards_field(
+        max_length=RUMMY500_CARDS,
+        required=False,
+        help_text="Rummy 500: the cards left in the hand.",
+    )
     claimed_points = StrictIntegerField(
-        required=False, allow_null=True, min_value=-MAX_POINTS, max_value=MAX_POINTS
+        required=False,
+        allow_null=True,
+        min_value=-MAX_POINTS,
+        max_value=MAX_POINTS,
+        help_text="The game server's count; where the engine's differs, the engine's is settled "
+        "and the difference recorded for finance.",
     )
 
     def validate(self, data):
@@ -152,13 +168,25 @@ class ResultIn(serializers.Serializer):
         return data
 
 
-class DealIn(serializers.Serializer):
-    deal_no = StrictIntegerField(min_value=1, max_value=MAX_DEALS)
-    wild_joker = StrictCharField(max_length=4, required=False, allow_blank=True)
-    results = serializers.ListField(child=ResultIn(), min_length=1, max_length=SEATS_MAX)
+class DealIn(StrictSerializer):
+    deal_no = StrictIntegerField(
+        min_value=1, max_value=MAX_DEALS, help_text="1, 2, ...: deals are posted in order."
+    )
+    wild_joker = StrictCharField(
+        max_length=4,
+        required=False,
+        allow_blank=True,
+        help_text="The cut joker (13-card formats), e.g. `KD`.",
+    )
+    results = serializers.ListField(
+        child=ResultIn(),
+        min_length=1,
+        max_length=SEATS_MAX,
+        help_text="One per player dealt in.",
+    )
 
 
-class RejoinIn(serializers.Serializer):
+class RejoinIn(StrictSerializer):
     player = ExternalIdField()
 
 
@@ -242,23 +270,29 @@ def game_out(game: Game) -> dict[str, Any]:
 # --- output documentation -----------------------------------------------------------------------
 
 Amount = serializers.CharField  # a decimal string such as "160.00"
+CURRENCY = "`INR`, or `CHP` for practice chips (no fee)."
+FORMAT = "points, pool101, pool201, deals (best of N) or rummy500."
 
 
 class TemplateOut(serializers.Serializer):
-    slug = serializers.CharField()
-    format = serializers.ChoiceField(choices=Format.choices)
-    currency = serializers.CharField()
-    seats = serializers.IntegerField()
-    point_value = Amount(allow_null=True)
-    entry_fee = Amount(allow_null=True)
-    fee_percent = Amount()
-    deals = serializers.IntegerField(allow_null=True)
+    slug = serializers.CharField(help_text="The template's name for `POST /games`.")
+    format = serializers.ChoiceField(choices=Format.choices, help_text=FORMAT)
+    currency = serializers.CharField(help_text=CURRENCY)
+    seats = serializers.IntegerField(help_text="The most players a game seats.")
+    point_value = Amount(allow_null=True, help_text="Points: the money a point is worth.")
+    entry_fee = Amount(allow_null=True, help_text="Pool, deals, Rummy 500: each player's entry.")
+    fee_percent = Amount(help_text="The platform's fee, % of the prize.")
+    deals = serializers.IntegerField(allow_null=True, help_text="Deals: how many are played.")
     rules = serializers.DictField(
         help_text="The resolved rule variant (tournaments.rummy.RuleSet)."
     )
-    split_policy = serializers.CharField()
-    rejoin_allowed = serializers.BooleanField()
-    entry_buckets = serializers.ListField(child=serializers.CharField())
+    split_policy = serializers.CharField(
+        help_text="Pool: how an agreed split shares the prize (`none`: no split)."
+    )
+    rejoin_allowed = serializers.BooleanField(help_text="Pool: an eliminated player may rejoin.")
+    entry_buckets = serializers.ListField(
+        child=serializers.CharField(), help_text="The wallet buckets an entry takes, in order."
+    )
     bonus_cap_percent = Amount(
         help_text="The most of each entry (points: of the maximum loss) taken from bonus, in %."
     )
@@ -271,7 +305,7 @@ class TemplateOut(serializers.Serializer):
 
 
 class TemplatesOut(serializers.Serializer):
-    templates = TemplateOut(many=True)
+    templates = TemplateOut(many=True, help_text="The active templates.")
 
 
 class TermsOut(TemplateOut):
@@ -279,20 +313,20 @@ class TermsOut(TemplateOut):
     available = None
     unavailable_reason = None
     bonus_cap_percent = Amount(required=False, help_text="Absent in games opened before the cap.")
-    template = serializers.CharField()
+    template = serializers.CharField(help_text="The template's slug when the game opened.")
     stake = Amount(help_text="What each player put into escrow on joining.")
 
 
 class SeatOut(serializers.Serializer):
-    player = serializers.CharField()
-    seat = serializers.IntegerField()
-    score = serializers.IntegerField()
-    eliminated = serializers.BooleanField()
-    rejoins = serializers.IntegerField()
-    entries = serializers.IntegerField()
+    player = serializers.CharField(help_text="The player's external id.")
+    seat = serializers.IntegerField(help_text="1, 2, ... in the order of `players`.")
+    score = serializers.IntegerField(help_text="Points so far.")
+    eliminated = serializers.BooleanField(help_text="Pool: out of the game.")
+    rejoins = serializers.IntegerField(help_text="Pool: times rejoined.")
+    entries = serializers.IntegerField(help_text="Entries paid (1 + rejoins).")
     paid_in = serializers.DictField(child=Amount(), help_text="bucket -> amount")
-    payout = Amount()
-    refund = Amount()
+    payout = Amount(help_text="Won, once the game has ended.")
+    refund = Amount(help_text="Returned from escrow, once the game has ended.")
 
 
 class DiscrepancyOut(serializers.Serializer):
@@ -310,38 +344,77 @@ class DiscrepancyOut(serializers.Serializer):
     )
 
 
+class ResultOut(serializers.Serializer):
+    """A stored result: what was posted, in canonical card notation."""
+
+    player = serializers.CharField(help_text="The player's external id.")
+    outcome = serializers.CharField(
+        required=False, allow_null=True, help_text="As posted (13-card formats)."
+    )
+    groups = serializers.ListField(
+        child=serializers.ListField(child=serializers.CharField()),
+        required=False,
+        allow_null=True,
+        help_text="13-card formats: the hand as grouped.",
+    )
+    claimed_points = serializers.IntegerField(
+        required=False, allow_null=True, help_text="The game server's count, if it sent one."
+    )
+    melded = serializers.ListField(
+        child=serializers.ListField(child=serializers.CharField()),
+        required=False,
+        help_text="Rummy 500: the melds laid down.",
+    )
+    laid_off = serializers.ListField(
+        child=LaidOffField(), required=False, help_text="Rummy 500: cards laid off."
+    )
+    in_hand = serializers.ListField(
+        child=serializers.CharField(), required=False, help_text="Rummy 500: cards left."
+    )
+
+
 class DealOut(serializers.Serializer):
-    deal_no = serializers.IntegerField()
-    status = serializers.ChoiceField(choices=Deal.Status.choices)
-    wild_joker = serializers.CharField(allow_null=True)
-    results = serializers.ListField(child=serializers.DictField())
-    points = serializers.DictField(child=serializers.IntegerField())
+    deal_no = serializers.IntegerField(help_text="The deal's number in the game.")
+    status = serializers.ChoiceField(
+        choices=Deal.Status.choices, help_text="`stored` until a Celery job has settled it."
+    )
+    wild_joker = serializers.CharField(allow_null=True, help_text="The cut joker, if any.")
+    results = ResultOut(many=True, help_text="Each player's result, as posted.")
+    points = serializers.DictField(
+        child=serializers.IntegerField(), help_text="player -> the engine's points"
+    )
     discrepancies = serializers.DictField(
         child=DiscrepancyOut(), help_text="player -> where the engine and the game server differ"
     )
-    settled_at = serializers.DateTimeField(allow_null=True)
-    transfers = serializers.ListField(child=serializers.IntegerField())
+    settled_at = serializers.DateTimeField(allow_null=True, help_text="null until settled.")
+    transfers = serializers.ListField(
+        child=serializers.IntegerField(), help_text="The ledger transfers its settlement posted."
+    )
 
 
 class GameOut(serializers.Serializer):
-    game_id = serializers.CharField()
-    template = serializers.CharField()
-    format = serializers.ChoiceField(choices=Format.choices)
-    currency = serializers.CharField()
-    status = serializers.ChoiceField(choices=Game.Status.choices)
-    outcome = serializers.CharField(allow_null=True)
-    terms = TermsOut()
-    deals_played = serializers.IntegerField()
-    settled = serializers.BooleanField()
-    collected = Amount()
-    paid_out = Amount()
-    refunded = Amount()
-    fee = Amount()
-    players = SeatOut(many=True)
-    deals = DealOut(many=True)
+    game_id = serializers.CharField(help_text="The game server's id of the game.")
+    template = serializers.CharField(help_text="The template's slug.")
+    format = serializers.ChoiceField(choices=Format.choices, help_text=FORMAT)
+    currency = serializers.CharField(help_text=CURRENCY)
+    status = serializers.ChoiceField(
+        choices=Game.Status.choices, help_text="open, finished, cancelled or reversed."
+    )
+    outcome = serializers.CharField(allow_null=True, help_text="How it ended; null while open.")
+    terms = TermsOut(help_text="The terms the game opened with (a copy of its template's).")
+    deals_played = serializers.IntegerField(help_text="Deals posted.")
+    settled = serializers.BooleanField(help_text="Every posted deal is settled.")
+    collected = Amount(help_text="Entries taken into escrow.")
+    paid_out = Amount(help_text="Prizes paid.")
+    refunded = Amount(help_text="Returned to the players.")
+    fee = Amount(help_text="The platform's fee.")
+    players = SeatOut(many=True, help_text="Each seat.")
+    deals = DealOut(many=True, help_text="Each deal posted, in order.")
 
 
 class DealAcceptedOut(serializers.Serializer):
-    game_id = serializers.CharField()
-    deal_no = serializers.IntegerField()
-    status = serializers.ChoiceField(choices=Deal.Status.choices)
+    game_id = serializers.CharField(help_text="The game server's id of the game.")
+    deal_no = serializers.IntegerField(help_text="The deal's number.")
+    status = serializers.ChoiceField(
+        choices=Deal.Status.choices, help_text="`stored`: a Celery job settles it."
+    )

@@ -1,6 +1,6 @@
 """Lobby endpoints for tournaments: one view per operation; views translate, services decide."""
 
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import status
 from rest_framework.response import Response
 
@@ -18,6 +18,17 @@ def _write(request, action, code=status.HTTP_200_OK):
     return idempotent(request, lambda: Response(action(), status=code))
 
 
+SLUG = OpenApiParameter(
+    "slug", str, OpenApiParameter.PATH, description="The tournament's slug (as scheduled)."
+)
+PLAYER = OpenApiParameter(
+    "player", str, OpenApiParameter.PATH, description="The player's external id."
+)
+NUMBER = OpenApiParameter(
+    "number", int, OpenApiParameter.PATH, description="The round's number: the current one."
+)
+
+
 class TournamentsView(GamesScope):
     @extend_schema(responses=s.TournamentsOut, summary="This client's tournaments not over")
     def get(self, request):
@@ -29,7 +40,11 @@ class TournamentsView(GamesScope):
 
 
 class TournamentView(GamesScope):
-    @extend_schema(responses=s.TournamentOut, summary="A tournament: pool, prizes, rounds, results")
+    @extend_schema(
+        responses=s.TournamentOut,
+        parameters=[SLUG],
+        summary="A tournament: pool, prizes, rounds, results",
+    )
     def get(self, request, slug: str):
         with snapshot():
             tournament = entries.tournament_get(client=request.auth, slug=slug)
@@ -40,7 +55,7 @@ class RegistrationsView(GamesScope):
     @extend_schema(
         request=s.PlayerIn,
         responses={201: s.RegistrationOut},
-        parameters=[IDEMPOTENCY],
+        parameters=[SLUG, IDEMPOTENCY],
         summary="Register a player: the entry taken like a game's",
     )
     def post(self, request, slug: str):
@@ -59,7 +74,7 @@ class RegistrationView(GamesScope):
     @extend_schema(
         request=None,
         responses=s.RegistrationOut,
-        parameters=[IDEMPOTENCY],
+        parameters=[SLUG, PLAYER, IDEMPOTENCY],
         summary="Unregister before the start: the entry back where it came from",
     )
     def delete(self, request, slug: str, player: str):
@@ -73,7 +88,7 @@ class RegistrationView(GamesScope):
 
 
 class StartView(GamesScope):
-    @extend_schema(request=None, responses=s.TournamentOut, parameters=[IDEMPOTENCY],
+    @extend_schema(request=None, responses=s.TournamentOut, parameters=[SLUG, IDEMPOTENCY],
                    summary="Close registration (cancelled below min_players)")  # fmt: skip
     def post(self, request, slug: str):
         return _write(
@@ -83,7 +98,7 @@ class StartView(GamesScope):
 
 
 class CancelView(GamesScope):
-    @extend_schema(request=None, responses=s.TournamentOut, parameters=[IDEMPOTENCY],
+    @extend_schema(request=None, responses=s.TournamentOut, parameters=[SLUG, IDEMPOTENCY],
                    summary="Cancel: every entry and rebuy refunded")  # fmt: skip
     def post(self, request, slug: str):
         return _write(
@@ -96,7 +111,7 @@ class RebuysView(GamesScope):
     @extend_schema(
         request=s.PlayerIn,
         responses={201: s.RebuyOut},
-        parameters=[IDEMPOTENCY],
+        parameters=[SLUG, IDEMPOTENCY],
         summary="A player still in buys again, in the early rounds",
     )
     def post(self, request, slug: str):
@@ -113,7 +128,7 @@ class RoundView(GamesScope):
     @extend_schema(
         request=s.RoundIn,
         responses={202: s.RoundAcceptedOut},
-        parameters=[IDEMPOTENCY],
+        parameters=[SLUG, NUMBER, IDEMPOTENCY],
         summary="A round's table standings; settled (the final: prizes paid) by a Celery task",
     )
     def post(self, request, slug: str, number: int):

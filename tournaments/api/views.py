@@ -8,14 +8,23 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from rummy_ledger.api.auth import HasScope
+from rummy_ledger.api.fields import StrictSerializer
 from rummy_ledger.api.idempotency import IDEMPOTENCY_HEADER as IDEMPOTENCY
 from rummy_ledger.api.idempotency import idempotent
+from rummy_ledger.api.schema import error_codes
 from rummy_ledger.db import snapshot
 from tournaments.api import serializers as s
+from tournaments.errors import GameErrorCode as G
 from tournaments.errors import TermsInvalid
 from tournaments.services import games, intake
+from wallets.errors import WalletErrorCode as W
 
 log = logging.getLogger(__name__)
+
+# The refusals each operation's services can answer, beyond what any request can (see
+# rummy_ledger.api.schema). Money moving into or out of escrow: the players' locks and funds.
+ESCROW = [W.INSUFFICIENT_FUNDS, W.REAL_MONEY_UNAVAILABLE, W.SELF_EXCLUDED, W.LEDGER_BUSY]
+A_GAME = {404: [G.GAME_NOT_FOUND], 422: [W.BALANCE_OUT_OF_RANGE]}
 
 
 class GamesScope(APIView):
@@ -35,6 +44,18 @@ class GameOpenView(GamesScope):
         responses={201: s.GameOut},
         parameters=[IDEMPOTENCY],
         summary="Open a game: every player's entry into escrow, all or nothing",
+        extensions=error_codes(
+            {
+                400: [G.TEMPLATE_INVALID],
+                409: [G.GAME_EXISTS, *ESCROW],
+                422: [
+                    G.INVALID_PLAYERS,
+                    G.UNKNOWN_TEMPLATE,
+                    W.UNKNOWN_PLAYER,
+                    W.BALANCE_OUT_OF_RANGE,
+                ],
+            }
+        ),
     )
     def post(self, request):
         def run():
@@ -51,7 +72,11 @@ class GameOpenView(GamesScope):
 
 
 class GameView(GamesScope):
-    @extend_schema(responses=s.GameOut, summary="Standings, deals, payouts and fee")
+    @extend_schema(
+        responses=s.GameOut,
+        summary="Standings, deals, payouts and fee",
+        extensions=error_codes({404: [G.GAME_NOT_FOUND]}),
+    )
     def get(self, request, game_id: str):
         with snapshot():  # the game and its deals as of one moment
             state = s.game_out(games.game_get(client=request.auth, game_id=game_id))
@@ -64,6 +89,28 @@ class DealView(GamesScope):
         responses={202: s.DealAcceptedOut},
         parameters=[IDEMPOTENCY],
         summary="Post a finished deal; checked now, settled by a Celery job",
+        extensions=error_codes(
+            {
+                400: [G.INVALID_DEAL, G.INVALID_CARD, G.GROUPS_REQUIRED],
+                404: [G.GAME_NOT_FOUND],
+                409: [G.DEAL_EXISTS, G.DEAL_OUT_OF_ORDER, G.GAME_NOT_OPEN],
+                422: [
+                    G.DEAL_REJECTED,
+                    G.DECLARATION_MISSING,
+                    G.INVALID_DECLARATION,
+                    G.INVALID_SECOND_DECLARATION,
+                    G.WRONG_SHOW_VALID,
+                    G.WINNER_COUNT,
+                    G.HAND_SIZE,
+                    G.DROP_NOT_ALLOWED,
+                    G.TOO_MANY_COPIES,
+                    G.INVALID_MELD,
+                    G.MISSING_PLAYER,
+                    G.PLAYER_ELIMINATED,
+                    W.UNKNOWN_PLAYER,
+                ],
+            }
+        ),
     )
     def post(self, request, game_id: str):
         def run():
@@ -81,6 +128,19 @@ class RejoinView(GamesScope):
         responses=s.GameOut,
         parameters=[IDEMPOTENCY],
         summary="Pool: an eliminated player buys back in",
+        extensions=error_codes(
+            {
+                **A_GAME,
+                409: [
+                    G.GAME_NOT_OPEN,
+                    G.REJOIN_NOT_ALLOWED,
+                    G.NOT_ELIMINATED,
+                    G.REJOIN_CLOSED,
+                    *ESCROW,
+                ],
+                422: [W.UNKNOWN_PLAYER, W.BALANCE_OUT_OF_RANGE],
+            }
+        ),
     )
     def post(self, request, game_id: str):
         def run():
@@ -97,12 +157,16 @@ class SplitView(GamesScope):
         responses=s.GameOut,
         parameters=[IDEMPOTENCY],
         summary="Pool: the remaining players agree to share the prize",
+        extensions=error_codes(
+            {**A_GAME, 409: [G.GAME_NOT_OPEN, G.SPLIT_NOT_ALLOWED, W.LEDGER_BUSY]}
+        ),
     )
     def post(self, request, game_id: str):
-        return idempotent(
-            request,
-            lambda: Response(s.game_out(games.game_split(client=request.auth, game_id=game_id))),
-        )
+        def run():
+            valid_data(StrictSerializer, request)  # no body, or an empty one
+            return Response(s.game_out(games.game_split(client=request.auth, game_id=game_id)))
+
+        return idempotent(request, run)
 
 
 class CancelView(GamesScope):
@@ -111,12 +175,14 @@ class CancelView(GamesScope):
         responses=s.GameOut,
         parameters=[IDEMPOTENCY],
         summary="Abort: everything in escrow goes back",
+        extensions=error_codes({**A_GAME, 409: [G.GAME_NOT_OPEN, W.LEDGER_BUSY]}),
     )
     def post(self, request, game_id: str):
-        return idempotent(
-            request,
-            lambda: Response(s.game_out(games.game_cancel(client=request.auth, game_id=game_id))),
-        )
+        def run():
+            valid_data(StrictSerializer, request)  # no body, or an empty one
+            return Response(s.game_out(games.game_cancel(client=request.auth, game_id=game_id)))
+
+        return idempotent(request, run)
 
 
 def valid_data(serializer_class, request) -> dict:

@@ -22,6 +22,15 @@ class Deals(ThirteenCardFormat):
         super().check_terms(terms)
         if not terms.deals or terms.deals < 1:
             raise TermsInvalid("deals", "a deals game plays at least one deal")
+        allowed = terms.rules.deal_counts
+        if terms.deals not in allowed:
+            listed = ", ".join(map(str, allowed))
+            raise TermsInvalid(
+                "deals",
+                f'a deals game is best of {listed}, not {terms.deals} (RULES.md "Deals"); '
+                f"a template plays another N only by naming it in its rules, e.g. "
+                f'{{"deal_counts": [{listed}, {terms.deals}]}}',
+            )
 
     def deal_count(self, deals: int | None) -> int | None:
         return deals

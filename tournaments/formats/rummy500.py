@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from tournaments.errors import DealInvalid, DealRejected, GameErrorCode
@@ -15,7 +16,7 @@ from tournaments.formats.base import (
     refuse_foreign_fields,
 )
 from tournaments.payouts import Settlement, prize_settlement
-from tournaments.rummy import CardError, card_name, rummy500
+from tournaments.rummy import CardError, card_name, jokers500, rummy500
 from tournaments.terms import GameTerms
 
 
@@ -26,7 +27,19 @@ class Rummy500(GameFormat):
     max_seats = rummy500.MAX_PLAYERS  # S2: 2 to 8, two decks from 5
 
     def canonical(self, payload: dict[str, Any]) -> tuple[str, list[dict[str, Any]]]:
-        return "", [_canonical(r) for r in payload["results"]]
+        """Results in canonical notation with every joker fixed as it was melded (S2): the
+        melds first, then each lay-off against the melds on the table."""
+        results = [_canonical(r) for r in payload["results"]]
+        table = []
+        for r in results:
+            r["melded"] = [
+                _fixed(r["player"], f"{' '.join(m)} is not a meld", m, jokers500.fix_meld, m)
+                for m in r["melded"]
+            ]
+            table += r["melded"]
+        for r in results:
+            r["laid_off"] = [_laid_off(r["player"], item, table) for item in r["laid_off"]]
+        return "", results
 
     def check_hands(self, terms: GameTerms, results: list[dict[str, Any]], wild: str) -> None:
         """No card seen more often than the table's decks hold (S2: two decks from 5 players)."""
@@ -86,18 +99,6 @@ def _canonical(result: dict[str, Any]) -> dict[str, Any]:
             )
         else:
             laid_off.append(_joker_token(item, player))
-    # A lay-off names the meld it extends: that meld, and it with the card, must both be melds.
-    extended = [[item[0], *item[1]] for item in laid_off if isinstance(item, list)]
-    targets = [item[1] for item in laid_off if isinstance(item, list)]
-    for meld in [*melded, *targets, *extended]:
-        try:
-            rummy500.meld_kind(meld)
-        except rummy500.MeldError as exc:
-            raise DealRejected(
-                f"{player}: {' '.join(meld)} is not a meld: {exc}",
-                code=GameErrorCode.INVALID_MELD,
-                details={"player": player, "meld": meld, "reason": str(exc)},
-            ) from exc
     return {
         "player": player,
         "outcome": result.get("outcome"),
@@ -106,6 +107,35 @@ def _canonical(result: dict[str, Any]) -> dict[str, Any]:
         "in_hand": [_joker_token(t, player) for t in result.get("in_hand") or []],
         "claimed_points": result.get("claimed_points"),
     }
+
+
+def _laid_off(player: str, item: Any, table: list[list[str]]) -> Any:
+    """A lay-off ``[card, [meld]]`` with its jokers fixed; a bare laid-off card as it is."""
+    if not isinstance(item, list):
+        return item
+    card, target = item
+    what = f"{card} cannot be laid off on {' '.join(target)}"
+    return list(_fixed(player, what, target, jokers500.fix_lay_off, card, target, table))
+
+
+def _fixed(player: str, what: str, meld: list[str], fix: Callable[..., Any], *args: Any) -> Any:
+    """``fix(*args)``, or the refusal naming the player, the meld and, when it is the cause,
+    the joker (`joker_not_named`, `joker_fixed`; else `invalid_meld`)."""
+    try:
+        return fix(*args)
+    except rummy500.MeldError as exc:
+        if isinstance(exc, jokers500.JokerNotFixed):
+            code = GameErrorCode.JOKER_NOT_NAMED
+            joker = {"joker": "PJ", "place": exc.place, "could_be": exc.could_be}
+        elif isinstance(exc, jokers500.JokerChanged):
+            code, joker = GameErrorCode.JOKER_FIXED, {"joker": exc.joker, "melded": exc.meld}
+        else:
+            code, joker = GameErrorCode.INVALID_MELD, {}
+        raise DealRejected(
+            f"{player}: {what}: {exc}",
+            code=code,
+            details={"player": player, "meld": meld, "reason": str(exc), **joker},
+        ) from exc
 
 
 RUMMY500 = Rummy500()

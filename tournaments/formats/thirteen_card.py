@@ -41,11 +41,12 @@ class ThirteenCardFormat(GameFormat):
     def check_hands(self, terms: GameTerms, results: list[dict[str, Any]], wild: str) -> None:
         rules = terms.rules
         _check_cards(results, wild, rules)
-        if not rules.drops_allowed:
+        if not rules.allows_drops(terms.deals):
             drops = [r["player"] for r in results if r["outcome"] in ("first_drop", "middle_drop")]
             if drops:
+                best_of = f" (best of {terms.deals})" if terms.deals else ""
                 raise DealRejected(
-                    "this format allows no drop",
+                    f"this game{best_of} allows no drop",
                     code=GameErrorCode.DROP_NOT_ALLOWED,
                     details={"players": drops},
                 )
@@ -72,7 +73,7 @@ class ThirteenCardFormat(GameFormat):
             shown = None if r["outcome"] in LEFT_WITHOUT_SHOW else r["groups"]
             try:
                 scored = rummy.score_result(
-                    r["outcome"], terms.rules, groups=shown, wild_joker=wild
+                    r["outcome"], terms.rules, groups=shown, wild_joker=wild, deals=terms.deals
                 )
             except rummy.OutcomeError as exc:
                 raise DealRejected(str(exc), details={"player": r["player"]}) from exc

@@ -55,19 +55,22 @@ def score_result(
     *,
     groups: Groups | None = None,
     wild_joker: str | int | None = None,
+    deals: int | None = None,
 ) -> Scored:
     """Points one player takes from a deal, and the outcome the player's groups support.
 
     Without groups the posted outcome stands (``lost`` needs them). With groups: a valid
     13-card declaration is ``declared`` (0) if so posted, else ``valid_second`` (2, never more);
     an invalid one posted as a declaration is a ``wrong_show``; any other outcome stands.
+    ``deals``: a Deals game's N (best of 2 and 3 allow no drop).
     """
     try:
         posted = Outcome(outcome)
     except ValueError:
         raise OutcomeError(f"unknown outcome {outcome!r} (known: {', '.join(OUTCOMES)})") from None
-    if posted in (Outcome.FIRST_DROP, Outcome.MIDDLE_DROP) and not rules.drops_allowed:
-        raise OutcomeError(f"'{posted}' is not allowed: these rules allow no drop")
+    if posted in (Outcome.FIRST_DROP, Outcome.MIDDLE_DROP) and not rules.allows_drops(deals):
+        best_of = f" in a best-of-{deals} deals game" if deals else ""
+        raise OutcomeError(f"'{posted}' is not allowed: these rules allow no drop{best_of}")
     if groups is None:
         if posted is Outcome.LOST:
             raise OutcomeError("a 'lost' outcome needs the player's groups")
@@ -89,9 +92,10 @@ def outcome_points(
     *,
     groups: Groups | None = None,
     wild_joker: str | int | None = None,
+    deals: int | None = None,
 ) -> int:
     """Points one player takes from a deal (``score_result`` without the reclassification)."""
-    return score_result(outcome, rules, groups=groups, wild_joker=wild_joker).points
+    return score_result(outcome, rules, groups=groups, wild_joker=wild_joker, deals=deals).points
 
 
 def _fixed_points(o: Outcome, rules: RuleSet) -> int:

@@ -17,6 +17,7 @@ STAGED = "staged"
 CAPPED = "capped"
 FLAT = "flat"
 MIN_PLAYERS, MAX_PLAYERS = 2, 6  # seats at a 13-card table
+MAX_DEALS = 20  # a bound on what a template may list in `deal_counts`, not a rule of the seeds
 
 
 class RuleSetError(ValueError):
@@ -49,11 +50,20 @@ class RuleSet:
     valid_second_points: int = 2
     auto_play_points: int = 80
     drops_allowed: bool = True
+    # Deals (best of N): the N a game may play (RULES.md "Deals": 2, 3 or 6), and those of them
+    # that allow no drop (S3 line 26: best of 2 and 3; best of 6 drops at 20/40). Defaults of
+    # every preset, so only a template that names them plays another N or drops elsewhere.
+    deal_counts: tuple[int, ...] = (2, 3, 6)
+    no_drop_deals: tuple[int, ...] = (2, 3)
     pool_limit: int | None = None
     rejoin_below: int | None = None
     rejoin_inclusive: bool = False
 
     def __post_init__(self) -> None:
+        for name in _DEAL_LISTS:  # JSON (a template's spec, a stored game) gives lists
+            value = getattr(self, name)
+            if isinstance(value, list):
+                object.__setattr__(self, name, tuple(value))
         _validate(self)
 
     def to_dict(self) -> dict[str, Any]:
@@ -65,6 +75,10 @@ class RuleSet:
             raise ValueError(f"13-card rummy seats {MIN_PLAYERS} to {MAX_PLAYERS}, not {players!r}")
         more = self.extra_deck_from is not None and players >= self.extra_deck_from
         return self.decks + int(more)
+
+    def allows_drops(self, deals: int | None = None) -> bool:
+        """Whether a player may drop in a game of these rules (``deals``: a Deals game's N)."""
+        return self.drops_allowed and deals not in self.no_drop_deals
 
     @property
     def most_decks(self) -> int:
@@ -78,6 +92,7 @@ _CHOICES = {
     "full_count_mode": (CAPPED, FLAT),
 }
 _FIELDS = {f.name: f for f in fields(RuleSet)}
+_DEAL_LISTS = ("deal_counts", "no_drop_deals")
 _BOOLS = {"identical_triple_is_pure", "four_card_life", "drops_allowed", "rejoin_inclusive"}
 _OPTIONAL_INTS = {
     "extra_deck_from",
@@ -99,6 +114,8 @@ def _validate(r: RuleSet) -> None:
                 raise RuleSetError(name, f"{name}: {value!r} is not true/false")
         elif value is None and name in _OPTIONAL_INTS:
             continue
+        elif name in _DEAL_LISTS:
+            _validate_deal_list(name, value)
         elif type(value) is not int or value < 0:
             raise RuleSetError(name, f"{name}: {value!r} is not a non-negative integer")
     checks = (
@@ -126,10 +143,19 @@ def _validate(r: RuleSet) -> None:
             "must be at least 3 (or null for no limit)",
         ),
         ("cap", r.cap >= 1, "cap must be positive"),
+        ("deal_counts", bool(r.deal_counts), "a deals game must be allowed some N"),
     )
     for name, ok, message in checks:
         if not ok:
             raise RuleSetError(name, f"{name}: {message} (got {getattr(r, name)!r})")
+
+
+def _validate_deal_list(name: str, value: object) -> None:
+    ok = isinstance(value, tuple) and all(type(n) is int and 1 <= n <= MAX_DEALS for n in value)
+    if not ok or len(set(value)) != len(value):
+        raise RuleSetError(
+            name, f"{name}: {value!r} is not a list of distinct deal counts from 1 to {MAX_DEALS}"
+        )
 
 
 DEFAULT = RuleSet()
@@ -158,7 +184,9 @@ PRESETS: dict[str, RuleSet] = {
     "pool201": replace(
         DEFAULT, pool_limit=201, rejoin_below=174, first_drop_points=25, middle_drop_points=50
     ),
-    "deals": replace(DEFAULT, drops_allowed=False),
+    # Deals: what sets it apart (N of 2, 3 or 6; no drop at 2 and 3) is the default of every
+    # preset (`deal_counts`, `no_drop_deals`), so a deals template on S1 or S3 keeps it too.
+    "deals": DEFAULT,
 }
 
 

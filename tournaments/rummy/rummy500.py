@@ -1,7 +1,8 @@
 """Rummy 500 (S2): card values, meld validation, hand scores and the race past 500.
 
 A joker in a meld stands for one named card and keeps it: write it ``PJ=8C`` (``PJ:8C`` also
-works). An unnamed ``PJ`` in a meld is accepted when some card can stand there.
+works). ``meld_kind`` says whether some card can stand where an unnamed ``PJ`` is; which card it
+is, fixed once melded, is ``jokers500``'s.
 """
 
 from __future__ import annotations

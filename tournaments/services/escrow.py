@@ -242,7 +242,7 @@ def settlement_requests(
         seat = by_ext[ext]
         seat.refund += amount
         if amount > 0:
-            back = refund_by_bucket(contributions(seat), amount)
+            back = refund_by_bucket(contributions(seat), amount, rounded_down=Bucket.BONUS)
             refunds += [Leg(seat.accounts[b], Money(a, currency)) for b, a in back]
             bonus_back += [BonusReturn(_bonus_key(seat), a) for b, a in back if b == Bucket.BONUS]
     add("refunds", Transfer.Kind.REFUND, refunds, f"escrow of {game.game_id} returned")

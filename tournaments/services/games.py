@@ -23,8 +23,9 @@ from tournaments.payouts import cancel_settlement
 from tournaments.references import game_pk_of
 from tournaments.services import settlement
 from tournaments.services.escrow import contributions, entries_collect, escrow_create
-from wallets.errors import WalletErrorCode
+from wallets.errors import LedgerBusy, WalletErrorCode
 from wallets.models import CHIPS, ApiClient, Player
+from wallets.services.client_guards import escrow_cap_take, players_seatable_check
 from wallets.services.players import players_get_or_create
 from wallets.services.protection import self_exclusion_check
 from wallets.services.real_money import real_money_check
@@ -73,7 +74,7 @@ def game_open(*, client: ApiClient, game_id: str, template_slug: str, players: l
         with transaction.atomic():
             escrow = escrow_create(owner=client.pk, name=game_id, currency=template.currency)
     except IntegrityError as exc:
-        raise GameExists(f"game {game_id!r} is already open") from exc
+        raise _game_exists(client, game_id) from exc
     game = Game.objects.create(
         client=client,
         game_id=game_id,
@@ -90,10 +91,22 @@ def game_open(*, client: ApiClient, game_id: str, template_slug: str, players: l
         for n, external_id in enumerate(players, start=1)
     ]
     cash_play_check(terms.currency, [seat.player for seat in seats])
+    players_seatable_check(client=client, players=[seat.player for seat in seats])
+    escrow_cap_take(client=client, amount=terms.stake * len(seats), currency=template.currency)
     game.collected = entries_collect(game=game, seats=seats, amount=terms.stake, entry_no=1)
     GamePlayer.objects.bulk_create(seats)
     game.save(update_fields=["collected"])
     return game
+
+
+def _game_exists(client: ApiClient, game_id: str) -> GameExists:
+    """A game id is used once: the refusal says what became of the game that holds it."""
+    status = Game.objects.filter(client=client, game_id=game_id).values_list("status", flat=True)
+    state = status.first() or Game.Status.OPEN  # its opening has not committed yet
+    return GameExists(
+        f"game {game_id!r} exists already and is {state}; a game id is used once",
+        details={"game_id": game_id, "status": state},
+    )
 
 
 @transaction.atomic
@@ -113,6 +126,7 @@ def game_rejoin(*, client: ApiClient, game_id: str, player: str) -> Game:
         )
     score = fmt.rejoin_score(table_of(game, seats), seat)
     cash_play_check(terms.currency, [seat.player])
+    escrow_cap_take(client=client, amount=terms.stake, currency=game.currency)
     game.collected += entries_collect(
         game=game, seats=[seat], amount=terms.stake, entry_no=seat.entries + 1
     )
@@ -150,6 +164,24 @@ def game_cancel(*, client: ApiClient, game_id: str) -> Game:
         status=Game.Status.CANCELLED,
     )
     return game
+
+
+def cash_games_open() -> QuerySet[Game]:
+    return Game.objects.filter(status=Game.Status.OPEN).exclude(currency=CHIPS)
+
+
+def cash_games_cancel() -> int:
+    """The wind-down's cancel step (`wallets.services.wind_down`): every cash game still open
+    is cancelled with full refunds, each in its own transaction; one that is busy (a deal
+    settling) or finished meanwhile is left to the next run. Returns how many were cancelled."""
+    cancelled = 0
+    for game in cash_games_open().select_related("client").order_by("pk"):
+        try:
+            game_cancel(client=game.client, game_id=game.game_id)
+        except (LedgerBusy, GameNotOpen):
+            continue
+        cancelled += 1
+    return cancelled
 
 
 def game_mark_reversed(*, reference: str) -> None:

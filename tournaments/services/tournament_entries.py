@@ -7,9 +7,10 @@ Lock order, everywhere: the tournament row (`FOR SHARE` here; start, cancel and 
 Registrations share the tournament row and claim different seats and escrow shards, so they do
 not wait for each other.
 
-Hook for the per-client escrow cap of game entries (issue 21 item 6): an entry or rebuy here
-adds to the client's money in escrow exactly as a game's entry does; `entry_post` is the one
-place such a cap must be checked for tournaments too.
+An entry or rebuy counts against the client's hourly escrow cap like a game's entry
+(`wallets.services.client_guards.escrow_cap_take`, in `entry_post`): the tournament's escrow
+accounts carry the client's escrow code prefix. A capped client's registrations therefore wait
+for each other on its row (the cap's own design); an uncapped client's do not.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from tournaments.services.tournament_setup import ESCROW_SHARDS, terms_of
 from wallets.errors import InsufficientFunds
 from wallets.models import Account, ApiClient, Bucket, Player, Transfer
 from wallets.services.bonuses import BonusReturn, bonus_restore
+from wallets.services.client_guards import escrow_cap_take, players_seatable_check
 from wallets.services.ledger import Leg, TransferRequest, transfers_post
 from wallets.services.players import player_get_or_create
 
@@ -104,6 +106,7 @@ def entry_post(
     )
     if player.pk in plans.short:
         raise _short(player, amount, plans.short[player.pk], tournament.currency)
+    escrow_cap_take(client=tournament.client, amount=amount, currency=tournament.currency)
     request = TransferRequest(
         kind=Transfer.Kind.ENTRY,
         reference=tournament_reference(tournament.pk),
@@ -149,6 +152,7 @@ def registration_create(*, client: ApiClient, slug: str, player: str) -> Registr
     _registration_open(tournament)
     who = player_get_or_create(external_id=player)
     cash_play_check(tournament.currency, [who])
+    players_seatable_check(client=client, players=[who])
     if registered(tournament).filter(player=who).exists():
         raise _refused(GameErrorCode.ALREADY_REGISTERED, f"{player!r} is registered already")
     seat = _free_seat(tournament, who)
@@ -211,7 +215,7 @@ def refund_requests(
         if total <= 0:
             continue
         paid = [(bucket, Decimal(amount)) for bucket, amount in registration.paid]
-        back = refund_by_bucket(paid, total)
+        back = refund_by_bucket(paid, total, rounded_down=Bucket.BONUS)
         legs = [
             Leg(accounts[(registration.player_id, b)], Money(a, tournament.currency))
             for b, a in back

@@ -123,6 +123,17 @@ class PageExtras:
         return PageChangeList
 
 
+def staff_display(field: str, description: str):
+    """A member of staff on a record's page, by name only: the admin would link the name to
+    their user page, which only a superuser may open (a finance role followed it to a 403)."""
+
+    @admin.display(description=description)
+    def display(self, obj):
+        return getattr(obj, field) or "-"
+
+    return display
+
+
 def link(obj, label=None):
     if obj is None:
         return "-"

@@ -13,9 +13,11 @@ from django.template.response import TemplateResponse
 
 from wallets.admin.base import NoDeleteAdmin
 from wallets.api_keys import api_client_create
-from wallets.models import ApiClient
+from wallets.models import ApiClient, ClientPairing
 
 SECRET_FIELDS = frozenset({"key_hash"})
+# What a superuser changes on a client: revoke it, and its guards (docs/trust-model.md).
+GUARDED = ["is_active", "paired_players_only", "hourly_escrow_cap"]
 
 
 class ApiClientCreateForm(forms.ModelForm):
@@ -57,14 +59,14 @@ class ApiClientAdmin(NoDeleteAdmin):
     def get_fields(self, request, obj=None):
         if obj is None:
             return ["name", "scopes"]
-        return ["name", "key_prefix", "scopes", "is_active", "created_at"]
+        return [*GUARDED, "name", "key_prefix", "scopes", "created_at"]
 
     def get_readonly_fields(self, request, obj=None):
         return [] if obj is None else ["name", "key_prefix", "scopes", "created_at"]
 
     def save_model(self, request, obj, form, change):
         if change:
-            obj.save(update_fields=["is_active"])
+            obj.save(update_fields=GUARDED)
             return
         client, key = api_client_create(
             name=form.cleaned_data["name"], scopes=form.cleaned_data["scopes"]
@@ -84,3 +86,48 @@ class ApiClientAdmin(NoDeleteAdmin):
         }
         # admin views are never_cache: the page is not stored by the browser either
         return TemplateResponse(request, "admin/wallets/apiclient/key_created.html", context)
+
+
+class ClientPairingForm(forms.ModelForm):
+    class Meta:
+        model = ClientPairing
+        fields = ["games_client", "payments_client"]
+
+    def clean(self):
+        data = super().clean()
+        games, payments = data.get("games_client"), data.get("payments_client")
+        if games is not None and not games.has_scope(ApiClient.Scope.GAMES):
+            self.add_error("games_client", "This client has no games scope.")
+        if payments is not None and not payments.has_scope(ApiClient.Scope.PAYMENTS):
+            self.add_error("payments_client", "This client has no payments scope.")
+        return data
+
+
+@admin.register(ClientPairing)
+class ClientPairingAdmin(admin.ModelAdmin):
+    """Which payments clients' players a games client may seat, once its guard is on.
+
+    Superusers only, not maker-checker: a pairing widens whom a games key may stake, which is
+    what issuing a key with a scope already does, and keys are a superuser's (see
+    `ApiClientAdmin`). An operator-and-approver pair could not make a pairing safer than the
+    superuser who can mint a games key outright; docs/trust-model.md says why at length.
+    A pairing is never edited: a superuser deletes it and adds another (both in the history).
+    """
+
+    form = ClientPairingForm
+    list_display = ["games_client", "payments_client", "created_by", "created_at"]
+    list_select_related = ["games_client", "payments_client", "created_by"]
+    readonly_fields = ["created_by", "created_at"]
+
+    def has_add_permission(self, request) -> bool:
+        return request.user.is_superuser
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        return request.user.is_superuser
+
+    def save_model(self, request, obj, form, change):
+        obj.created_by = request.user
+        super().save_model(request, obj, form, change)

@@ -43,6 +43,7 @@ from wallets.admin.base import (
 )
 from wallets.admin.paging import LargeTablePaginator
 from wallets.admin.protection import BonusLotInline, ProtectionChangeInline, protection_summary
+from wallets.admin.regions import PlayerRegionAdmin
 from wallets.formatting import unit
 from wallets.models import BUCKET_CURRENCY, Account, Bucket, Entry, Player, Transfer
 from wallets.selectors import account_balances
@@ -67,7 +68,7 @@ class StatementForm(DateRangeForm):
 
 
 @admin.register(Player)
-class PlayerAdmin(TermSearch, ReadOnlyAdmin):
+class PlayerAdmin(PlayerRegionAdmin, TermSearch, ReadOnlyAdmin):
     list_display = [
         "external_id",
         *(f"balance_{b}_col" for b in Bucket.values),

@@ -14,6 +14,8 @@ from django.core.paginator import Paginator
 from django.db import connection
 from django.utils.functional import cached_property
 
+from wallets.selectors import count_capped
+
 CAP = 10_000
 
 
@@ -38,6 +40,6 @@ class LargeTablePaginator(Paginator):
         if unfiltered and (estimate := table_estimate(queryset.model)) > CAP:
             self.estimated = True
             return estimate
-        counted = queryset.order_by()[: CAP + 1].count()
+        counted = count_capped(queryset, CAP)
         self.capped = counted > CAP
         return min(counted, CAP)

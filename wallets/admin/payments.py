@@ -20,10 +20,20 @@ from django.utils.html import format_html
 
 from rummy_ledger.errors import DomainError
 from wallets import selectors, tax
-from wallets.admin.base import ReadOnlyAdmin, link
+from wallets.admin.base import ReadOnlyAdmin, link, money_display, money_html
 from wallets.admin.proposals import ProposalAdmin
-from wallets.models import KycRecord, Player, TdsYearEnd, Withdrawal, WithdrawalReview
+from wallets.formatting import money
+from wallets.models import (
+    CASH,
+    KycRecord,
+    Player,
+    ProposalStatus,
+    TdsYearEnd,
+    Withdrawal,
+    WithdrawalReview,
+)
 from wallets.services import proposals
+from wallets.services.flows import flagged_pairs_of
 from wallets.services.tax import TaxPosition, tax_positions
 
 
@@ -31,9 +41,9 @@ def _position_text(position: TaxPosition | None) -> str:
     if position is None:
         return "-"
     return (
-        f"FY {position.fy.label}: opening {position.opening}, deposits {position.deposits}, "
-        f"withdrawn {position.withdrawals}, net winnings taxed {position.taxed_net_winnings}, "
-        f"TDS {position.tds}"
+        f"FY {position.fy.label}: opening {money(position.opening)}, "
+        f"deposits {money(position.deposits)}, withdrawn {money(position.withdrawals)}, "
+        f"net winnings taxed {money(position.taxed_net_winnings)}, TDS {money(position.tds)}"
     )
 
 
@@ -55,6 +65,23 @@ def attach_positions(withdrawals: Iterable[Withdrawal]) -> None:
             w.position = positions[w.player_id]
 
 
+class WaitingFilter(admin.SimpleListFilter):
+    """The queue: what waits for an operator's review, or for an approver's decision."""
+
+    title = "waiting for"
+    parameter_name = "waiting"
+
+    def lookups(self, request, model_admin):
+        return [("review", "an operator's review"), ("approval", "an approver's decision")]
+
+    def queryset(self, request, queryset):
+        if self.value() == "review":
+            return selectors.withdrawals_to_review(queryset)
+        if self.value() == "approval":
+            return queryset.filter(review__status=ProposalStatus.PROPOSED)
+        return queryset
+
+
 class PositionedChangeList(ChangeList):
     def get_results(self, request):
         super().get_results(request)
@@ -70,11 +97,11 @@ class ReviewForm(forms.Form):
 
 class FinancialYearField(forms.CharField):
     def __init__(self, **kwargs):
-        super().__init__(max_length=7, help_text="like 2026-27", **kwargs)
+        super().__init__(max_length=7, strip=False, help_text="like 2026-27", **kwargs)
 
     def clean(self, value):
-        try:
-            return tax.financial_year(super().clean(value).strip())
+        try:  # exactly the label, as the API takes it: nothing around it
+            return tax.financial_year(super().clean(value))
         except tax.TaxError as exc:
             raise forms.ValidationError(str(exc)) from exc
 
@@ -113,8 +140,13 @@ class MonthsForm(forms.Form):
 
     def clean(self):
         data = super().clean()
-        if data.get("start") and data.get("end") and data["end"] < data["start"]:
-            raise forms.ValidationError("The last month comes before the first.")
+        if data.get("start") and data.get("end"):
+            if data["end"] < data["start"]:
+                raise forms.ValidationError("The last month comes before the first.")
+            try:
+                tax.months_checked(data["start"], data["end"])
+            except tax.TaxError as exc:
+                raise forms.ValidationError(str(exc)) from exc
         return data
 
 
@@ -139,26 +171,26 @@ class WithdrawalAdmin(ReadOnlyAdmin):
         "tds",
         "payout",
         "status",
-        "needs_approval",
         "kyc",
-        "tax_position",
+        "tax_brief",
         "review_link",
         "requested_at",
-    ]
-    list_filter = ["status", "needs_approval"]
+    ]  # narrow enough for a laptop (1366 px): whether it needed approval is a filter
+    list_filter = [WaitingFilter, "status", "needs_approval"]
     list_select_related = ["player", "review"]
     search_fields = ["=reference", "=gateway_reference", "=player__external_id"]
     show_full_result_count = False
     readonly_fields = [
         "player",
+        "client",
         "reference",
         "status",
         "amount",
-        "net_winnings",
-        "taxed_net_winnings",
-        "tds",
+        "net_winnings_shown",
+        "taxed_net_winnings_shown",
+        "tds_shown",
         "payout",
-        "pan",
+        "pan_shown",
         "kyc",
         "tax_position",
         "needs_approval",
@@ -174,6 +206,16 @@ class WithdrawalAdmin(ReadOnlyAdmin):
     change_form_template = "admin/wallets/withdrawal/change_form.html"
     change_list_template = "admin/wallets/withdrawal/change_list.html"
 
+    net_winnings_shown = money_display("net_winnings", currency=CASH, description="net winnings")
+    taxed_net_winnings_shown = money_display(
+        "taxed_net_winnings", currency=CASH, description="net winnings taxed now"
+    )
+    tds_shown = money_display("tds", description="TDS")
+
+    @admin.display(description="PAN when requested")
+    def pan_shown(self, obj):
+        return obj.pan
+
     def get_changelist(self, request, **kwargs):
         return PositionedChangeList
 
@@ -186,6 +228,15 @@ class WithdrawalAdmin(ReadOnlyAdmin):
         if not hasattr(obj, "position"):
             attach_positions([obj])
         return _position_text(obj.position)
+
+    @admin.display(description="tax (FY of the request)")
+    def tax_brief(self, obj):
+        """The list's narrower column: what the year's withdrawals were taxed (all: the page)."""
+        position = obj.position
+        return (
+            f"FY {position.fy.label}: net winnings taxed {money(position.taxed_net_winnings)}, "
+            f"TDS {money(position.tds)}"
+        )
 
     @admin.display(description="review")
     def review_link(self, obj):
@@ -215,6 +266,7 @@ class WithdrawalAdmin(ReadOnlyAdmin):
         extra_context = {
             **(extra_context or {}),
             "can_review": waiting and self.has_review_permission(request),
+            "flagged_pairs": flagged_pairs_of(obj.player) if obj is not None else [],
         }
         return super().change_view(request, object_id, form_url, extra_context)
 
@@ -307,7 +359,7 @@ class WithdrawalAdmin(ReadOnlyAdmin):
         )
 
     def gst_view(self, request: HttpRequest):
-        """GST on deposits per month."""
+        """GST on deposits per month and rate (each deposit at its own recorded rate)."""
         self._check_view(request)
         today = timezone.localdate()
         form = MonthsForm(request.GET or {"start": today.replace(day=1), "end": today})
@@ -320,11 +372,13 @@ class WithdrawalAdmin(ReadOnlyAdmin):
             if request.GET.get("format") == "csv":
                 return _csv(
                     f"gst-{first:%Y-%m}-{last:%Y-%m}.csv",
-                    ["month", "deposits", "amount", "gst", "net"],
-                    ([f"{m.month:%Y-%m}", m.deposits, f"{m.amount:.2f}", f"{m.gst:.2f}",
-                      f"{m.net:.2f}"] for m in months),
+                    ["month", "rate", "deposits", "amount", "gst", "net"],
+                    ([f"{m.month:%Y-%m}", f"{m.rate:.2f}", m.deposits, f"{m.amount:.2f}",
+                      f"{m.gst:.2f}", f"{m.net:.2f}"] for m in months),
                 )  # fmt: skip
-        return self._report(request, "gst_report.html", "GST per month", form=form, months=months)
+        return self._report(
+            request, "gst_report.html", "GST per month and rate", form=form, months=months
+        )
 
 
 def _statement_csv(player: Player, position: TaxPosition, rows) -> HttpResponse:
@@ -367,7 +421,8 @@ def _of_withdrawal(name: str, description: str = ""):
 class WithdrawalReviewAdmin(ProposalAdmin, ReadOnlyAdmin):
     """An operator's review of a withdrawal, approved or rejected here by an approver."""
 
-    approve_effect = "sends the payout to the gateway now; rejecting returns it to winnings"
+    approve_effect = "sends the payout to the gateway now"
+    reject_effect = "returns the whole amount to the player's winnings"
 
     list_display = [
         "id",
@@ -424,20 +479,29 @@ class KycRecordAdmin(ReadOnlyAdmin):
     show_full_result_count = False
 
 
+YEAR_END_AMOUNTS = (
+    "opening",
+    "deposits",
+    "withdrawals",
+    "closing",
+    "taxed_before",
+    "net_winnings",
+    "tds",
+    "withheld",
+    "carry_forward",
+)
+
+
 @admin.register(TdsYearEnd)
 class TdsYearEndAdmin(ReadOnlyAdmin):
-    list_display = [
+    list_display = [  # what was due and withheld (the whole computation: its page)
         "fy",
         "player",
-        "opening",
-        "deposits",
-        "withdrawals",
-        "closing",
-        "net_winnings",
-        "tds",
-        "withheld",
+        "closing_shown",
+        "net_winnings_shown",
+        "tds_shown",
+        "withheld_shown",
         "shortfall",
-        "carry_forward",
         "created_at",
     ]
     list_filter = ["fy"]
@@ -445,6 +509,25 @@ class TdsYearEndAdmin(ReadOnlyAdmin):
     search_fields = ["=player__external_id"]
     show_full_result_count = False
 
+    readonly_fields = [
+        "fy",
+        "player",
+        "as_of",
+        *(f"{name}_shown" for name in YEAR_END_AMOUNTS),
+        "shortfall",
+        "created_at",
+    ]
+    fields = readonly_fields
+    opening_shown = money_display("opening", currency=CASH)
+    deposits_shown = money_display("deposits", currency=CASH)
+    withdrawals_shown = money_display("withdrawals", currency=CASH)
+    closing_shown = money_display("closing", currency=CASH)
+    taxed_before_shown = money_display("taxed_before", currency=CASH)
+    net_winnings_shown = money_display("net_winnings", currency=CASH)
+    tds_shown = money_display("tds", currency=CASH, description="TDS")
+    withheld_shown = money_display("withheld", currency=CASH)
+    carry_forward_shown = money_display("carry_forward", currency=CASH)
+
     @admin.display(description="shortfall")
     def shortfall(self, obj):
-        return obj.shortfall
+        return money_html(obj.shortfall, CASH)

@@ -35,6 +35,7 @@ from wallets.admin.base import (
     link,
     money_display,
     named_link,
+    staff_display,
 )
 from wallets.models import BUCKET_CURRENCY, Adjustment, Reversal, Transfer
 from wallets.selectors import reversal_effect
@@ -65,16 +66,19 @@ class ProposalAdmin:
 
     change_form_template = "admin/wallets/proposal_change_form.html"
     approve_effect = "posts the money now"  # what the page says approving does
+    reject_effect = "changes nothing"  # and rejecting
     # the proposal's own story, shown on every proposal's page
     decision_fields = [
         "reason",
         "status",
-        "proposed_by",
+        "proposer",
         "proposed_at",
-        "decided_by",
+        "decider",
         "decided_at",
         "decision_note",
     ]
+    proposer = staff_display("proposed_by", "proposed by")
+    decider = staff_display("decided_by", "decided by")
 
     def propose(self, request: HttpRequest, data: dict):
         raise NotImplementedError
@@ -100,6 +104,7 @@ class ProposalAdmin:
             "can_decide": self.has_approve_permission(request) and not own,
             "own_proposal": own,
             "approve_effect": self.approve_effect,
+            "reject_effect": self.reject_effect,
         }
         return super().change_view(request, object_id, form_url, extra_context)
 

@@ -21,6 +21,7 @@ from wallets.admin.base import (
     changelist_link,
     money_display,
     money_html,
+    staff_display,
 )
 from wallets.errors import StatementInvalid
 from wallets.models import (
@@ -56,7 +57,7 @@ class ReconciliationReportAdmin(ReadOnlyAdmin):
         "finished_at",
         "status",
         "trigger",
-        "started_by",
+        "starter",
         "discrepancy_count",
         "seconds",
         "checks",
@@ -66,9 +67,12 @@ class ReconciliationReportAdmin(ReadOnlyAdmin):
     fields = readonly_fields
     change_list_template = "admin/wallets/reconciliationreport/change_list.html"
 
-    @admin.display(description="seconds")
+    starter = staff_display("started_by", "started by")
+
+    @admin.display(description="run time")
     def seconds(self, obj):
-        return obj.stats.get("seconds", "-")
+        seconds = obj.stats.get("seconds")
+        return "-" if seconds is None else f"{seconds} s"
 
     @admin.display(description="checks")
     def checks(self, obj):
@@ -200,6 +204,8 @@ class GatewayStatementAdmin(NoDeleteAdmin):
     list_select_related = ["imported_by"]
     form = GatewayStatementForm
 
+    importer = staff_display("imported_by", "imported by")
+
     def has_change_permission(self, request, obj=None) -> bool:
         return False
 
@@ -212,7 +218,7 @@ class GatewayStatementAdmin(NoDeleteAdmin):
             "period_end",
             "line_count",
             "imported_at",
-            "imported_by",
+            "importer",
             "lines",
         ]
 

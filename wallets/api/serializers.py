@@ -1,11 +1,19 @@
 from django.conf import settings
 from django.core.validators import RegexValidator
+from drf_spectacular.extensions import OpenApiSerializerExtension
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from rummy_ledger.api.fields import StrictBooleanField, StrictCharField, StrictIntegerField
+from rummy_ledger.api.fields import (
+    StrictBooleanField,
+    StrictCharField,
+    StrictIntegerField,
+    StrictSerializer,
+)
+from wallets import regions
 from wallets.models import CASH
-from wallets.money import AMOUNT_PATTERN, MoneyError, parse_amount
+from wallets.money import MoneyError, amount_pattern, parse_amount
+from wallets.services.kyc import PAN_INPUT
 from wallets.services.real_money import REGION_PATTERN
 
 # A gateway's reference: visible ASCII (no spaces, no control characters), as it prints on the
@@ -16,8 +24,10 @@ REFERENCE_PATTERN = r"[!-~]{1,100}"
 @extend_schema_field(
     {
         "type": "string",
-        "pattern": f"^{AMOUNT_PATTERN}$",
-        "description": "A positive amount as a decimal string, at most the per-transfer maximum.",
+        "pattern": amount_pattern(settings.LEDGER_MAX_TRANSFER),
+        "description": "An amount in INR as a decimal string: 1 to 12 digits, optionally a point "
+        f"and one or two decimals; above zero and at most {settings.LEDGER_MAX_TRANSFER} "
+        "(`LEDGER_MAX_TRANSFER`). JSON numbers are refused.",
         "example": "500.00",
     }
 )
@@ -45,126 +55,188 @@ class AmountField(serializers.Field):
         return f"{value.amount:.2f}"
 
 
-def reference_field() -> StrictCharField:
+def reference_field(help_text: str) -> StrictCharField:
     """A gateway's reference, as the gateway sends it (a deposit's or withdrawal's natural key)."""
     return StrictCharField(
         max_length=100,
+        help_text=f"{help_text} 1 to 100 visible ASCII.",
         validators=[
             RegexValidator(f"^{REFERENCE_PATTERN}\\Z", "A reference is 1 to 100 visible ASCII.")
         ],
     )
 
 
+@extend_schema_field(
+    {
+        "type": "string",
+        # the codes the server takes, retired ones too (else 400 region_invalid)
+        "enum": sorted({*regions.REGIONS, *regions.ALIASES}),
+    }
+)
+class RegionField(StrictCharField):
+    pass
+
+
 def region_field() -> StrictCharField:
-    return StrictCharField(
+    return RegionField(
         required=False,
         max_length=2,
         validators=[RegexValidator(f"^{REGION_PATTERN}\\Z", "A region is two capital letters.")],
-        help_text="The player's Indian state or union territory code (ISO 3166-2:IN without "
-        "`IN-`, e.g. `TN`); the real-money switch reads it (`REAL_MONEY=restricted`).",
+        help_text="The player's Indian state or union territory: a current ISO 3166-2:IN code "
+        "without `IN-` (e.g. `TN`, `TS`; a code retired in 2020 or 2023, such as `TG`, counts "
+        "as its successor), else 400 `region_invalid`. The player's region is the most "
+        "restrictive one reported; the real-money switch reads it (`REAL_MONEY=restricted`).",
     )
 
 
-class DepositIn(serializers.Serializer):
-    amount = AmountField()
-    reference = reference_field()
+PLAYER_ID = "The player's external id."
+BALANCES = "The player's balances by bucket: deposit, winnings, bonus, pending, chips."
+AMOUNT_OUT = "A decimal string with two decimals, e.g. `500.00`."
+
+
+class DepositIn(StrictSerializer):
+    amount = AmountField(help_text="What the player paid, GST included.")
+    reference = reference_field(
+        "The gateway's payment reference: the deposit's natural key (the same one again is the "
+        "same deposit, 200; with other content 409 `reference_conflict`)."
+    )
     region = region_field()
 
 
 class BalanceOut(serializers.Serializer):
-    amount = serializers.CharField()
-    currency = serializers.CharField()
+    amount = serializers.CharField(help_text=AMOUNT_OUT)
+    currency = serializers.CharField(help_text="`INR`, or `CHP` for practice chips.")
 
 
 class WalletOut(serializers.Serializer):
-    player_id = serializers.CharField()
-    balances = serializers.DictField(child=BalanceOut())
+    player_id = serializers.CharField(help_text=PLAYER_ID)
+    balances = serializers.DictField(child=BalanceOut(), help_text=BALANCES)
 
 
 class DepositOut(WalletOut):
-    transfer_id = serializers.IntegerField()
-    reference = serializers.CharField()
+    transfer_id = serializers.IntegerField(help_text="The ledger transfer that credited it.")
+    reference = serializers.CharField(help_text="The gateway's payment reference.")
     amount = serializers.CharField(help_text="what the player paid, GST included")
-    gst = serializers.CharField(help_text="28/128 of the amount, to GST payable")
+    gst = serializers.CharField(help_text="rate/(100 + rate) of the amount, to GST payable")
+    gst_rate = serializers.CharField(
+        help_text="the GST rate in percent in force when it was recorded (IST), e.g. 40.00"
+    )
     credited = serializers.CharField(help_text="amount - gst, to the deposit bucket")
 
 
-class KycIn(serializers.Serializer):
-    pan = StrictCharField(max_length=20, help_text="ABCDE1234F")
-    status = serializers.ChoiceField(choices=["verified", "rejected"])
-    reference = reference_field()
+@extend_schema_field(
+    {
+        "type": "string",
+        "pattern": f"^(?!.*\\n){PAN_INPUT}$",
+        "description": "The PAN: five letters, four digits, one letter (lower case is read as "
+        "upper); anything else is 400 `pan_invalid`.",
+        "example": "ABCDE1234F",
+    }
+)
+class PanField(StrictCharField):
+    def __init__(self, **kwargs):
+        super().__init__(max_length=20, **kwargs)  # the service judges the form (pan_invalid)
+
+
+class KycIn(StrictSerializer):
+    pan = PanField()
+    status = serializers.ChoiceField(
+        choices=["verified", "rejected"], help_text="What the gateway's check found."
+    )
+    reference = reference_field("The gateway's KYC report reference: the report's natural key.")
     region = region_field()
 
 
 class KycOut(serializers.Serializer):
-    player_id = serializers.CharField()
-    kyc_status = serializers.ChoiceField(choices=["none", "verified", "rejected"])
+    player_id = serializers.CharField(help_text=PLAYER_ID)
+    kyc_status = serializers.ChoiceField(
+        choices=["none", "verified", "rejected"],
+        help_text="The player's KYC now: withdrawals need `verified`.",
+    )
     pan = serializers.CharField(help_text="the current PAN (verified or last rejected)")
     reference = serializers.CharField(help_text="this report's reference")
     status = serializers.CharField(help_text="this report's status")
 
 
-class WithdrawalIn(serializers.Serializer):
+class WithdrawalIn(StrictSerializer):
     """An amount and the gateway's reference."""
 
-    amount = AmountField()
-    reference = reference_field()
+    amount = AmountField(help_text="What to take from winnings, TDS included.")
+    reference = reference_field(
+        "The gateway's withdrawal reference: the withdrawal's natural key (the same one with the "
+        "same player and amount is the same withdrawal, 200; otherwise 409)."
+    )
 
 
 class WithdrawalOut(serializers.Serializer):
-    withdrawal_id = serializers.IntegerField()
-    reference = serializers.CharField()
-    player_id = serializers.CharField()
+    withdrawal_id = serializers.IntegerField(help_text="For `/paid` and `/failed`.")
+    reference = serializers.CharField(help_text="The gateway's withdrawal reference.")
+    player_id = serializers.CharField(help_text=PLAYER_ID)
     status = serializers.ChoiceField(
-        choices=["requested", "approved", "paid", "failed", "rejected"]
+        choices=["requested", "approved", "paid", "failed", "rejected"],
+        help_text="`requested` waits for finance; `approved` is the gateway's to pay.",
     )
-    amount = serializers.CharField()
+    amount = serializers.CharField(help_text="Taken from the wallet: payout + TDS.")
+    from_winnings = serializers.CharField(help_text="the part taken from winnings")
+    from_deposit = serializers.CharField(
+        help_text="the part taken from the deposit bucket: only when real money is off for the "
+        "player (a refund), after the winnings"
+    )
     net_winnings = serializers.CharField(help_text="of the financial year at this withdrawal")
-    tds = serializers.CharField()
+    tds = serializers.CharField(help_text="Withheld (s.194BA): 30 % of the net winnings above 0.")
     payout = serializers.CharField(help_text="amount - tds")
-    needs_approval = serializers.BooleanField()
-    gateway_reference = serializers.CharField(allow_null=True)
-    failure_reason = serializers.CharField(allow_blank=True)
-    balances = serializers.DictField(child=BalanceOut())
+    needs_approval = serializers.BooleanField(
+        help_text="True: finance reviews and approves it (a first or large withdrawal)."
+    )
+    gateway_reference = serializers.CharField(
+        allow_null=True, help_text="The gateway's payment reference once paid; else null."
+    )
+    failure_reason = serializers.CharField(
+        allow_blank=True, help_text="Why the gateway could not pay; empty otherwise."
+    )
+    balances = serializers.DictField(child=BalanceOut(), help_text=BALANCES)
 
 
-class WithdrawalPaidIn(serializers.Serializer):
-    gateway_reference = reference_field()
+class WithdrawalPaidIn(StrictSerializer):
+    gateway_reference = reference_field(
+        "The gateway's payment reference (one payment, one withdrawal)."
+    )
 
 
-class WithdrawalFailedIn(serializers.Serializer):
-    reason = StrictCharField(max_length=255)
+class WithdrawalFailedIn(StrictSerializer):
+    reason = StrictCharField(max_length=255, help_text="Why the gateway could not pay.")
 
 
 class YearEndOut(serializers.Serializer):
-    as_of = serializers.DateTimeField()
-    closing = serializers.CharField()
-    net_winnings = serializers.CharField()
-    tds = serializers.CharField()
-    withheld = serializers.CharField()
-    carry_forward = serializers.CharField()
+    as_of = serializers.DateTimeField(help_text="The moment the year was closed at.")
+    closing = serializers.CharField(help_text="Deposit + winnings at the year's end.")
+    net_winnings = serializers.CharField(help_text="Taxed at the year end.")
+    tds = serializers.CharField(help_text="Due at the year end.")
+    withheld = serializers.CharField(help_text="Withheld from the balance (may fall short).")
+    carry_forward = serializers.CharField(help_text="closing - withheld: next year's opening.")
 
 
 class TaxStatementOut(serializers.Serializer):
-    player_id = serializers.CharField()
-    fy = serializers.CharField()
-    start = serializers.DateTimeField()
-    end = serializers.DateTimeField()
-    opening = serializers.CharField()
+    player_id = serializers.CharField(help_text=PLAYER_ID)
+    fy = serializers.CharField(help_text="The financial year, e.g. `2026-27`.")
+    start = serializers.DateTimeField(help_text="1 April, 00:00 IST.")
+    end = serializers.DateTimeField(help_text="The next 1 April, 00:00 IST (excluded).")
+    opening = serializers.CharField(help_text="Deposit + winnings at the year's start.")
     deposits = serializers.CharField(help_text="credited to the deposit bucket, net of GST")
     withdrawals = serializers.CharField(help_text="failed and rejected ones excluded")
-    withdrawal_count = serializers.IntegerField()
+    withdrawal_count = serializers.IntegerField(help_text="Those withdrawals.")
     net_winnings = serializers.CharField(help_text="taxed so far (withdrawals and year end)")
     tds = serializers.CharField(help_text="withheld so far")
-    year_end = YearEndOut(allow_null=True)
+    year_end = YearEndOut(allow_null=True, help_text="The year's close; null while it is open.")
 
 
 @extend_schema_field(
     {
         "type": "string",
         "nullable": True,
-        "pattern": f"^{AMOUNT_PATTERN}$",
-        "description": "A positive amount as a decimal string, or null for no limit.",
+        "pattern": amount_pattern(),
+        "description": "An amount in INR as a decimal string above zero (1 to 12 digits, "
+        "optionally a point and one or two decimals), or null for no limit.",
         "example": "5000.00",
     }
 )
@@ -181,12 +253,12 @@ class LimitField(serializers.Field):
         return money.amount
 
 
-class LimitsIn(serializers.Serializer):
+class LimitsIn(StrictSerializer):
     daily = LimitField(allow_null=True, help_text="INR a calendar day (IST); null: no limit")
     monthly = LimitField(allow_null=True, help_text="INR a calendar month (IST); null: no limit")
 
 
-class SelfExclusionIn(serializers.Serializer):
+class SelfExclusionIn(StrictSerializer):
     days = StrictIntegerField(
         required=False, min_value=1, max_value=36500, help_text="How long; or `permanent`."
     )
@@ -198,19 +270,35 @@ class SelfExclusionIn(serializers.Serializer):
         return attrs
 
 
+class SelfExclusionInScheme(OpenApiSerializerExtension):
+    """OpenAPI: `days`, or `"permanent": true`, never both nor neither (what `validate` says)."""
+
+    target_class = SelfExclusionIn
+
+    def map_serializer(self, auto_schema, direction):
+        schema = auto_schema._map_serializer(self.target, direction, bypass_extensions=True)
+        # `not` around the enums: drf-spectacular's enum hook would make one component of both
+        schema["oneOf"] = [
+            {"required": ["days"], "properties": {"permanent": {"not": {"enum": [True]}}}},
+            {"required": ["permanent"], "properties": {"permanent": {"not": {"enum": [False]}}},
+             "not": {"required": ["days"]}},
+        ]  # fmt: skip
+        return schema
+
+
 class PendingLimitOut(serializers.Serializer):
-    limit = serializers.ChoiceField(choices=["daily", "monthly"])
+    limit = serializers.ChoiceField(choices=["daily", "monthly"], help_text="Which limit.")
     amount = serializers.CharField(allow_null=True, help_text="null: no limit")
-    effective_at = serializers.DateTimeField()
+    effective_at = serializers.DateTimeField(help_text="When it counts.")
 
 
 class ProtectionOut(serializers.Serializer):
-    player_id = serializers.CharField()
+    player_id = serializers.CharField(help_text=PLAYER_ID)
     daily_limit = serializers.CharField(allow_null=True, help_text="in effect now; null: none")
     monthly_limit = serializers.CharField(allow_null=True, help_text="in effect now; null: none")
     pending = PendingLimitOut(many=True, help_text="raised limits waiting for their delay")
-    self_excluded = serializers.BooleanField()
+    self_excluded = serializers.BooleanField(help_text="Excluded now: no cash games, no deposits.")
     self_excluded_until = serializers.DateTimeField(
         allow_null=True, help_text="null: not excluded, or excluded permanently"
     )
-    self_excluded_permanently = serializers.BooleanField()
+    self_excluded_permanently = serializers.BooleanField(help_text="Excluded for good.")

@@ -4,7 +4,8 @@
   existing lists are moved, in order;
 - the discrepancy kinds belong to the checks that report them (no choices here);
 - the BRIN and prefix indexes made by 0004 enter the models' state (the database has them);
-- the ledger's SQL is loaded from `wallets/sql/` (the same functions, now reviewable files).
+- the ledger's SQL moves into files (the same functions as 0002, now reviewable), frozen as this
+  migration's `0005_post_batch.pg.sql` and `0005_guards.pg.sql`.
 """
 
 import django.contrib.postgres.indexes
@@ -104,6 +105,7 @@ class Migration(migrations.Migration):
             database_operations=[],  # 0004 created them
         ),
         migrations.RunSQL(
-            sql.load("post_batch.sql") + sql.load("guards.sql"), migrations.RunSQL.noop
+            sql.load("0005_post_batch.pg.sql") + sql.load("0005_guards.pg.sql"),
+            migrations.RunSQL.noop,
         ),
     ]

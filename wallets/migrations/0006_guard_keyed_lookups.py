@@ -1,5 +1,5 @@
 """Issue 12: the deferred balance trigger's query uses keyed lookups only (its plan no longer
-depends on table statistics); reloads wallets/sql/guards.sql."""
+depends on table statistics); installs its own version, 0006_guards.pg.sql."""
 
 from django.db import migrations
 
@@ -9,4 +9,4 @@ from wallets import sql
 class Migration(migrations.Migration):
     dependencies = [("wallets", "0005_relations_sql_indexes")]
 
-    operations = [migrations.RunSQL(sql.load("guards.sql"), migrations.RunSQL.noop)]
+    operations = [migrations.RunSQL(sql.load("0006_guards.pg.sql"), migrations.RunSQL.noop)]

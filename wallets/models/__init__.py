@@ -1,9 +1,12 @@
 """The ledger's tables: `ledger` (accounts, transfers, entries), `people` (players, their KYC,
 API clients), `finance` (proposals, reconciliation reports, gateway statements), `payments`
 (withdrawals and their review, TDS year ends), `bonus` (bonus lots and grants), `protection`
-(deposit limits, self-exclusion)."""
+(deposit limits, self-exclusion), `gst` (GST rates by date, each deposit's rate),
+`wind_down` (closing the real-money book), `flows` (the one-way-flow report), `clients`
+(pairings of API clients, whose players are whose)."""
 
 from wallets.models.bonus import BonusGrant, BonusLot, BonusSpend
+from wallets.models.clients import ClientPairing, PlayerClient
 from wallets.models.finance import (
     Adjustment,
     Discrepancy,
@@ -15,6 +18,8 @@ from wallets.models.finance import (
     Reversal,
     ReversalTransfer,
 )
+from wallets.models.flows import FlaggedPair, FlowReport
+from wallets.models.gst import DepositGst, GstRate, GstRateProposal
 from wallets.models.ledger import (
     BUCKET_CURRENCY,
     CASH,
@@ -26,9 +31,10 @@ from wallets.models.ledger import (
     PlatformAccount,
     Transfer,
 )
-from wallets.models.payments import TdsYearEnd, Withdrawal, WithdrawalReview
+from wallets.models.payments import GatewayDeposit, TdsYearEnd, Withdrawal, WithdrawalReview
 from wallets.models.people import ApiClient, KycRecord, KycStatus, Player
 from wallets.models.protection import ProtectionChange
+from wallets.models.wind_down import WindDown, WindDownLine
 
 __all__ = [
     "BUCKET_CURRENCY",
@@ -42,14 +48,22 @@ __all__ = [
     "BonusLot",
     "BonusSpend",
     "Bucket",
+    "ClientPairing",
+    "DepositGst",
     "Discrepancy",
     "Entry",
+    "FlaggedPair",
+    "FlowReport",
+    "GatewayDeposit",
     "GatewayStatement",
     "GatewayStatementLine",
+    "GstRate",
+    "GstRateProposal",
     "KycRecord",
     "KycStatus",
     "PlatformAccount",
     "Player",
+    "PlayerClient",
     "Proposal",
     "ProposalStatus",
     "ProtectionChange",
@@ -58,6 +72,8 @@ __all__ = [
     "ReversalTransfer",
     "TdsYearEnd",
     "Transfer",
+    "WindDown",
+    "WindDownLine",
     "Withdrawal",
     "WithdrawalReview",
 ]

@@ -1,10 +1,11 @@
-"""Money out and its tax: withdrawals (with the finance review of the ones that wait for
-approval) and the TDS year-end records.
+"""Money in and out and its tax: which payments client made each deposit, withdrawals (with the
+finance review of the ones that wait for approval) and the TDS year-end records.
 
 A withdrawal's money moves only through `wallets.services.withdrawals`; these rows say where it
-is: requested (winnings -> the player's pending bucket, TDS computed), approved (pending ->
-gateway clearing + TDS payable), paid, failed (approval reversed, pending -> winnings) or
-rejected (pending -> winnings).
+is: requested (winnings, then the deposit bucket when real money is off for the player -> the
+player's pending bucket, TDS computed), approved (pending -> gateway clearing + TDS payable),
+paid, failed (approval reversed, pending -> the buckets it came from) or rejected (pending ->
+the buckets it came from).
 """
 
 from django.db import models
@@ -14,7 +15,7 @@ from djmoney.models.fields import MoneyField
 
 from wallets.models.finance import Proposal
 from wallets.models.ledger import CASH, Transfer
-from wallets.models.people import Player
+from wallets.models.people import ApiClient, Player
 
 
 def _amount(**kwargs) -> MoneyField:
@@ -31,6 +32,27 @@ def _transfer(related_name: str) -> models.OneToOneField:
     )
 
 
+def _owner(related_name: str) -> models.ForeignKey:
+    """The payments client a deposit or withdrawal belongs to: only it sees or settles it.
+    Empty: made by the service itself (demo data, a shell), or from before clients were
+    recorded and not traceable to one (migration 0010): no client's."""
+    return models.ForeignKey(
+        ApiClient, null=True, blank=True, on_delete=models.PROTECT, related_name=related_name
+    )
+
+
+class GatewayDeposit(models.Model):
+    """A deposit's reference and the payments client that made it (the money is its
+    `transfer`): the same reference from another client is a conflict, never its replay."""
+
+    reference = models.CharField(max_length=128, unique=True)
+    client = _owner("deposits")
+    transfer = models.OneToOneField(Transfer, on_delete=models.PROTECT, related_name="deposit")
+
+    def __str__(self) -> str:
+        return f"deposit {self.reference}"
+
+
 class Withdrawal(models.Model):
     class Status(models.TextChoices):
         REQUESTED = "requested"
@@ -44,6 +66,7 @@ class Withdrawal(models.Model):
     COUNTED = (Status.REQUESTED, Status.APPROVED, Status.PAID)
 
     player = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="withdrawals")
+    client = _owner("withdrawals")
     reference = models.CharField(max_length=100, unique=True, help_text="the gateway's request")
     amount = _amount()
     net_winnings = _decimal("net winnings of the FY at this withdrawal (Rule 133; may be < 0)")
@@ -51,6 +74,19 @@ class Withdrawal(models.Model):
     tds = _amount()
     payout = _amount(help_text="amount - TDS: what the gateway pays out")
     pan = models.CharField(max_length=10, help_text="the player's PAN when requested")
+    # Real money off for the player: the deposit bucket is refunded after the winnings (issue 22).
+    from_deposit = models.DecimalField(
+        max_digits=18,
+        decimal_places=2,
+        default=0,
+        db_default=0,
+        help_text="the part taken from the deposit bucket (the rest from winnings)",
+    )
+    pan_required = models.BooleanField(
+        default=True,
+        db_default=True,
+        help_text="no: a refund with real money off whose net winnings are <= 0 (no TDS)",
+    )
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.REQUESTED)
     needs_approval = models.BooleanField(help_text="large or first: waits for finance")
     requested_at = models.DateTimeField(db_default=Now(), help_text="its ledger time")
@@ -70,6 +106,14 @@ class Withdrawal(models.Model):
             ),
             models.CheckConstraint(
                 condition=Q(amount=F("tds") + F("payout")), name="withdrawal_payout_is_net_of_tds"
+            ),
+            models.CheckConstraint(
+                condition=Q(from_deposit__gte=0, from_deposit__lte=F("amount")),
+                name="withdrawal_from_deposit_within_amount",
+            ),
+            models.CheckConstraint(
+                condition=Q(pan_required=True) | Q(net_winnings__lte=0, tds=0),
+                name="withdrawal_without_pan_has_no_net_winnings",
             ),
             models.CheckConstraint(
                 condition=Q(status="paid", gateway_reference__isnull=False)

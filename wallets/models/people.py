@@ -28,10 +28,12 @@ class Player(models.Model):
         blank=True,
         default="",
         db_default="",
-        help_text="Indian state or union territory code (e.g. TN), for the real-money switch.",
+        help_text="Indian state or union territory code (e.g. TN), for the real-money switch: "
+        "the most restrictive one reported, or what finance set.",
     )
 
     class Meta:
+        permissions = [("set_player_region", "Can set a player's region (real-money switch)")]
         constraints = [
             models.UniqueConstraint(
                 fields=["pan"],
@@ -81,6 +83,29 @@ class ApiClient(models.Model):
     scopes = models.JSONField(default=list)
     is_active = models.BooleanField(default=True)
     created_at = models.DateTimeField(auto_now_add=True)
+    # Guards of a games client (docs/trust-model.md; wallets.services.client_guards), off by
+    # default: set by a superuser, like the key and its scopes.
+    paired_players_only = models.BooleanField(
+        default=False,
+        db_default=False,
+        help_text="games: seat only players of the payments clients this client is paired with",
+    )
+    hourly_escrow_cap = models.DecimalField(
+        max_digits=14,
+        decimal_places=2,
+        null=True,
+        blank=True,
+        help_text="games: the most INR its games may take into escrow in any rolling hour "
+        "(entries and rejoins); empty: no cap",
+    )
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(hourly_escrow_cap__isnull=True) | Q(hourly_escrow_cap__gt=0),
+                name="apiclient_escrow_cap_positive",
+            ),
+        ]
 
     def __str__(self) -> str:
         return self.name

@@ -1,9 +1,11 @@
 """Money in and out against the tax accounts and the withdrawals (set-based, like the others).
 
-- GST: every deposit from the first one that carried GST on has exactly 28/128 of its amount
-  in GST payable (`wallets.tax`'s rule; PostgreSQL's `round(numeric, 2)` rounds half away from
-  zero, which is half up for these positive amounts: a test holds the two to one another), and
-  GST payable holds exactly the GST of those deposits, less that of reversed ones.
+- GST: every deposit from the first one that carried GST on has its own record of the rate it
+  was taxed at, and exactly rate/(100 + rate) of its amount in GST payable, as recorded
+  (`wallets.tax`'s rule; PostgreSQL's `round(numeric, 2)` rounds half away from zero, which is
+  half up for these positive amounts: a test holds the two to one another); GST payable holds
+  exactly the sum of those deposits' recorded GST, less that of reversed ones (the totals per
+  rate are in the discrepancy's details).
 - TDS: TDS payable holds exactly the TDS of the withdrawals that are approved or paid plus what
   the year ends withheld (a failed withdrawal's TDS went back with its reversal; a rejected one
   never reached it), and each of those withdrawals' approval put its own TDS there.
@@ -19,12 +21,12 @@ from datetime import timedelta
 from django.conf import settings
 from django.utils import timezone
 
-from wallets import references, tax
+from wallets import references
 from wallets.models import PlatformAccount
 from wallets.reconciliation.discrepancies import INSERT
 
 GST_KINDS = {
-    "gst_deposit_mismatch": "deposit whose GST is not 28/128 of it",
+    "gst_deposit_mismatch": "deposit whose GST is not its own rate's share of it",
     "gst_payable_mismatch": "GST payable differs from the GST of the deposits",
 }
 TDS_KINDS = {
@@ -37,35 +39,49 @@ WITHDRAWAL_KINDS = {
 }
 
 
-# One row per deposit: its amount (out of gateway clearing) and its GST (into GST payable).
+# One row per deposit: its amount (out of gateway clearing), its GST (into GST payable), and the
+# rate and GST its own record says it was taxed at (`wallets_depositgst`).
 _DEPOSITS = """
 CREATE TEMP TABLE recon_deposits ON COMMIT DROP AS
 SELECT t.id, t.reference, t.created_at, -e.amount AS amount,
-       g.amount AS gst,
-       EXISTS (SELECT 1 FROM wallets_transfer r WHERE r.reverses_id = t.id) AS reversed
+       g.amount AS gst, r.rate_percent AS rate, r.amount AS recorded_amount,
+       r.gst AS recorded_gst,
+       EXISTS (SELECT 1 FROM wallets_transfer x WHERE x.reverses_id = t.id) AS reversed
   FROM wallets_entry e
   JOIN wallets_transfer t ON t.id = e.transfer_id AND t.kind = 'deposit'
   LEFT JOIN wallets_entry g ON g.transfer_id = t.id AND g.account_id = %(gst)s
+  LEFT JOIN wallets_depositgst r ON r.transfer_id = t.id
  WHERE e.account_id = %(clearing)s
 """
 
+# A deposit's GST is rate/(100 + rate) of it at its own rate, rounded like `wallets.tax`; one
+# without a record of its rate, from the first one recorded with GST on, is a discrepancy too.
 _GST = (
     INSERT
     + """
 SELECT %(report)s, 'gst_deposit_mismatch', 'deposit ' || d.reference,
-       round(d.amount * %(share)s, 2), coalesce(d.gst, 0), 'INR',
-       jsonb_build_object('transfer_id', d.id, 'amount', d.amount::text)
+       round(d.amount * d.rate / (100 + d.rate), 2), coalesce(d.gst, 0), 'INR',
+       jsonb_build_object('transfer_id', d.id, 'amount', d.amount::text,
+                          'rate', d.rate::text, 'recorded_gst', d.recorded_gst::text)
   FROM recon_deposits d
- WHERE d.created_at >= (SELECT min(created_at) FROM recon_deposits WHERE gst IS NOT NULL)
-   AND coalesce(d.gst, 0) <> round(d.amount * %(share)s, 2)
+ WHERE CASE WHEN d.rate IS NULL
+            THEN d.gst IS NOT NULL OR d.created_at >= (SELECT min(created_at) FROM recon_deposits
+                                                     WHERE rate IS NOT NULL)
+            ELSE coalesce(d.gst, 0) <> round(d.amount * d.rate / (100 + d.rate), 2)
+                 OR d.recorded_gst <> coalesce(d.gst, 0) OR d.recorded_amount <> d.amount
+       END
 UNION ALL
 SELECT %(report)s, 'gst_payable_mismatch', %(gst_code)s, expected, actual, 'INR',
-       jsonb_build_object('deposits', n)
-  FROM (SELECT (SELECT coalesce(sum(round(amount * %(share)s, 2)), 0) FROM recon_deposits
-                 WHERE gst IS NOT NULL AND NOT reversed) AS expected,
+       jsonb_build_object('deposits', n, 'per_rate', per_rate)
+  FROM (SELECT (SELECT coalesce(sum(recorded_gst), 0) FROM recon_deposits
+                 WHERE NOT reversed) AS expected,
                (SELECT coalesce(sum(amount), 0) FROM wallets_entry
                  WHERE account_id = %(gst)s) AS actual,
-               (SELECT count(*) FROM recon_deposits WHERE gst IS NOT NULL) AS n) AS s
+               (SELECT count(*) FROM recon_deposits WHERE rate IS NOT NULL) AS n,
+               (SELECT coalesce(jsonb_object_agg(rate::text, total::text), '{}')
+                  FROM (SELECT rate, sum(recorded_gst) AS total FROM recon_deposits
+                         WHERE rate IS NOT NULL AND NOT reversed GROUP BY rate) AS r) AS per_rate
+       ) AS s
  WHERE expected <> actual
 """
 )
@@ -148,7 +164,6 @@ def gst(cursor, ctx: dict) -> int:
         _GST,
         {
             "report": ctx["report_id"],
-            "share": tax.GST_SHARE,
             "gst": accounts[PlatformAccount.GST_PAYABLE],
             "gst_code": references.platform_account_code(PlatformAccount.GST_PAYABLE),
         },

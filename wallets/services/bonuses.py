@@ -1,12 +1,14 @@
 """Promotional credit: the bonus bucket, funded by the promotions account, held as lots.
 
-Every credit is a lot (`BonusLot`) that expires `BONUS_EXPIRY_DAYS` after it was granted: a
+Every credit is a lot (`BonusLot`) that expires `BONUS_EXPIRY_DAYS` after it was granted (at
+once when real money is off for its player: bonus is never paid out, issue 22): a
 sign-up bonus, the GST cashback on a deposit, a finance grant (maker-checker). Entries spend the
 lot that expires first and record what they took (`BonusSpend`, by the spender's reference);
 a refund puts it back into those same lots, so it keeps its original expiry. The beat job
 returns what expired lots still hold to promotions. The bonus bucket's balance is always the
 sum of its lots' remaining (a reconciliation check). Bonus is never withdrawable (withdrawals
-take winnings only) and never a deposit for TDS (the tax counts the deposit bucket only).
+take winnings, and deposits once real money is off) and never a deposit for TDS (the tax
+counts the deposit bucket only).
 
 Lock order: lots (by id) before the ledger locks accounts, everywhere: entries and refunds
 take the lots first, then post; the expiry locks one lot, then posts.
@@ -22,7 +24,7 @@ from decimal import Decimal
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import F
+from django.db.models import F, Q
 from django.utils import timezone
 from djmoney.money import Money
 
@@ -39,6 +41,7 @@ from wallets.models import (
 )
 from wallets.services.ledger import ZERO, Leg, Posted, transfer_post
 from wallets.services.players import platform_accounts, player_accounts
+from wallets.services.real_money import without_real_money
 
 
 @transaction.atomic
@@ -78,7 +81,9 @@ def _lot_create(*, player_id: int, amount: Decimal, source: str, posted: Posted)
 
 
 def bonus_signup(*, player: Player) -> None:
-    """The sign-up bonus (`SIGNUP_BONUS`, 0: none), once per player whoever asks twice."""
+    """The sign-up bonus (`SIGNUP_BONUS`, 0: none), once per player whoever asks twice. Only
+    a player's first deposit grants it (`deposit_register`), so only a player who may have real
+    money and is not self-excluded (both checked before a deposit is taken) ever gets it."""
     if settings.SIGNUP_BONUS <= 0:
         return
     key = references.join("signup-bonus", player.external_id)
@@ -181,19 +186,26 @@ def bonus_restore(*, returns: Sequence[BonusReturn]) -> None:
 
 
 def bonus_expire(*, now: datetime | None = None, limit: int = 1000) -> int:
-    """Return what expired lots still hold to promotions; how many lots were emptied. Each lot
-    is its own transaction; a lot someone holds (an entry spending it) waits for the next run."""
+    """Return what expired lots still hold to promotions; how many lots were emptied. A lot of
+    a player real money is off for expires at once (bonus is never paid out). Each lot is its
+    own transaction; a lot someone holds (an entry spending it) waits for the next run."""
     now = now or timezone.now()
-    expired = BonusLot.objects.filter(remaining__gt=0, expires_at__lte=now)
+    expired = BonusLot.objects.filter(_due(now), remaining__gt=0)
     ids = list(expired.order_by("expires_at", "pk").values_list("pk", flat=True)[:limit])
     return sum(_lot_expire(lot_id=pk, now=now) for pk in ids)
+
+
+def _due(now: datetime) -> Q:
+    due = Q(expires_at__lte=now)
+    off = without_real_money()
+    return due if off is None else due | Q(player__in=Player.objects.filter(off))
 
 
 @transaction.atomic
 def _lot_expire(*, lot_id: int, now: datetime) -> bool:
     lot = (
         BonusLot.objects.select_for_update(skip_locked=True)
-        .filter(pk=lot_id, remaining__gt=0, expires_at__lte=now)
+        .filter(_due(now), pk=lot_id, remaining__gt=0)
         .select_related("player")
         .first()
     )
@@ -210,7 +222,8 @@ def _lot_expire(*, lot_id: int, now: datetime) -> bool:
             Leg(player_accounts(player=lot.player)[Bucket.BONUS].pk, -amount),
             Leg(platform_accounts()[PlatformAccount.PROMOTIONS].pk, amount),
         ],
-        memo=f"bonus granted {lot.granted_at:%Y-%m-%d} expired {lot.expires_at:%Y-%m-%d}",
+        memo=f"bonus granted {lot.granted_at:%Y-%m-%d} expired "
+        + (f"{lot.expires_at:%Y-%m-%d}" if lot.expires_at <= now else "now: real money is off"),
     )
     lot.remaining = ZERO
     lot.save(update_fields=["remaining"])

@@ -1,11 +1,16 @@
 """Money in from outside: payment-gateway deposits (GST-inclusive), practice chips.
 
 A deposit is one transfer: gateway clearing -amount, the deposit bucket +credited, GST payable
-+gst (`wallets.tax.gst_split`: 28/128 of the amount, the parts add up to it exactly). With the
-GST cashback setting at "bonus", the GST amount is credited again as bonus (`bonus_grant`).
++gst (`wallets.tax.gst_split`: rate/(100 + rate) of the amount, the parts add up to it exactly,
+at the rate in force when it is recorded: `wallets.services.gst_rates`), and its own record of
+that rate (`DepositGst`). With the GST cashback setting at "bonus", the GST amount is credited
+again as bonus (`bonus_grant`). A player's first deposit brings the sign-up bonus
+(`bonus_signup`), after every check a deposit passes: real money open to the player, no
+self-exclusion.
 A deposit's reference is its natural key: the same reference with the same amount for the same
-player is the same deposit, whenever it comes back (deposits stored before GST keep their
-shape and are answered as they were); with anything else it is a conflict.
+player from the same payments client is the same deposit, whenever it comes back (deposits
+stored before GST keep their shape and are answered as they were); with anything else it is a
+conflict, which tells another client nothing about the first deposit.
 """
 
 from __future__ import annotations
@@ -14,13 +19,26 @@ from dataclasses import dataclass
 from decimal import Decimal
 
 from django.conf import settings
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from djmoney.money import Money
 
 from wallets import references, tax
-from wallets.errors import IdempotencyConflict
-from wallets.models import BonusLot, Bucket, PlatformAccount, Player, Transfer
-from wallets.services.bonuses import bonus_grant
+from wallets.errors import DepositBelowMinimum, IdempotencyConflict
+from wallets.formatting import money
+from wallets.models import (
+    ApiClient,
+    BonusLot,
+    Bucket,
+    DepositGst,
+    Entry,
+    GatewayDeposit,
+    PlatformAccount,
+    Player,
+    Transfer,
+)
+from wallets.services.bonuses import bonus_grant, bonus_signup
+from wallets.services.client_guards import player_client_link
+from wallets.services.gst_rates import gst_rate_now
 from wallets.services.ledger import Leg, Posted, transfer_post
 from wallets.services.players import (
     platform_accounts,
@@ -29,7 +47,8 @@ from wallets.services.players import (
     player_lock,
 )
 from wallets.services.protection import deposit_allowed
-from wallets.services.real_money import real_money_check, region_set
+from wallets.services.real_money import real_money_check, region_report
+from wallets.services.wind_down import deposits_refused_check
 
 CASHBACK_OFF, CASHBACK_BONUS = "off", "bonus"
 
@@ -41,6 +60,7 @@ class Deposit:
     amount: Decimal
     gst: Decimal
     credited: Decimal
+    gst_rate: Decimal  # percent; 0 for a deposit recorded before GST
 
 
 @transaction.atomic
@@ -51,22 +71,39 @@ def deposit_register(
     reference: str,
     region: str = "",
     changed_by: str = "",
+    client: ApiClient | None = None,
 ) -> Deposit:
-    """Credit a payment-gateway deposit, net of GST, once per reference (registers the player
-    if new; records their region when given). The player's row is locked first: one player's
-    money in and out run in turn, so the checks on the player's history (real money, self-
-    exclusion, deposit limits) run between the lock and the posting, and concurrent deposits
-    cannot together pass a limit. A deposit already made is answered as it was."""
+    """Credit a payment-gateway deposit made through `client` (None: the service itself), net of
+    GST, once per reference (registers the player if new; records their region when given).
+    The player's row is locked first: one player's money in and out run in turn, so the checks
+    on the player's history (real money, self-exclusion, deposit limits) run between the lock
+    and the posting, and concurrent deposits cannot together pass a limit. A deposit already
+    made is answered as it was, to the client that made it."""
     player = player_lock(external_id=player_external_id, create=True)
+    if client is not None:
+        player_client_link(player=player, client=client)
     key = references.join(Transfer.Kind.DEPOSIT, reference)
     stored = Transfer.objects.filter(idempotency_key=key).prefetch_related("entries").first()
     if stored is not None:
+        owner = GatewayDeposit.objects.filter(transfer=stored).values_list("client_id").first()
+        if owner is None or owner[0] != (client and client.pk):
+            raise _reference_used(reference)
         return _as_stored(stored, player=player, amount=amount, reference=reference)
+    if amount.amount < settings.DEPOSIT_MINIMUM:
+        raise DepositBelowMinimum(
+            f"the smallest deposit taken is {settings.DEPOSIT_MINIMUM:.2f}",
+            details={
+                "amount": f"{amount.amount:.2f}",
+                "minimum": f"{settings.DEPOSIT_MINIMUM:.2f}",
+            },
+        )
     if region:
-        region_set(player=player, region=region, changed_by=changed_by)
+        region_report(player=player, region=region, changed_by=changed_by)
+    deposits_refused_check()  # a wind-down closing the real-money book
     real_money_check(players=[player])
     deposit_allowed(player=player, amount=amount.amount)
-    split = tax.gst_split(amount.amount)
+    rate = gst_rate_now()
+    split = tax.gst_split(amount.amount, rate_percent=rate)
     deposit = player_accounts(player=player)[Bucket.DEPOSIT]
     platform = platform_accounts()
     legs = [
@@ -82,8 +119,24 @@ def deposit_register(
         reference=reference,
         idempotency_key=key,
         legs=legs,
-        memo=f"deposit {amount.amount} = {split.credited} credited + {split.gst} GST",
+        memo=(
+            f"deposit {money(amount)} = {money(split.credited)} credited "
+            f"+ {money(split.gst)} GST at {rate} %"
+        ),
     )
+    if posted.created:
+        DepositGst.objects.create(
+            transfer_id=posted.transfer_id, rate_percent=rate, amount=split.amount, gst=split.gst
+        )
+    try:
+        with transaction.atomic():  # another player's deposit may take the reference meanwhile
+            GatewayDeposit.objects.create(
+                reference=reference, client=client, transfer_id=posted.transfer_id
+            )
+    except IntegrityError as exc:
+        raise _reference_used(reference) from exc
+    if _first_deposit(deposit_account_id=deposit.pk, transfer_id=posted.transfer_id):
+        bonus_signup(player=player)
     if posted.created and split.gst and settings.GST_CASHBACK == CASHBACK_BONUS:
         bonus_grant(
             player=player,
@@ -93,7 +146,26 @@ def deposit_register(
             idempotency_key=references.join(key, "cashback"),
             memo=f"GST cashback on deposit {reference}",
         )
-    return Deposit(posted.transfer_id, posted.created, split.amount, split.gst, split.credited)
+    return Deposit(
+        posted.transfer_id, posted.created, split.amount, split.gst, split.credited, rate
+    )
+
+
+def _first_deposit(*, deposit_account_id: int, transfer_id: int) -> bool:
+    """Whether this deposit transfer is the first that credited the player's deposit bucket."""
+    return not (
+        Entry.objects.filter(account_id=deposit_account_id, transfer__kind=Transfer.Kind.DEPOSIT)
+        .exclude(transfer_id=transfer_id)
+        .exists()
+    )
+
+
+def _reference_used(reference: str) -> IdempotencyConflict:
+    """The one refusal of a reference used before, whoever used it: nothing about that deposit."""
+    return IdempotencyConflict(
+        f"deposit reference {reference!r} was already used for another deposit",
+        details={"reference": reference},
+    )
 
 
 def _as_stored(stored: Transfer, *, player: Player, amount: Money, reference: str) -> Deposit:
@@ -104,12 +176,11 @@ def _as_stored(stored: Transfer, *, player: Player, amount: Money, reference: st
     paid = -by_code.get(platform[PlatformAccount.GATEWAY_CLEARING].pk, Decimal(0))
     credited = by_code.get(accounts[Bucket.DEPOSIT].pk)
     if credited is None or paid != amount.amount:
-        raise IdempotencyConflict(
-            f"deposit reference {reference!r} was already used for another deposit",
-            details={"reference": reference},
-        )
+        raise _reference_used(reference)
     gst = by_code.get(platform[PlatformAccount.GST_PAYABLE].pk, Decimal("0.00"))
-    return Deposit(stored.pk, False, paid, gst, credited)
+    record = DepositGst.objects.filter(transfer=stored).first()
+    rate = record.rate_percent if record is not None else tax.ZERO  # recorded before GST
+    return Deposit(stored.pk, False, paid, gst, credited, rate)
 
 
 @transaction.atomic

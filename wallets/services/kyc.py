@@ -23,16 +23,21 @@ from django.utils import timezone
 
 from rummy_ledger.errors import DomainError
 from wallets.errors import IdempotencyConflict, PanConflict, PanInvalid
-from wallets.models import KycRecord, KycStatus, Player
+from wallets.models import ApiClient, KycRecord, KycStatus, Player
+from wallets.services.client_guards import player_client_link
 from wallets.services.players import player_lock
-from wallets.services.real_money import region_set
+from wallets.services.real_money import region_report
 
 PAN = re.compile(r"^[A-Z]{5}[0-9]{4}[A-Z]$")
+# What the API takes (its OpenAPI pattern too): ASCII only, lower case read as upper, nothing
+# around it (`.strip().upper()` took spaces, and a dotless i or a long s, which upper-case to I
+# and S).
+PAN_INPUT = r"[A-Za-z]{5}[0-9]{4}[A-Za-z]"
 
 
 def pan_checked(pan: str) -> str:
     """Five letters, four digits, one letter (`ABCDE1234F`); lower case is taken as upper."""
-    normal = (pan or "").strip().upper()
+    normal = pan.upper() if re.fullmatch(PAN_INPUT, pan or "") else ""
     if not PAN.match(normal):
         raise PanInvalid(
             f"{pan!r} is not a PAN: five letters, four digits, one letter (ABCDE1234F)",
@@ -50,6 +55,7 @@ def kyc_report(
     reference: str,
     region: str = "",
     changed_by: str = "",
+    client: ApiClient | None = None,
 ) -> tuple[KycRecord, bool]:
     """Record a KYC result and update the player's current KYC (and region, when given: the
     real-money switch reads it); returns (record, created)."""
@@ -57,6 +63,8 @@ def kyc_report(
     if status not in (KycStatus.VERIFIED, KycStatus.REJECTED):
         raise DomainError(f"a KYC status is verified or rejected, not {status!r}")
     player = player_lock(external_id=player_external_id, create=True)
+    if client is not None:
+        player_client_link(player=player, client=client)
     stored = KycRecord.objects.filter(reference=reference).first()
     if stored is not None:
         if (stored.player_id, stored.pan, stored.status) != (player.pk, pan, status):
@@ -79,7 +87,7 @@ def kyc_report(
     except IntegrityError as exc:  # a concurrent report won the race: answer as if it had
         raise _raced(exc, pan=pan, reference=reference) from exc
     if region:
-        region_set(player=player, region=region, changed_by=changed_by)
+        region_report(player=player, region=region, changed_by=changed_by)
     return record, True
 
 

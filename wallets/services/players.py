@@ -19,7 +19,7 @@ def player_get_or_create(*, external_id: str) -> Player:
     A registered player with every account is one read: no INSERT ... ON CONFLICT, which costs
     two more round trips and waits behind any transaction holding the player's accounts.
     An id outside the safe alphabet (`rummy_ledger.ids`) is never registered. A new wallet
-    gets the sign-up bonus (once: the grant is idempotent by the player).
+    gets no bonus: the sign-up bonus comes with the first deposit (`deposit_register`).
     """
     return players_get_or_create(external_ids=[external_id])[external_id]
 
@@ -57,10 +57,6 @@ def _register(external_id: str) -> Player:
         ],
         ignore_conflicts=True,
     )
-    # Imported here: the bonus service itself reads the accounts this module creates.
-    from wallets.services.bonuses import bonus_signup
-
-    bonus_signup(player=player)
     return player
 
 

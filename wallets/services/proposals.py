@@ -3,9 +3,10 @@
 Adjustments, reversals and bonus grants move money only when approved; a withdrawal review
 moves it either way (approval pays it out, rejection returns it to winnings:
 `wallets.services.withdrawals`).
-`proposal_decide` is the one decision: it locks the proposal row, re-reads it and returns early
-when it was already decided that way, and posts with idempotency keys derived from the
-proposal: deciding twice (two clicks, two approvers at once) posts once.
+`proposal_decide` is the one decision: it locks the proposal row, re-reads it and refuses a
+proposal already decided (`AlreadyDecided`, saying by whom, when and how), and posts with
+idempotency keys derived from the proposal: deciding twice (two clicks, two approvers at once)
+posts once, and only the first decision is recorded.
 
 Every kind of proposal is a concrete `Proposal` registered here with what its approval (and,
 where it does anything, its rejection) does (`proposal_kind_register`): adjustments, reversals,
@@ -35,7 +36,7 @@ from wallets.errors import (
     ProposalInvalid,
     SelfApproval,
 )
-from wallets.formatting import money
+from wallets.formatting import ist, money
 from wallets.models import (
     BUCKET_CURRENCY,
     Account,
@@ -72,6 +73,11 @@ def proposal_kind_register(
     _ON_APPROVE[model] = on_approve
     if on_reject is not None:
         _ON_REJECT[model] = on_reject
+
+
+def proposal_kinds() -> list[type[Proposal]]:
+    """Every kind of proposal that can be decided, in the order registered."""
+    return list(_ON_APPROVE)
 
 
 def permission_required(user: AbstractBaseUser, perm: str) -> None:
@@ -218,13 +224,9 @@ def proposal_decide(
     proposal = model.objects.select_for_update().get(pk=proposal_id)
     if proposal.proposed_by_id == decided_by.pk:
         raise SelfApproval("a proposal is approved or rejected by someone other than its proposer")
-    wanted = ProposalStatus.APPROVED if approve else ProposalStatus.REJECTED
-    if proposal.status == wanted:
-        return proposal  # deciding twice decides (and posts) once
     if proposal.status != ProposalStatus.PROPOSED:
-        raise AlreadyDecided(
-            f"{model._meta.verbose_name} #{proposal.pk} was already {proposal.status}"
-        )
+        raise _already_decided(proposal)
+    wanted = ProposalStatus.APPROVED if approve else ProposalStatus.REJECTED
     if approve:
         _ON_APPROVE[model](proposal)
     elif model in _ON_REJECT:
@@ -236,6 +238,15 @@ def proposal_decide(
     proposal.save(update_fields=["status", "decided_by", "decided_at", "decision_note"])
     signals.proposal_decided.send(sender=model, proposal=proposal, approved=approve)
     return proposal
+
+
+def _already_decided(proposal: Proposal) -> AlreadyDecided:
+    """The refusal of a second decision: it names the first, and changes nothing."""
+    return AlreadyDecided(
+        f"{proposal._meta.verbose_name} #{proposal.pk} was already {proposal.status} by "
+        f"{proposal.decided_by} at {ist(proposal.decided_at)}: nothing was done",
+        details={"status": proposal.status},
+    )
 
 
 def adjustment_approve(*, adjustment_id: int, approved_by: AbstractBaseUser, note: str = ""):

@@ -1,8 +1,8 @@
 """TDS on net winnings (s.194BA, Rule 133) from the ledger: a player's position in a financial
 year, and the year end that taxes what is left.
 
-The reading implemented (README, "Tax"): per player and financial year (1 April - 31 March,
-Asia/Kolkata),
+The reading implemented (docs/money-and-tax.md, "TDS"): per player and financial year (1 April -
+31 March, Asia/Kolkata),
 - deposits = what deposit transfers credited to the deposit bucket in the year (net of GST;
   a reversed deposit takes its credit back);
 - opening = deposit + winnings at the year's start (bonus and pending withdrawals excluded);

@@ -5,11 +5,12 @@
 {{ entry.created_at|ist }}        2026-11-23 14:05:09 IST
 {{ count|number }}                12,34,567 (a count, grouped the same way)
 {% finance_reports as reports %}  [(report, url)] the user may open (wallets.reports)
+{% finance_dashboard as sections %}  [(section, [line])] of the home page (wallets.dashboard)
 """
 
 from django import template
 
-from wallets import formatting, reports
+from wallets import dashboard, formatting, reports
 
 register = template.Library()
 
@@ -32,3 +33,8 @@ def number(value) -> str:
 @register.simple_tag(takes_context=True)
 def finance_reports(context):
     return reports.reports_for(context["request"].user)
+
+
+@register.simple_tag(takes_context=True)
+def finance_dashboard(context):
+    return dashboard.dashboard_for(context["request"].user)

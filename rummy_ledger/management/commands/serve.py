@@ -3,6 +3,11 @@
 See `rummy_ledger.supervisor` for what happens when one of them dies. Exit status: 0 after
 Ctrl-C or SIGTERM, 1 when a process kept dying and the supervisor gave up, 2 when the port is
 taken (nothing was started).
+
+The log says what an operator needs: each process started, died or restarted, warnings and
+errors, the simulator's summary, then the demo's URLs, key and passwords again (the start-up
+ends there), and one line once everything has stopped. `LOG_LEVEL=DEBUG` adds the access log,
+gunicorn's and Celery's start-up, every task, beat's sweeps and the simulator's games.
 """
 
 import os
@@ -19,6 +24,11 @@ from rummy_ledger import embedded, instance
 from rummy_ledger.supervisor import Child, Daemon, Supervisor
 
 PORT_IN_USE = 2
+WEB_WORKER = "rummy_ledger.api.worker.EnvelopeErrorWorker"
+# Celery warns at length when run as root (celery.platforms); the filter keeps every other warning.
+_NOT_AS_ROOT = ",".join(
+    filter(None, [os.environ.get("PYTHONWARNINGS"), "ignore:You're running the worker with"])
+)
 
 
 class Command(BaseCommand):
@@ -43,14 +53,20 @@ class Command(BaseCommand):
             call_command("migrate", verbosity=0)
             call_command("collectstatic", interactive=False, verbosity=0)
             if not no_demo:
-                call_command("seed_demo", base_url=f"http://127.0.0.1:{port}")
-                call_command("seed_games")
+                call_command("seed_demo", base_url=f"http://127.0.0.1:{port}", verbosity=0)
+                call_command("seed_games", verbosity=0)
             token = secrets.token_hex(16)
             children = self._children(listener, port, workers, token, demo=not no_demo)
             supervisor = Supervisor([*daemons, *children], say=self._say)
+            demo = (
+                f"; the demo's key and passwords follow the simulator's summary (and are in "
+                f"{settings.DEMO_NOTE_FILE})"
+                if not no_demo
+                else ""
+            )
             self._say(
-                f"Serving on http://127.0.0.1:{port}/  (API docs /api/docs/, admin /admin/). "
-                "Ctrl-C stops everything."
+                f"Serving on http://127.0.0.1:{port}/  (API docs /api/docs/, admin /admin/)"
+                f"{demo}. Ctrl-C stops everything."
             )
             status = supervisor.run()
         except KeyboardInterrupt:
@@ -59,11 +75,22 @@ class Command(BaseCommand):
             for daemon in daemons:
                 daemon.wait(0)  # stops what this run started; a no-op after supervisor.run
             listener.close()
+        self._say(
+            "stopped: a process kept failing (exit status 1)"
+            if status
+            else "stopped (exit status 0)"
+        )
         if status:
             sys.exit(status)
 
     def _say(self, message: str) -> None:
         self.stdout.write(f"serve: {message}")
+        self.stdout.flush()
+
+    def _started(self) -> None:
+        """The end of start-up (the simulator has played): what a person needs, once more."""
+        self._say("started. Ctrl-C stops everything.")
+        self.stdout.write(settings.DEMO_NOTE_FILE.read_text(), ending="")
         self.stdout.flush()
 
     def _embedded_daemons(self) -> list[Daemon]:
@@ -90,33 +117,48 @@ class Command(BaseCommand):
         return daemons
 
     def _children(self, listener, port: int, workers: int, token: str, *, demo: bool) -> list:
+        debug = settings.LOG_LEVEL == "DEBUG"
         web_env = {**os.environ, instance.ENV: token}
-        celery = [sys.executable, "-m", "celery", "-A", "rummy_ledger"]
+        # Celery's banners and its warning about running as root (a demo on a root shell) are
+        # noise in an operator's log; they come back with LOG_LEVEL=DEBUG.
+        celery = [
+            sys.executable,
+            "-m",
+            "celery",
+            "-A",
+            "rummy_ledger",
+            *([] if debug else ["--quiet"]),
+        ]
+        celery_env = os.environ if debug else {**os.environ, "PYTHONWARNINGS": _NOT_AS_ROOT}
+        level = "INFO" if debug else "WARNING"  # INFO: every task, and beat's sweep every 10 s
         fd = listener.fileno()
         children = [
             Child(
                 "web",
                 [sys.executable, "-m", "gunicorn", "rummy_ledger.wsgi", "--bind", f"fd://{fd}",
-                 "--workers", os.environ.get("WEB_CONCURRENCY", "2"), "--access-logfile", "-",
+                 "--workers", os.environ.get("WEB_CONCURRENCY", "2"), "--log-level", level.lower(),
+                 *(["--access-logfile", "-"] if debug else []),
+                 # gunicorn's own 400/414/431 in the JSON envelope, not its HTML page
+                 "--worker-class", WEB_WORKER,
                  # gunicorn's default control socket is one per user, shared by every gunicorn
                  # on the machine: each run gets its own.
                  "--control-socket", str(settings.DATA_DIR / "gunicorn.ctl")],
                 env=web_env,
                 pass_fds=[fd],
             ),
-            Child("beat", [*celery, "beat", "--loglevel", "INFO"]),
+            Child("beat", [*celery, "beat", "--loglevel", level], env=celery_env),
             # One solo worker per process: no prefork parent relaying every message by pipe.
             *(Child(f"worker{n}", [*celery, "worker", "--pool", "solo", "-n", f"worker{n}@%h",
-                                   "--loglevel", "INFO"])
+                                   "--loglevel", level], env=celery_env)
               for n in range(1, workers + 1)),
         ]  # fmt: skip
         if demo:  # a game-server simulator plays real games over HTTP, then stops
             simulate = [
                 sys.executable, str(settings.BASE_DIR / "manage.py"), "simulate",
                 "--base-url", f"http://127.0.0.1:{port}", "--instance", token,
-                "--rounds", os.environ.get("SIMULATE_ROUNDS", "3"),
+                "--rounds", os.environ.get("SIMULATE_ROUNDS", "3"), "-v", "2" if debug else "1",
             ]  # fmt: skip
-            children.append(Child("simulator", simulate, restart=False))
+            children.append(Child("simulator", simulate, restart=False, when_done=self._started))
         return children
 
 

@@ -47,4 +47,5 @@ class Command(BaseCommand):
                     },
                 )
                 slugs.append(full)
-        self.stdout.write(f"Demo templates: {', '.join(slugs)}")
+        if options["verbosity"]:
+            self.stdout.write(f"Demo templates: {', '.join(slugs)}")

@@ -6,6 +6,7 @@ real money off, chips games only (and it says so)."""
 import time
 import urllib.error
 import urllib.request
+from collections import Counter
 
 from django.conf import settings
 from django.contrib.auth.models import Group, User
@@ -38,7 +39,7 @@ class Command(BaseCommand):
             help="the server's instance token (X-Rummy-Instance): refuse to play against any other",
         )
 
-    def handle(self, *args, base_url, rounds, players, seed, wait, instance, **options):
+    def handle(self, *args, base_url, rounds, players, seed, wait, instance, verbosity, **options):
         probe = Http(base_url, "", instance=instance)
         try:
             self._wait_for(probe, base_url, wait)
@@ -64,7 +65,9 @@ class Command(BaseCommand):
         gateway.verify(names)
         for p in names:
             chips_grant(player_external_id=p, amount=Money("100000.00", CHIPS), reference=p)
-        sim = Simulator(http, names, seed=seed, say=self.stdout.write)
+        # a line per game at -v 2 (serve passes it under LOG_LEVEL=DEBUG), the summary always
+        say = self.stdout.write if verbosity > 1 else lambda line: None
+        sim = Simulator(http, names, seed=seed, say=say)
         self.stdout.write(f"Simulating {rounds} game(s) of each of {len(templates)} templates")
         for _ in range(rounds):
             for template in templates:
@@ -115,6 +118,14 @@ class Command(BaseCommand):
             )
         for line in gateway.summary():
             w(line)
+        refused = sum((t.rejoins_refused for t in sim.tallies.values()), Counter())
+        if refused:
+            codes = ", ".join(f"{n} {code}" for code, n in sorted(refused.items()))
+            w(
+                f"Expected refusals: {refused.total()} pool rejoins answered 409 ({codes}): the "
+                "simulator asks for one at random, and the pool's rules refuse it once a score "
+                "has reached the rejoin limit. They are the web's `Conflict: .../rejoin` lines."
+            )
         problems = [g for t in sim.tallies.values() for g in t.unbalanced]
         report = reconcile_run(trigger=ReconciliationReport.Trigger.COMMAND)
         problems += [f"{d.kind}: {d.subject}" for d in report.discrepancies.order_by("kind")[:20]]

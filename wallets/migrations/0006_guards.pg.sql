@@ -2,7 +2,8 @@
 -- ledger_transfer_balanced: a deferred constraint trigger; at commit, every transfer's entries are
 --   in their account's currency and sum to zero per currency (RL005).
 -- ledger_append_only: entries and transfers are never updated or deleted (RL006).
--- This file is the current version: a change to it needs a migration that reloads it.
+-- As 0006 installed them: the balance check uses keyed lookups only. Frozen: a later version goes
+-- into a file of its own beside the migration that installs it (wallets/sql.py).
 CREATE OR REPLACE FUNCTION ledger_transfer_balanced() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
     -- Keyed lookups only, so the plan cannot degrade whatever the statistics say (before ANALYZE

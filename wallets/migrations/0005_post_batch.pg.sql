@@ -1,17 +1,9 @@
--- ledger_post_batch: posts many transfers in one call (the only way money moves).
--- Idempotent by key (the same key and content returns the first transfer; other content raises
--- RL001), locks the cached accounts it touches in id order (no deadlock between postings),
--- refuses overdrafts naming the accounts (RL004; the CHECK on wallets_account is the backstop),
--- bounded lock wait (`lock_timeout`), and refuses any new entry larger than `p_max_amount` (the
--- per-transfer maximum, `LEDGER_MAX_TRANSFER`; NULL means no maximum). Errors: RL001 idempotency
--- conflict, RL002 unknown account, RL003 currency mismatch, RL004 insufficient funds, RL007 an
--- entry above the maximum (RL005 and RL006 are guards.sql's).
--- This file is the function's current version: a change to it needs a migration that reloads
--- it (`wallets.sql.load`); tests/wallets/test_sql_files.py fails until the database matches.
+-- ledger_post_batch as 0005 installed it: 0002's function, moved into a file unchanged.
+-- Frozen: a later version goes into a file of its own beside the migration that installs it.
 CREATE OR REPLACE FUNCTION ledger_post_batch(
     p_keys text[], p_kinds text[], p_refs text[], p_hashes text[], p_reverses bigint[],
     p_memos text[], e_transfer int[], e_account bigint[], e_amount numeric[], e_currency text[],
-    p_lock_timeout text, p_max_amount numeric
+    p_lock_timeout text
 ) RETURNS TABLE (transfer_id bigint, created boolean)
 LANGUAGE plpgsql AS $$
 DECLARE
@@ -19,7 +11,6 @@ DECLARE
     ids bigint[];
     mismatch text;
     bad_account bigint;
-    bad_amount numeric;
     short text[];
     na bigint[];
     nm numeric[];
@@ -58,11 +49,6 @@ BEGIN
      WHERE ids[t] = ANY(new_ids);
 
     IF nt IS NOT NULL THEN
-        SELECT max(abs(m)) INTO bad_amount FROM unnest(nm) AS m WHERE abs(m) > p_max_amount;
-        IF bad_amount IS NOT NULL THEN
-            RAISE EXCEPTION 'an entry of % is above the per-transfer maximum of %', bad_amount,
-                p_max_amount USING ERRCODE = 'RL007', DETAIL = bad_amount::text;
-        END IF;
         SELECT min(u.a) FILTER (WHERE acc.id IS NULL),
                min(acc.code) FILTER (WHERE acc.balance_currency <> u.c)
           INTO bad_account, mismatch

@@ -1,0 +1,62 @@
+"""GST rates by date: the rates (read-only: history is never edited) and the maker-checker
+proposals that add a future one (`wallets.services.gst_rates`)."""
+
+from __future__ import annotations
+
+from django.contrib import admin
+
+from wallets.admin.base import NoDeleteAdmin, ReadOnlyAdmin
+from wallets.admin.proposals import ProposalAdmin, ProposalForm
+from wallets.models import GstRate, GstRateProposal
+from wallets.services import gst_rates
+
+
+@admin.register(GstRate)
+class GstRateAdmin(ReadOnlyAdmin):
+    list_display = ["effective_from", "rate_percent", "source", "created_at"]
+    ordering = ["-effective_from"]
+
+
+class GstRateProposalForm(ProposalForm):
+    class Meta:
+        model = GstRateProposal
+        fields = ["effective_from", "rate_percent", "source", "reason"]
+
+    def check(self, data: dict) -> None:
+        gst_rates.future_rate_checked(
+            effective_from=data["effective_from"], rate_percent=data["rate_percent"]
+        )
+
+
+@admin.register(GstRateProposal)
+class GstRateProposalAdmin(ProposalAdmin, NoDeleteAdmin):
+    approve_effect = (
+        "adds the rate from its first day on (refused once that day has come: never retroactive)"
+    )
+    list_display = ["id", "effective_from", "rate_percent", "status", "proposed_by", "decided_by"]
+    list_filter = ["status"]
+    list_select_related = ["proposed_by", "decided_by"]
+    actions = ["approve", "reject"]
+    form = GstRateProposalForm
+    readonly_fields = [
+        "effective_from",
+        "rate_percent",
+        "source",
+        *ProposalAdmin.decision_fields,
+        "rate",
+    ]
+
+    def get_fields(self, request, obj=None):
+        return GstRateProposalForm.Meta.fields if obj is None else self.readonly_fields
+
+    def get_readonly_fields(self, request, obj=None):
+        return [] if obj is None else self.readonly_fields
+
+    def propose(self, request, data):
+        return gst_rates.gst_rate_propose(
+            proposed_by=request.user,
+            effective_from=data["effective_from"],
+            rate_percent=data["rate_percent"],
+            source=data["source"],
+            reason=data["reason"],
+        )

@@ -1,0 +1,71 @@
+"""`manage.py wind_down --client NAME [--plan] [--csv PATH]`: run the approved wind-down
+(`wallets.services.wind_down`; proposed and approved in the admin, by two people), or with
+`--plan` print what it would do and change nothing. Afterwards (and with `--plan`) the CSV at
+`--csv` (default `wind-down-<plan|report>.csv`) lists every player. A progress bar on a
+terminal, a summary line otherwise; run it again at any time (idempotent, resumable)."""
+
+from __future__ import annotations
+
+import csv
+import sys
+from pathlib import Path
+
+from django.core.management.base import BaseCommand, CommandError
+from tqdm import tqdm
+
+from rummy_ledger.errors import DomainError
+from wallets.services import wind_down as service
+
+PLAN_HEADER = ["player", "kyc_status", "deposit", "winnings", "refund", "held"]
+
+
+def write_csv(path: Path, header: list[str], rows: list[list]) -> None:
+    with path.open("w", newline="") as f:
+        writer = csv.writer(f)
+        writer.writerow(header)
+        writer.writerows(rows)
+
+
+class Command(BaseCommand):
+    help = "Close the real-money book: run the approved wind-down, or --plan it."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--client", required=True, help="the payments client of the refunds")
+        parser.add_argument("--plan", action="store_true", help="print the plan, change nothing")
+        parser.add_argument("--csv", type=Path, help="where to write the plan or the report")
+
+    def handle(self, *args, client: str, plan: bool, csv: Path | None, **options):
+        try:
+            wind_down, payments = service.wind_down_ready(client_name=client)
+            if plan:
+                return self._plan(csv or Path("wind-down-plan.csv"))
+            tty = sys.stdout.isatty()
+
+            def progress(players):
+                return tqdm(players, desc="players", unit="player", disable=not tty)
+
+            run = service.wind_down_run(wind_down=wind_down, client=payments, progress=progress)
+        except DomainError as exc:
+            raise CommandError(str(exc)) from exc
+        path = csv or Path("wind-down-report.csv")
+        write_csv(path, service.REPORT_HEADER, service.wind_down_report_rows(wind_down))
+        self.stdout.write(f"{run.summary()}; report: {path}")
+        if run.busy:
+            raise CommandError(f"{len(run.busy)} player(s) were busy: run it again")
+
+    def _plan(self, path: Path) -> None:
+        plan = service.wind_down_plan()
+        rows = [
+            [p.player, p.kyc_status, f"{p.deposit:.2f}", f"{p.winnings:.2f}", f"{p.refund:.2f}",
+             f"{p.held:.2f}"]
+            for p in plan.lines
+        ]  # fmt: skip
+        write_csv(path, PLAN_HEADER, rows)
+        steps = ", ".join(f"{n} open {name}" for name, n in plan.open_by_step.items())
+        refund = sum((p.refund for p in plan.lines), service.ZERO)
+        held = sum((p.held for p in plan.lines), service.ZERO)
+        self.stdout.write(
+            f"plan: cancel {steps or 'nothing'}; expire {plan.bonus_lots} bonus lot(s); "
+            f"refund {len(plan.lines)} player(s) {refund:.2f} INR (TDS per Rule 133 at the "
+            f"request), hold {held:.2f} INR (no verified KYC); nothing changed; CSV: {path}"
+        )

@@ -1,0 +1,59 @@
+"""The one-way-flow report (chip dumping): pairs of players where money went from one to the
+other over repeated games, stored per run for finance (`wallets.services.flows`)."""
+
+from __future__ import annotations
+
+from django.db import models
+
+from wallets.formatting import ist
+from wallets.models.people import Player
+
+
+def _decimal(help_text: str) -> models.DecimalField:
+    return models.DecimalField(max_digits=18, decimal_places=2, help_text=help_text)
+
+
+class FlowReport(models.Model):
+    class Trigger(models.TextChoices):
+        SCHEDULE = "schedule"
+        COMMAND = "command"
+
+    trigger = models.CharField(max_length=16, choices=Trigger.choices)
+    started_at = models.DateTimeField(auto_now_add=True)
+    since = models.DateTimeField(help_text="games finished from then on were looked at")
+    thresholds = models.JSONField(help_text="the settings a pair had to reach to be flagged")
+    pairs_looked_at = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        verbose_name = "one-way-flow report"
+        indexes = [models.Index(fields=["-started_at"], name="flowreport_started_idx")]
+
+    def __str__(self) -> str:
+        return f"one-way flows #{self.pk} ({ist(self.started_at)})"
+
+
+class FlaggedPair(models.Model):
+    """Money went from `loser` to `winner` in `games` games, and hardly ever came back."""
+
+    report = models.ForeignKey(FlowReport, on_delete=models.CASCADE, related_name="pairs")
+    loser = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="+")
+    winner = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="+")
+    games = models.PositiveIntegerField(help_text="games in which the loser's money went to them")
+    amount = _decimal("what the loser lost to the winner, INR")
+    returned = _decimal("what the winner lost to the loser in the same window, INR")
+    first_game_at = models.DateTimeField()
+    last_game_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["report", "loser", "winner"], name="flaggedpair_unique_pair"
+            ),
+        ]
+        indexes = [
+            models.Index(fields=["winner", "report"], name="flaggedpair_winner_idx"),
+            models.Index(fields=["loser", "report"], name="flaggedpair_loser_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.loser} -> {self.winner}: {self.amount} in {self.games} games"

@@ -1,0 +1,78 @@
+"""The guards a superuser turns on per games client (docs/trust-model.md): a leaked games key
+can stake only its paired payments clients' players, and only so much an hour.
+
+- `players_seatable_check`: with `paired_players_only`, every player must have been reported
+  (a deposit or a KYC result: `player_client_link`) by a payments client the games client is
+  paired with (`ClientPairing`); 403 `player_not_paired` naming the others.
+- `escrow_cap_take`: with `hourly_escrow_cap`, the INR its games took into escrow in the last
+  hour plus this take must stay within the cap; 409 `client_cap`. The one function every taking
+  into escrow calls (game entries and rejoins now; tournament entries when they come). It locks
+  the client's row until the transaction ends, so concurrent takes of one client count each
+  other; a client without a cap takes no lock.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import timedelta
+from decimal import Decimal
+
+from django.db.models import Sum
+from django.utils import timezone
+
+from wallets import references
+from wallets.errors import ClientCapReached, PlayerNotPaired
+from wallets.models import CASH, ApiClient, ClientPairing, Entry, Player, PlayerClient, Transfer
+
+CAP_WINDOW = timedelta(hours=1)
+
+
+def player_client_link(*, player: Player, client: ApiClient) -> None:
+    """`client` (payments) reported this player: one of its players from now on."""
+    PlayerClient.objects.bulk_create(
+        [PlayerClient(player=player, client=client)], ignore_conflicts=True
+    )
+
+
+def players_seatable_check(*, client: ApiClient, players: Sequence[Player]) -> None:
+    if not client.paired_players_only:
+        return
+    payments = ClientPairing.objects.filter(games_client=client).values("payments_client")
+    known = set(
+        PlayerClient.objects.filter(
+            client__in=payments, player__in=[p.pk for p in players]
+        ).values_list("player_id", flat=True)
+    )
+    others = [p.external_id for p in players if p.pk not in known]
+    if others:
+        raise PlayerNotPaired(
+            f"{client.name} seats only players of the payments clients it is paired with, "
+            f"not {', '.join(others)}",
+            details={"players": others},
+        )
+
+
+def escrow_cap_take(*, client: ApiClient, amount: Decimal, currency: str) -> None:
+    """Refuse a take into escrow that would pass the client's cap for the last hour."""
+    if client.hourly_escrow_cap is None or currency != CASH or amount <= 0:
+        return
+    cap = (
+        ApiClient.objects.select_for_update(no_key=True)
+        .values_list("hourly_escrow_cap", flat=True)
+        .get(pk=client.pk)
+    )
+    if cap is None:
+        return
+    since = timezone.now() - CAP_WINDOW
+    taken = Entry.objects.filter(
+        account__code__startswith=references.escrow_account_code(client.pk, ""),
+        transfer__kind=Transfer.Kind.ENTRY,
+        created_at__gte=since,
+        amount__gt=0,
+    ).aggregate(total=Sum("amount"))["total"] or Decimal(0)
+    if taken + amount > cap:
+        raise ClientCapReached(
+            f"{client.name} may take at most {cap:.2f} INR into escrow in an hour: "
+            f"{taken:.2f} taken, {amount:.2f} more refused",
+            details={"cap": f"{cap:.2f}", "taken": f"{taken:.2f}", "amount": f"{amount:.2f}"},
+        )

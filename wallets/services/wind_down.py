@@ -1,0 +1,404 @@
+"""The wind-down: closing the real-money book while `REAL_MONEY=off` (issue 22).
+
+Maker-checker: one member of finance proposes it, another approves it (`WindDown`), and both
+only while real money is off. `manage.py wind_down` then runs it, and may run it again at any
+time (a run is idempotent per player and resumable):
+
+1. open games and tournaments are cancelled with full refunds, once the grace period
+   (`WIND_DOWN_GRACE_MINUTES`, counted from the approval) has passed: the ledger never names
+   them, the games app registers its cancel step (`wind_down_step_register`; tournaments add
+   theirs the same way);
+2. unspent INR bonus lots expire into promotions (`bonus_expire`: with real money off every
+   lot is due);
+3. every player with INR in deposit or winnings gets one refund withdrawal of all of it,
+   reference `wind-down-<player>`, TDS per Rule 133 (`withdrawal_request`), approved by the
+   wind-down's approval; the gateway pays or fails it as any withdrawal. A player without
+   verified KYC gets back what owes no TDS (their deposits, net of what they lost) and the
+   rest (their winnings) is held until KYC arrives (`refundable`). Each
+   player is done in their own transaction under their lock, and a refund still with the
+   gateway is never doubled: a killed run, run again, misses nobody and repeats nothing; a
+   refund that failed, or winnings released once KYC arrives, are refunded by a later run
+   under a new reference (`wind-down-<player>-2`, ...). Practice chips are untouched.
+
+A player depositing while a wind-down is approved and not finished is refused (`deposit_register`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from decimal import Decimal
+
+from django.conf import settings
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import transaction
+from django.db.models import Sum
+from django.utils import timezone
+from djmoney.money import Money
+
+from wallets import tax
+from wallets.errors import LedgerBusy, ProposalInvalid, RealMoneyUnavailable
+from wallets.models import (
+    CASH,
+    Account,
+    ApiClient,
+    BonusLot,
+    Bucket,
+    KycStatus,
+    Player,
+    ProposalStatus,
+    WindDown,
+    WindDownLine,
+    Withdrawal,
+)
+from wallets.services.bonuses import bonus_expire
+from wallets.services.ledger import ledger_now
+from wallets.services.players import player_accounts, player_lock
+from wallets.services.proposals import (
+    permission_required,
+    proposal_kind_register,
+    reason_required,
+)
+from wallets.services.real_money import OFF
+from wallets.services.tax import tax_position, tax_positions
+from wallets.services.withdrawals import withdrawal_approve_with, withdrawal_request
+
+ZERO = tax.ZERO
+Held = WindDownLine.Held
+IN_FLIGHT = (Withdrawal.Status.REQUESTED, Withdrawal.Status.APPROVED)
+
+
+# --- what other apps cancel (the ledger never names their tables) -------------------------------
+
+
+@dataclass(frozen=True)
+class CancelStep:
+    """Something still open that holds players' money: `open_count()` for the plan, `cancel()`
+    cancels every one with full refunds and returns how many (each in its own transaction;
+    what is busy is left for the next run)."""
+
+    name: str
+    open_count: Callable[[], int]
+    cancel: Callable[[], int]
+
+
+_STEPS: dict[str, CancelStep] = {}
+
+
+def wind_down_step_register(step: CancelStep) -> None:
+    _STEPS[step.name] = step
+
+
+# --- maker-checker ------------------------------------------------------------------------------
+
+
+def real_money_off_required(what: str) -> None:
+    if settings.REAL_MONEY != OFF:
+        raise ProposalInvalid(
+            f"{what} only while REAL_MONEY=off (it is {settings.REAL_MONEY})",
+            details={"real_money": settings.REAL_MONEY},
+        )
+
+
+def wind_down_propose(*, proposed_by: AbstractBaseUser, reason: str) -> WindDown:
+    permission_required(proposed_by, "wallets.add_winddown")
+    real_money_off_required("a wind-down is proposed")
+    if WindDown.objects.filter(status=ProposalStatus.PROPOSED).exists():
+        raise ProposalInvalid("a wind-down is already proposed: decide that one first")
+    return WindDown.objects.create(
+        reason=reason_required(reason, "a wind-down"), proposed_by=proposed_by
+    )
+
+
+def _approved(wind_down: WindDown) -> None:
+    real_money_off_required("a wind-down is approved")
+
+
+proposal_kind_register(WindDown, on_approve=_approved)
+
+
+def wind_down_in_progress() -> WindDown | None:
+    """The approved wind-down not finished yet (deposits are refused meanwhile)."""
+    return (
+        WindDown.objects.filter(status=ProposalStatus.APPROVED, finished_at__isnull=True)
+        .order_by("-decided_at")
+        .first()
+    )
+
+
+def deposits_refused_check() -> None:
+    running = wind_down_in_progress()
+    if running is not None:
+        raise RealMoneyUnavailable(
+            f"the real-money book is being closed (wind-down #{running.pk}): no deposits",
+            details={"wind_down": running.pk},
+        )
+
+
+# --- the plan -----------------------------------------------------------------------------------
+
+
+def refundable(*, verified: bool, held: Decimal, untaxed: Decimal) -> Decimal:
+    """What a refund gives back of the `held` deposit + winnings: all of it with verified KYC;
+    without, what owes no TDS (needs no PAN): up to the point where the year's net winnings
+    reach zero (`untaxed`: the year's net winnings before it, `TaxPosition.untaxed`), so the
+    deposits come back and the winnings stay."""
+    return held if verified else min(held, max(ZERO, -untaxed))
+
+
+@dataclass(frozen=True)
+class PlanLine:
+    player: str
+    kyc_status: str
+    deposit: Decimal
+    winnings: Decimal
+    refund: Decimal
+
+    @property
+    def held(self) -> Decimal:
+        return self.deposit + self.winnings - self.refund
+
+
+@dataclass(frozen=True)
+class Plan:
+    open_by_step: dict[str, int]
+    bonus_lots: int
+    lines: list[PlanLine]
+
+
+def balances_held() -> dict[int, dict[str, Decimal]]:
+    """Deposit and winnings of every player holding INR in either (one grouped query)."""
+    rows = Account.objects.filter(
+        kind=Account.Kind.PLAYER, bucket__in=[Bucket.DEPOSIT, Bucket.WINNINGS], balance__gt=0
+    ).values_list("player_id", "bucket", "balance")
+    out: dict[int, dict[str, Decimal]] = {}
+    for player_id, bucket, balance in rows:
+        out.setdefault(player_id, {Bucket.DEPOSIT: ZERO, Bucket.WINNINGS: ZERO})[bucket] = balance
+    return out
+
+
+def wind_down_plan() -> Plan:
+    """What a run would do now; changes nothing."""
+    held = balances_held()
+    players = Player.objects.filter(pk__in=list(held)).order_by("external_id")
+    players = list(players.only("pk", "external_id", "kyc_status"))
+    unverified = [p.pk for p in players if p.kyc_status != KycStatus.VERIFIED]
+    positions = tax_positions(player_ids=unverified, fy=_this_year())
+    lines = []
+    for p in players:
+        deposit, winnings = held[p.pk][Bucket.DEPOSIT], held[p.pk][Bucket.WINNINGS]
+        refund = refundable(
+            verified=p.pk not in positions,
+            held=deposit + winnings,
+            untaxed=positions[p.pk].untaxed if p.pk in positions else ZERO,
+        )
+        lines.append(PlanLine(p.external_id, p.kyc_status, deposit, winnings, refund))
+    return Plan(
+        open_by_step={name: step.open_count() for name, step in _STEPS.items()},
+        bonus_lots=BonusLot.objects.filter(remaining__gt=0).count(),
+        lines=lines,
+    )
+
+
+# --- a run --------------------------------------------------------------------------------------
+
+
+@dataclass
+class Run:
+    wind_down: int
+    cancelled: dict[str, int] = field(default_factory=dict)
+    bonus_lots_expired: int = 0
+    players: int = 0
+    refunds: int = 0  # issued by this run
+    refunded: Decimal = ZERO
+    tds: Decimal = ZERO
+    held: Decimal = ZERO
+    held_players: int = 0
+    in_flight: int = 0  # refunds (of any run) not paid or failed yet
+    busy: list[str] = field(default_factory=list)
+
+    def summary(self) -> str:
+        cancelled = ", ".join(f"{n} {name}" for name, n in self.cancelled.items()) or "nothing"
+        return (
+            f"wind-down #{self.wind_down}: cancelled {cancelled}; {self.bonus_lots_expired} bonus "
+            f"lot(s) expired; {self.players} player(s): {self.refunds} refund(s) issued now "
+            f"({self.refunded:.2f} INR, TDS {self.tds:.2f}); {self.in_flight} with the gateway; "
+            f"{self.held_players} holding {self.held:.2f} INR; busy: {len(self.busy)}"
+        )
+
+
+def wind_down_ready(*, client_name: str) -> tuple[WindDown, ApiClient]:
+    """The approved wind-down a run works on, and its payments client; or why not now."""
+    wind_down = wind_down_latest()
+    if wind_down is None:
+        raise ProposalInvalid("no wind-down is approved: propose one and have it approved")
+    real_money_off_required("a wind-down runs")
+    client = ApiClient.objects.filter(name=client_name, is_active=True).first()
+    if client is None or ApiClient.Scope.PAYMENTS not in client.scopes:
+        raise ProposalInvalid(f"{client_name!r} is no active payments client")
+    if wind_down.client_id not in (None, client.pk):
+        raise ProposalInvalid(
+            f"wind-down #{wind_down.pk} refunds through {wind_down.client}, not {client_name}"
+        )
+    return wind_down, client
+
+
+def wind_down_latest() -> WindDown | None:
+    return WindDown.objects.filter(status=ProposalStatus.APPROVED).order_by("-decided_at").first()
+
+
+def grace_ends(wind_down: WindDown) -> datetime:
+    return wind_down.decided_at + timedelta(minutes=settings.WIND_DOWN_GRACE_MINUTES)
+
+
+def wind_down_run(
+    *,
+    wind_down: WindDown,
+    client: ApiClient,
+    progress: Callable[[Iterable[str]], Iterable[str]] = iter,
+) -> Run:
+    """Run the approved wind-down (again): steps 1 to 3 of the module's docstring."""
+    now = timezone.now()
+    if now < grace_ends(wind_down):
+        raise ProposalInvalid(
+            f"the grace period for open games runs until {grace_ends(wind_down).isoformat()}"
+        )
+    WindDown.objects.filter(pk=wind_down.pk, client__isnull=True).update(client=client)
+    WindDown.objects.filter(pk=wind_down.pk, started_at__isnull=True).update(started_at=now)
+    WindDown.objects.filter(pk=wind_down.pk).update(finished_at=None)
+    run = Run(wind_down=wind_down.pk)
+    for name, step in _STEPS.items():
+        run.cancelled[name] = step.cancel()
+    while expired := bonus_expire(limit=10_000):
+        run.bonus_lots_expired += expired
+    candidates = _candidates(wind_down)
+    for external_id in progress(candidates):
+        _player_run(run, wind_down, client, external_id)
+    for external_id in list(run.busy):  # once more, for those a concurrent run held
+        run.busy.remove(external_id)
+        _player_run(run, wind_down, client, external_id)
+    run.in_flight = wind_down.lines.filter(withdrawal__status__in=IN_FLIGHT).count()
+    if not run.busy and run.in_flight == 0:
+        WindDown.objects.filter(pk=wind_down.pk).update(finished_at=timezone.now())
+    return run
+
+
+def _candidates(wind_down: WindDown) -> list[str]:
+    """Players with INR in deposit or winnings, and those the wind-down already reached (their
+    line is refreshed: a refund paid or failed since)."""
+    ids = set(balances_held()) | set(wind_down.lines.values_list("player_id", flat=True))
+    return list(
+        Player.objects.filter(pk__in=ids).order_by("pk").values_list("external_id", flat=True)
+    )
+
+
+def _player_run(run: Run, wind_down: WindDown, client: ApiClient, external_id: str) -> None:
+    try:
+        line, issued = _player_refund(wind_down=wind_down, client=client, external_id=external_id)
+    except LedgerBusy:
+        run.busy.append(external_id)
+        return
+    run.players += 1
+    if issued is not None:
+        run.refunds += 1
+        run.refunded += issued.amount.amount
+        run.tds += issued.tds.amount
+    if line.held and line.held_reason != Held.IN_FLIGHT:
+        run.held_players += 1
+        run.held += line.held
+
+
+def refund_references(external_id: str, count: int) -> list[str]:
+    first = f"wind-down-{external_id}"
+    return [first] + [f"{first}-{n}" for n in range(2, count + 1)]
+
+
+@transaction.atomic
+def _player_refund(*, wind_down: WindDown, client: ApiClient, external_id: str):
+    """One player, under their lock: issue the refund unless one is with the gateway; then
+    their line says where they stand. Returns (line, the refund issued now or None)."""
+    player = player_lock(external_id=external_id)
+    line, _ = WindDownLine.objects.get_or_create(wind_down=wind_down, player=player)
+    issued_before = WindDownLine.objects.filter(player=player).aggregate(n=Sum("refunds"))["n"] or 0
+    issued, reason = None, Held.NONE
+    if _refunds(player, issued_before).filter(status__in=IN_FLIGHT).exists():
+        reason = Held.IN_FLIGHT
+    else:
+        issued, reason = _refund(player, line, issued_before, client)
+    count = issued_before + (issued is not None)
+    mine = _refunds(player, count)
+    accounts = player_accounts(player=player)
+    counted = mine.filter(status__in=Withdrawal.COUNTED).aggregate(a=Sum("amount"), t=Sum("tds"))
+    line.refunded = counted["a"] or ZERO
+    line.tds = counted["t"] or ZERO
+    line.held = accounts[Bucket.DEPOSIT].balance.amount + accounts[Bucket.WINNINGS].balance.amount
+    line.held_reason = reason if reason == Held.IN_FLIGHT or line.held else Held.NONE
+    line.withdrawal = mine.filter(reference=refund_references(external_id, count)[-1]).first()
+    line.save()
+    return line, issued
+
+
+def _this_year() -> tax.FinancialYear:
+    return tax.financial_year_of(ledger_now())
+
+
+def _refunds(player: Player, count: int):
+    """The player's wind-down refunds, the first `count` references."""
+    return Withdrawal.objects.filter(
+        player=player, reference__in=refund_references(player.external_id, count)
+    )
+
+
+def _refund(player: Player, line: WindDownLine, issued_before: int, client: ApiClient):
+    accounts = player_accounts(player=player)
+    held = accounts[Bucket.DEPOSIT].balance.amount + accounts[Bucket.WINNINGS].balance.amount
+    verified = player.kyc_status == KycStatus.VERIFIED
+    untaxed = ZERO if verified else tax_position(player=player, fy=_this_year()).untaxed
+    amount = refundable(verified=verified, held=held, untaxed=untaxed)
+    if amount <= 0:
+        return None, Held.NONE if verified else Held.NO_KYC
+    reference = refund_references(player.external_id, issued_before + 1)[-1]
+    withdrawal, _ = withdrawal_request(
+        player_external_id=player.external_id,
+        amount=Money(amount, CASH),
+        reference=reference,
+        client=client,  # the gateway that reports the refund paid or failed
+    )
+    withdrawal = withdrawal_approve_with(withdrawal_id=withdrawal.pk)
+    line.refunds += 1
+    return withdrawal, Held.NONE if verified else Held.NO_KYC
+
+
+REPORT_HEADER = [
+    "player",
+    "kyc_status",
+    "refunded",
+    "tds",
+    "held",
+    "held_reason",
+    "refunds",
+    "last_refund",
+    "last_refund_status",
+]
+
+
+def wind_down_report_rows(wind_down: WindDown) -> list[list]:
+    """The report: every player the wind-down reached, what was refunded, the TDS, what is held
+    and why (the CSV of the command and of the admin page)."""
+    return [
+        [
+            line.player.external_id,
+            line.player.kyc_status,
+            f"{line.refunded:.2f}",
+            f"{line.tds:.2f}",
+            f"{line.held:.2f}",
+            line.held_reason,
+            line.refunds,
+            line.withdrawal.reference if line.withdrawal else "",
+            line.withdrawal.status if line.withdrawal else "",
+        ]
+        for line in wind_down.lines.select_related("player", "withdrawal").order_by(
+            "player__external_id"
+        )
+    ]
