@@ -42,8 +42,8 @@ from djmoney.money import Money  # noqa: E402
 from wallets.api_keys import api_client_create  # noqa: E402
 from wallets.models import CASH, ApiClient, WindDown  # noqa: E402
 from wallets.roles import APPROVER, OPERATOR, roles_ensure  # noqa: E402
+from wallets.services.accounts import platform_accounts  # noqa: E402
 from wallets.services.ledger import Leg, TransferRequest, transfers_post  # noqa: E402
-from wallets.services.players import platform_accounts  # noqa: E402
 from wallets.services.proposals import proposal_decide  # noqa: E402
 from wallets.services.wind_down import wind_down_propose, wind_down_run  # noqa: E402
 

@@ -20,11 +20,12 @@ from tournaments.services.settlement import deal_settle
 from wallets.api_keys import api_client_create
 from wallets.models import CASH, Account, BonusLot, Entry
 from wallets.roles import roles_ensure
+from wallets.services.accounts import player_accounts
 from wallets.services.bonuses import bonus_grant
 from wallets.services.deposits import deposit_register
 from wallets.services.gst_rates import gst_rate_now
 from wallets.services.ledger import Leg, Posted, transfer_post
-from wallets.services.players import player_accounts, player_get_or_create
+from wallets.services.players import player_get_or_create
 from wallets.tax import deposit_for_credit
 
 # --- wallets ------------------------------------------------------------------------------------

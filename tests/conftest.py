@@ -47,6 +47,7 @@ def pytest_sessionfinish(session, exitstatus):
         embedded.stop_redis(data_dir)
 
 
+@pytest.hookimpl(optionalhook=True)  # a hook of pytest-xdist, run without it too
 def pytest_testnodedown(node, error):
     """pytest-xdist: a worker finished; its started broker is now the controller's to stop."""
     from tests.tournaments.worker import STARTED_BROKER

@@ -7,8 +7,6 @@ template never changes a game in play. Every field of a template but its name an
 the money, these rows say why it moved.
 """
 
-from decimal import Decimal
-
 from django.core.exceptions import NON_FIELD_ERRORS, ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
@@ -19,9 +17,8 @@ from tournaments.errors import TermsInvalid
 from tournaments.field_classes import FieldClasses
 from tournaments.formats import FORMATS, FormatName, game_terms
 from tournaments.terms import BONUS_CAP_PERCENT, GameTerms
+from wallets.amounts import ZERO
 from wallets.models import CASH, CHIPS, Account, ApiClient, Player, Proposal, Transfer
-
-ZERO = Decimal("0.00")
 
 Format = models.TextChoices("Format", [(f.name, f.value) for f in FormatName])
 

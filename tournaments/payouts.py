@@ -1,6 +1,8 @@
-"""What a game pays: pure money math, no Django, no I/O. The one place rounding is decided.
+"""What a game pays: pure money math, no Django, no I/O. Rounds what games pay (the fee, shared
+prizes, the bonus cap of an entry); taxes are rounded by `wallets/tax.py` (`to_paisa`, half up),
+and the ledger rounds nothing (`wallets/money.py`).
 
-Rounding rule (the only one; every settlement follows it):
+Rounding rule for games (every settlement follows it):
 
 1. Amounts are `Decimal` to the paisa (0.01; practice chips too). Stakes and entry fees are whole
    paise, so what a game collects is exact.
@@ -24,8 +26,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import ROUND_FLOOR, ROUND_HALF_EVEN, Decimal
 
-PAISA = Decimal("0.01")
-ZERO = Decimal("0.00")
+from wallets.amounts import PAISA, ZERO
+
 HUNDRED = Decimal(100)
 
 

@@ -1,17 +1,18 @@
-"""The games' hot-path and report queries, in one place: plain SQL where the ORM's query
-building would cost more than the query (settlement), or where PostgreSQL does the work in one
-statement (write-back, fee report)."""
+"""The games' hot-path and report reads: plain SQL where the ORM's query building would cost
+more than the query (settlement), or where PostgreSQL does the work in one statement (the fee
+report). Settlement's one write is `tournaments/services/write_back.py`."""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import datetime
 
 from django.conf import settings
 from django.db import connection
 
-from tournaments.models import Deal, DealTransfer, Game, GamePlayer
+from tournaments.models import Deal, Game, GamePlayer
 from wallets.models import CASH, Account, Entry, Player, Transfer
 from wallets.services.flows import PairFlow
 
@@ -39,9 +40,17 @@ def games_with_stored_deals_locked(*, exclude: Game | None, limit: int) -> list[
     return list(games.filter(pk__in=candidates, status=Game.Status.OPEN).order_by("pk")[:limit])
 
 
-def seats_with_accounts(game_ids: Sequence[int]) -> dict[int, list[GamePlayer]]:
-    """Every seat of these games with its player and its wallet account ids (`seat.accounts`,
-    bucket -> id), in one query: the settlement hot path reads nothing else about players."""
+@dataclass(frozen=True)
+class Seating:
+    """Every seat of some games, and the wallet accounts of the players in them."""
+
+    seats: dict[int, list[GamePlayer]]  # game pk -> its seats, in seat order
+    accounts: dict[int, dict[str, int]]  # player pk -> bucket -> account id
+
+
+def seating(game_ids: Sequence[int]) -> Seating:
+    """Every seat of these games with its player, and each player's wallet account ids, in one
+    query: the settlement hot path reads nothing else about players."""
     sql = f"""
         SELECT gp.id, gp.game_id, gp.player_id, p.external_id, gp.seat, gp.score, gp.eliminated,
                gp.rejoins, gp.entries, gp.contributed, gp.payout, gp.refund,
@@ -49,7 +58,8 @@ def seats_with_accounts(game_ids: Sequence[int]) -> dict[int, list[GamePlayer]]:
                  WHERE a.player_id = gp.player_id AND a.kind = 'player')
           FROM {GamePlayer._meta.db_table} gp JOIN {Player._meta.db_table} p ON p.id = gp.player_id
          WHERE gp.game_id = ANY(%s) ORDER BY gp.game_id, gp.seat"""
-    out: dict[int, list[GamePlayer]] = {pk: [] for pk in game_ids}
+    seats: dict[int, list[GamePlayer]] = {pk: [] for pk in game_ids}
+    accounts: dict[int, dict[str, int]] = {}
     with connection.cursor() as cursor:
         cursor.execute(sql, [list(game_ids)])
         for row in cursor.fetchall():
@@ -67,62 +77,12 @@ def seats_with_accounts(game_ids: Sequence[int]) -> dict[int, list[GamePlayer]]:
                 payout=row[10],
                 refund=row[11],
             )
-            seat.accounts = {
+            accounts[player_id] = {
                 bucket: int(account_id)
                 for bucket, account_id in (item.rsplit(":", 1) for item in row[12] or [])
             }
-            out[game_id].append(seat)
-    return out
-
-
-def settlement_write_back(
-    games: Sequence[Game],
-    seats: Sequence[GamePlayer],
-    deals: Sequence[Deal],
-    deal_transfers: Sequence[tuple[int, int]],
-) -> None:
-    """Deals (and the transfers they posted, in order), seats and games in ONE statement:
-    settlement throughput is bounded by the round trips made while the locks are held."""
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"WITH d AS (UPDATE {Deal._meta.db_table} AS x SET points = u.points::jsonb, "
-            "discrepancies = u.disc::jsonb, status = 'settled', settled_at = now() "
-            "FROM unnest(%s::bigint[], %s::text[], %s::text[]) AS u(id, points, disc) "
-            "WHERE x.id = u.id RETURNING 1), "
-            f"t AS (INSERT INTO {DealTransfer._meta.db_table} (deal_id, transfer_id) "
-            "SELECT u.deal, u.transfer FROM unnest(%s::bigint[], %s::bigint[]) "
-            "WITH ORDINALITY AS u(deal, transfer, n) ORDER BY u.n RETURNING 1), "
-            f"s AS (UPDATE {GamePlayer._meta.db_table} AS gp SET score = u.score, "
-            "eliminated = u.eliminated, payout = u.payout, refund = u.refund "
-            "FROM unnest(%s::bigint[], %s::int[], %s::bool[], %s::numeric[], %s::numeric[]) "
-            "AS u(id, score, eliminated, payout, refund) WHERE gp.id = u.id RETURNING 1) "
-            f"UPDATE {Game._meta.db_table} AS g SET status = u.status, outcome = u.outcome, "
-            "finished_at = u.finished_at, deals_played = u.deals_played, paid_out = u.paid_out, "
-            "refunded = u.refunded, fee = u.fee FROM unnest(%s::bigint[], %s::text[], "
-            "%s::text[], %s::timestamptz[], %s::int[], %s::numeric[], %s::numeric[], "
-            "%s::numeric[]) AS u(id, status, outcome, finished_at, deals_played, paid_out, "
-            "refunded, fee) WHERE g.id = u.id",
-            [
-                [d.pk for d in deals],
-                [json.dumps(d.points) for d in deals],
-                [json.dumps(d.discrepancies) for d in deals],
-                [deal for deal, _ in deal_transfers],
-                [transfer for _, transfer in deal_transfers],
-                [s.pk for s in seats],
-                [s.score for s in seats],
-                [s.eliminated for s in seats],
-                [s.payout for s in seats],
-                [s.refund for s in seats],
-                [g.pk for g in games],
-                [g.status for g in games],
-                [g.outcome for g in games],
-                [g.finished_at for g in games],
-                [g.deals_played for g in games],
-                [g.paid_out for g in games],
-                [g.refunded for g in games],
-                [g.fee for g in games],
-            ],
-        )
+            seats[game_id].append(seat)
+    return Seating(seats=seats, accounts=accounts)
 
 
 def game_transfer_ids(game: Game) -> list[int]:

@@ -12,8 +12,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 
 from tournaments.simulator import Http
-
-ZERO = Decimal("0.00")
+from wallets.amounts import ZERO
 
 
 @dataclass

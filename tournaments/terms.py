@@ -15,6 +15,7 @@ from typing import Any
 
 from tournaments import rummy
 from tournaments.errors import TermsInvalid
+from wallets.amounts import amount_text
 
 SPLIT_POLICIES = ("none", "equal", "drops", "drop_value")
 ENTRY_BUCKETS = ("bonus", "deposit", "winnings", "chips")
@@ -70,14 +71,14 @@ class GameTerms:
             "seats": self.seats,
             "point_value": _str(self.point_value),
             "entry_fee": _str(self.entry_fee),
-            "stake": f"{self.stake:.2f}",
-            "fee_percent": f"{self.fee_percent:.2f}",
+            "stake": amount_text(self.stake),
+            "fee_percent": amount_text(self.fee_percent),
             "deals": self.deals,
             "rules": self.rules.to_dict(),
             "split_policy": self.split_policy,
             "rejoin_allowed": self.rejoin_allowed,
             "entry_buckets": list(self.entry_buckets),
-            "bonus_cap_percent": f"{self.bonus_cap_percent:.2f}",
+            "bonus_cap_percent": amount_text(self.bonus_cap_percent),
         }
 
     @classmethod
@@ -104,7 +105,7 @@ class GameTerms:
 
 
 def _str(value: Decimal | None) -> str | None:
-    return None if value is None else f"{value:.2f}"
+    return None if value is None else amount_text(value)
 
 
 def _decimal(value: Any, field: str) -> Decimal | None:

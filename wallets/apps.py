@@ -31,7 +31,36 @@ class WalletsConfig(AppConfig):
 
     def ready(self) -> None:
         from wallets import checks, roles  # noqa: F401  (checks register by being imported)
-        from wallets.services import gst_rates, wind_down  # noqa: F401 (wind_down: its kind)
+        from wallets.models import (
+            Adjustment,
+            BonusGrant,
+            GstRateProposal,
+            Reversal,
+            WindDown,
+            WithdrawalReview,
+        )
+        from wallets.services import (
+            adjustments,
+            bonuses,
+            gst_rates,
+            reversals,
+            wind_down,
+            withdrawals,
+        )
+        from wallets.services.proposals import proposal_kind_register
+
+        # Each proposal kind lives with its subject; the engine names none of them. The order
+        # registered is the order finance sees the kinds in (the dashboard).
+        proposal_kind_register(Adjustment, on_approve=adjustments.adjustment_post)
+        proposal_kind_register(Reversal, on_approve=reversals.reversal_post)
+        proposal_kind_register(BonusGrant, on_approve=bonuses.bonus_grant_post)
+        proposal_kind_register(
+            WithdrawalReview,
+            on_approve=withdrawals.review_approved,
+            on_reject=withdrawals.review_rejected,
+        )
+        proposal_kind_register(GstRateProposal, on_approve=gst_rates.gst_rate_add)
+        proposal_kind_register(WindDown, on_approve=wind_down.wind_down_approved)
 
         post_migrate.connect(roles.roles_after_migrate, dispatch_uid="wallets-finance-roles")
         post_migrate.connect(

@@ -25,12 +25,12 @@ from zoneinfo import ZoneInfo
 
 from djmoney.money import Money
 
+from wallets.amounts import PAISA
 from wallets.models.ledger import CASH, CHIPS
 
 NOTHING = "-"
 IST = ZoneInfo("Asia/Kolkata")
 RUPEE = "₹"
-PAISA = Decimal("0.01")
 
 
 def group_indian(digits: str) -> str:

@@ -1,5 +1,6 @@
-"""What an amount of money may look like. The ledger never rounds: fees and shares are rounded
-in one place, `tournaments/payouts.py`, before they reach it."""
+"""What an amount of money may look like, read from clients (`parse_amount`; written back with
+`wallets.amounts.amount_text`). The ledger never rounds: what games pay is rounded by
+`tournaments/payouts.py`, taxes by `wallets/tax.py`, before they reach it."""
 
 import re
 from decimal import Decimal
@@ -7,7 +8,7 @@ from decimal import Decimal
 from django.conf import settings
 from djmoney.money import Money
 
-PAISA = Decimal("0.01")
+from wallets.amounts import PAISA
 
 
 class MoneyError(ValueError):

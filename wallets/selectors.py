@@ -12,6 +12,7 @@ from django.db.models.functions import TruncMonth
 from djmoney.money import Money
 
 from wallets import tax
+from wallets.amounts import ZERO, amount_text
 from wallets.errors import UnknownPlayer
 from wallets.models import (
     Account,
@@ -21,8 +22,6 @@ from wallets.models import (
     TdsYearEnd,
     Withdrawal,
 )
-
-ZERO = tax.ZERO
 
 
 def count_capped(queryset, cap: int) -> int:
@@ -49,7 +48,8 @@ def wallet_balances(*, player: Player) -> dict[str, dict[str, str]]:
     """The player's balance per bucket, as decimal strings with their currency."""
     accounts = Account.objects.filter(player=player, kind=Account.Kind.PLAYER).order_by("bucket")
     return {
-        a.bucket: {"amount": f"{a.balance.amount:.2f}", "currency": a.currency} for a in accounts
+        a.bucket: {"amount": amount_text(a.balance.amount), "currency": a.currency}
+        for a in accounts
     }
 
 

@@ -2,9 +2,10 @@
 (CGST Rule 31B; the rate in force on the deposit's IST date: `wallets.services.gst_rates`),
 TDS on net winnings (Income-tax Act s.194BA, Rule 133), financial years.
 
-The rounding rule for tax is written once, here: `to_paisa` rounds half up to the paisa
-(RULES.md's examples need it: 100 -> 21.875 GST -> 21.88). Only a tax itself is rounded; the
-other part is the remainder, so the parts always add up to the whole exactly.
+Rounds taxes only (GST, TDS): `to_paisa` rounds half up to the paisa (RULES.md's examples need
+it: 100 -> 21.875 GST -> 21.88). Only a tax itself is rounded; the other part is the remainder,
+so the parts always add up to the whole exactly. What games pay is rounded by
+`tournaments/payouts.py` (half to even, largest remainder); the ledger rounds nothing.
 """
 
 from __future__ import annotations
@@ -15,8 +16,8 @@ from datetime import date, datetime, time, timedelta
 from decimal import ROUND_HALF_UP, Decimal
 from zoneinfo import ZoneInfo
 
-PAISA = Decimal("0.01")
-ZERO = Decimal("0.00")
+from wallets.amounts import PAISA, ZERO
+
 HUNDRED = Decimal(100)
 
 INDIA = ZoneInfo("Asia/Kolkata")
@@ -150,11 +151,6 @@ def financial_year_of(moment: datetime) -> FinancialYear:
 def month_span(year: int, month: int) -> tuple[datetime, datetime]:
     """A calendar month in India's time zone: [start, end)."""
     return _month_start(year, month), _month_start(year, month + 1)
-
-
-def just_before(moment: datetime) -> datetime:
-    """An instant inside the period that ends at `moment` (for naming the year that just ended)."""
-    return moment - timedelta(microseconds=1)
 
 
 # --- TDS on net winnings (s.194BA, Rule 133) ----------------------------------------------------

@@ -12,6 +12,7 @@ import requests
 
 from tests.api.conftest import ledger_state
 from tests.builders import LOSER_80, WILD, WINNER, HttpApi, res, template
+from tests.tournaments.tournament_builders import Lobby, scheduled
 from wallets.models import ApiClient, ClientPairing
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -134,3 +135,18 @@ def test_a_rejoin_counts_against_the_cap(clients):
     assert ledger_state() == before
     games.guard(hourly_escrow_cap=Decimal("400.00"))
     assert games.post("games/pool/rejoin", {"player": "b"}).status_code == 200
+
+
+def test_tournament_entries_count_against_the_same_cap(clients, live_server):
+    lobby = Lobby(live_server.url)  # the tournament's client
+    scheduled()  # entry 100.00, to players of any payments client
+    ApiClient.objects.filter(pk=lobby.client.pk).update(hourly_escrow_cap=Decimal("260.00"))
+    assert [lobby.register("sunday-100", p)[0] for p in ("a", "b")] == [201, 201]
+    before = ledger_state()
+
+    status, refused = lobby.register("sunday-100", "c")
+
+    assert status == 409, refused
+    assert refused["error"]["code"] == "client_cap"
+    assert refused["error"]["details"] == {"cap": "260.00", "taken": "200.00", "amount": "100.00"}
+    assert ledger_state() == before

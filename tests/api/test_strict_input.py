@@ -17,7 +17,15 @@ from tests.builders import HttpApi, funded_player, template
 pytestmark = pytest.mark.django_db(transaction=True)
 
 WRITES = ("post", "put", "patch", "delete")
-PATH_VALUES = {"{player_id}": "p1", "{game_id}": "g1", "{withdrawal_id}": "1", "{fy}": "2026-27"}
+PATH_VALUES = {
+    "{player_id}": "p1",
+    "{game_id}": "g1",
+    "{withdrawal_id}": "1",
+    "{fy}": "2026-27",
+    "{slug}": "t1",
+    "{player}": "p1",
+    "{number}": "1",
+}
 
 
 def _write_operations() -> list[tuple[str, str]]:

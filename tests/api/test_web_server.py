@@ -90,6 +90,13 @@ def test_a_request_line_over_4094_bytes_is_a_414_envelope(gunicorn):
     assert b"aaaa" not in answer[2]  # nothing of the request reflected
 
 
+def test_more_header_fields_than_gunicorn_takes_is_a_431_envelope(gunicorn):
+    fields = b"".join(b"X-F%d: v\r\n" % n for n in range(120))  # its limit: 100 fields
+    request = b"GET /api/v1/templates HTTP/1.1\r\nHost: 127.0.0.1\r\n" + fields + b"\r\n"
+
+    _assert_envelope(_raw(gunicorn, request), 431, "request_headers_too_large")
+
+
 def test_the_application_still_answers_through_that_worker(gunicorn):
     request = b"GET /api/v1/templates HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
 

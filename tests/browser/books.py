@@ -9,6 +9,7 @@ from __future__ import annotations
 from datetime import timedelta
 from decimal import Decimal
 
+from django.utils import timezone
 from djmoney.money import Money
 
 from tests.browser.conftest import GAME_ID
@@ -25,18 +26,22 @@ from wallets.models import CASH, Adjustment, BonusGrant, Player, ReconciliationR
 from wallets.reconciliation import reconcile_run
 from wallets.reconciliation.gateway import gateway_statement_import
 from wallets.roles import APPROVER, OPERATOR
+from wallets.services.adjustments import adjustment_propose
+from wallets.services.bonuses import bonus_grant_propose
 from wallets.services.deposits import chips_grant
+from wallets.services.gst_rates import gst_rate_propose
 from wallets.services.ledger import ledger_now
-from wallets.services.proposals import (
-    adjustment_propose,
-    bonus_grant_propose,
-    proposal_decide,
-    reversal_propose,
+from wallets.services.proposals import proposal_decide
+from wallets.services.protection import limits_set, self_exclusion_start
+from wallets.services.reversals import reversal_propose
+from wallets.services.tax import tds_year_end
+from wallets.services.wind_down import wind_down_propose
+from wallets.services.withdrawals import (
+    withdrawal_failed,
+    withdrawal_paid,
+    withdrawal_request,
     withdrawal_review_propose,
 )
-from wallets.services.protection import limits_set, self_exclusion_start
-from wallets.services.tax import tds_year_end
-from wallets.services.withdrawals import withdrawal_failed, withdrawal_paid, withdrawal_request
 
 D = Decimal
 
@@ -61,9 +66,9 @@ def _withdrawals(maker, checker) -> dict[str, int]:
             continue
         decide(review, checker, approve=state != "rejected")
         if state == "paid":
-            withdrawal_paid(withdrawal_id=w.pk, gateway_reference="gw-paid-1")
+            withdrawal_paid(client=None, withdrawal_id=w.pk, gateway_reference="gw-paid-1")
         if state == "failed":
-            withdrawal_failed(withdrawal_id=w.pk, reason="bank account closed")
+            withdrawal_failed(client=None, withdrawal_id=w.pk, reason="bank account closed")
     return made
 
 
@@ -109,6 +114,20 @@ def _proposals(maker, checker, game: Game) -> None:
         transfer_ids=game_transfer_ids(game),
         reason="collusion ring",
     )
+    gst_rate_propose(
+        proposed_by=maker,
+        effective_from=timezone.localdate() + timedelta(days=30),
+        rate_percent=D("45.00"),
+        source="notification 99/2026",
+        reason="new rate notified",
+    )
+
+
+def _wind_down(maker, settings) -> None:
+    """A wind-down waiting for approval (proposed only while real money is off)."""
+    settings.REAL_MONEY = "off"
+    wind_down_propose(proposed_by=maker, reason="the 2025 Act")
+    settings.REAL_MONEY = "on"
 
 
 def _games(client) -> Game:
@@ -160,6 +179,7 @@ def rich_books(settings) -> dict:
     game = _games(client)
     _player_extras()
     _proposals(maker, checker, game)
+    _wind_down(maker, settings)
     withdrawals = _withdrawals(maker, checker)
     gateway_statement_import(
         name="gateway november",

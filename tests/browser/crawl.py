@@ -36,7 +36,7 @@ SUBMITS = "button:not([type=button]):not([type=reset]), input[type=submit], inpu
 SKIPPED_PATHS = ("/admin/logout/", "/admin/r/", "/admin/jsi18n/", "/admin/autocomplete/")
 # a decimal amount with no unit beside it: a word of its own (not in a reference such as
 # `fund-a-500.00`), not after ₹, not before %, chips or seconds
-BARE_AMOUNT = re.compile(r"(?<![\w₹.,:/-])-?\d+(?:,\d{2,3})*\.\d\d(?![\w%-]| chips?\b| s\b)")
+BARE_AMOUNT = re.compile(r"(?<![\w₹.,:/-])-?\d+(?:,\d{2,3})*\.\d\d(?![\w%-]| ?%| chips?\b| s\b)")
 
 FILL_REQUIRED = """(button) => {
     // what a person would type into the form's required fields before pressing the button

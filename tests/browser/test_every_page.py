@@ -40,5 +40,13 @@ def test_every_page_every_button_for_every_role(login, settings):
     for role, (pages, clicked) in reached.items():
         assert pages > 45, (role, pages)
         assert MUST_CLICK.get(role, set()) <= clicked, (role, sorted(clicked))
-    kinds = {"adjustment", "reversal", "bonusgrant", "withdrawalreview", "templatechange"}
+    kinds = {
+        "adjustment",
+        "reversal",
+        "bonusgrant",
+        "withdrawalreview",
+        "templatechange",
+        "gstrateproposal",
+        "winddown",
+    }
     assert kinds <= set(decided), decided  # Approve clicked on a waiting proposal of each kind

@@ -20,7 +20,7 @@ from tests.tournaments.worker import Worker, private_queue, wait_until
 from tournaments.queries import game_transfer_ids
 from wallets.api_keys import api_client_create
 from wallets.models import Account, Adjustment, Entry, ReconciliationReport, Reversal, Transfer
-from wallets.services.proposals import adjustment_propose
+from wallets.services.adjustments import adjustment_propose
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -119,7 +119,7 @@ def test_a_second_approver_on_a_page_opened_before_the_first_decision_is_refused
     from djmoney.money import Money
 
     from wallets.models import Player, Transfer
-    from wallets.services.proposals import adjustment_propose
+    from wallets.services.adjustments import adjustment_propose
 
     operator = login("operator")
     adjustment = adjustment_propose(

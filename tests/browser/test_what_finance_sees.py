@@ -18,8 +18,8 @@ from tests.builders import bonus_granted, staff
 from tournaments.queries import game_transfer_ids
 from wallets.formatting import money
 from wallets.models import Entry, Player
-from wallets.services.proposals import reversal_approve, reversal_propose
 from wallets.services.protection import limits_set, self_exclusion_start
+from wallets.services.reversals import reversal_approve, reversal_propose
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -18,13 +18,8 @@ from wallets.errors import (
 )
 from wallets.models import Account, Adjustment, Reversal, Transfer
 from wallets.reconciliation import reconcile_run
-from wallets.services.proposals import (
-    adjustment_approve,
-    adjustment_propose,
-    adjustment_reject,
-    reversal_approve,
-    reversal_propose,
-)
+from wallets.services.adjustments import adjustment_approve, adjustment_propose, adjustment_reject
+from wallets.services.reversals import reversal_approve, reversal_propose
 
 pytestmark = pytest.mark.django_db
 

@@ -19,13 +19,9 @@ from tournaments.services.escrow import fee_account_id
 from wallets.formatting import ist, money
 from wallets.models import Account, Entry, Player, Transfer
 from wallets.reconciliation import reconcile_run
+from wallets.services.adjustments import adjustment_propose
 from wallets.services.ledger import balance
-from wallets.services.proposals import (
-    adjustment_propose,
-    reversal_approve,
-    reversal_propose,
-    reversal_reject,
-)
+from wallets.services.reversals import reversal_approve, reversal_propose, reversal_reject
 
 pytestmark = pytest.mark.django_db
 

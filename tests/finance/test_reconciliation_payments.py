@@ -18,7 +18,8 @@ from wallets import tax
 from wallets.models import Entry, ReconciliationReport, Withdrawal, WithdrawalReview
 from wallets.reconciliation import reconcile_run
 from wallets.roles import APPROVER, OPERATOR
-from wallets.services.proposals import proposal_decide, withdrawal_review_propose
+from wallets.services.proposals import proposal_decide
+from wallets.services.withdrawals import withdrawal_review_propose
 
 pytestmark = pytest.mark.django_db
 

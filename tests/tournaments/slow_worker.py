@@ -15,16 +15,16 @@ def main() -> None:
     seconds = float(sys.argv[1])
     django.setup()
     from rummy_ledger.celery import app
-    from tournaments.services import settlement
+    from tournaments.services import escrow
 
-    post = settlement.transfers_post
+    post = escrow.transfers_post  # what `release_post` calls: the settlement's one posting
 
     def post_then_pause(**kwargs):
         posted = post(**kwargs)
         time.sleep(seconds)
         return posted
 
-    settlement.transfers_post = post_then_pause
+    escrow.transfers_post = post_then_pause
     app.worker_main(["worker", *sys.argv[2:]])
 
 

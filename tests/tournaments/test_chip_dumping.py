@@ -4,17 +4,21 @@ report flags the pair for finance."""
 
 from __future__ import annotations
 
+from datetime import timedelta
 from decimal import Decimal
 
 import pytest
 from django.core.management import call_command
+from django.utils import timezone
 
 from tests.builders import HttpApi, bonus_granted, funded_player, template
 from tests.wallets.invariants import ledger_violations
+from tournaments.models import Game
 from wallets.models import BonusLot, FlaggedPair, FlowReport
 from wallets.reconciliation import reconcile_run
 from wallets.selectors import player_by_external_id, wallet_balances
 from wallets.services.flows import flow_report_run
+from wallets.tasks import flow_report as flow_report_task
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -116,3 +120,18 @@ def test_the_thresholds_are_settings(table, settings):
         "min_amount": "100.00",
         "max_return_percent": "10",
     }
+
+
+def test_games_before_the_window_are_not_looked_at_and_beat_runs_the_report(table, settings):
+    funded_player("dumper", "300.00")
+    funded_player("partner", "100.00")
+    for n in range(5):
+        table(f"dump-{n}", loser="dumper", winner="partner")
+    days = settings.FLOW_REPORT_WINDOW_DAYS
+    Game.objects.update(finished_at=timezone.now() - timedelta(days=days, minutes=1))
+
+    report = FlowReport.objects.get(pk=flow_report_task())
+
+    assert settings.CELERY_BEAT_SCHEDULE["wallets-flow-report"]["task"] == flow_report_task.name
+    assert (report.trigger, report.pairs_looked_at) == ("schedule", 0)
+    assert not report.pairs.exists()

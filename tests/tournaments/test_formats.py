@@ -21,8 +21,8 @@ from tests.builders import (
 from tests.wallets.invariants import ledger_violations
 from tournaments.models import Game
 from wallets.models import CHIPS, Account
+from wallets.services.accounts import platform_accounts
 from wallets.services.deposits import chips_grant
-from wallets.services.players import platform_accounts
 
 pytestmark = pytest.mark.django_db
 

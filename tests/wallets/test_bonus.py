@@ -38,14 +38,12 @@ from wallets.models import (
 )
 from wallets.reconciliation import reconcile_run
 from wallets.roles import APPROVER, OPERATOR
+from wallets.services.accounts import platform_accounts
+from wallets.services.adjustments import adjustment_propose
+from wallets.services.bonuses import bonus_grant_propose
 from wallets.services.ledger import balance
-from wallets.services.players import platform_accounts
-from wallets.services.proposals import (
-    adjustment_propose,
-    bonus_grant_propose,
-    proposal_decide,
-    reversal_propose,
-)
+from wallets.services.proposals import proposal_decide
+from wallets.services.reversals import reversal_propose
 from wallets.tasks import bonus_expiry
 
 pytestmark = pytest.mark.django_db

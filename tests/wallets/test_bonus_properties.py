@@ -19,9 +19,9 @@ from tournaments.services.intake import deal_store
 from tournaments.services.settlement import deal_settle
 from wallets.errors import InsufficientFunds
 from wallets.models import Account, BonusLot
+from wallets.services.accounts import platform_accounts
 from wallets.services.bonuses import bonus_expire
 from wallets.services.ledger import balance
-from wallets.services.players import platform_accounts
 
 paise = st.decimals(min_value=Decimal("0.01"), max_value=Decimal("5000"), places=2)
 percent = st.decimals(min_value=Decimal(0), max_value=Decimal(100), places=2)

@@ -14,8 +14,8 @@ from tests.concurrency import run_in_threads
 from tests.wallets.invariants import ledger_violations
 from wallets.errors import InsufficientFunds, LedgerBusy
 from wallets.models import CASH, Account, Transfer
+from wallets.services.accounts import platform_accounts
 from wallets.services.ledger import Leg, balance, transfer_post
-from wallets.services.players import platform_accounts
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

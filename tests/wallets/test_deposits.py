@@ -11,8 +11,9 @@ from tests.builders import make_api
 from tests.wallets.invariants import ledger_violations
 from tests.wallets.payments import Gateway
 from wallets.models import CASH, ApiClient, Entry, GatewayDeposit, Player, Transfer
+from wallets.services.accounts import platform_accounts, player_accounts
 from wallets.services.ledger import Leg, transfer_post
-from wallets.services.players import platform_accounts, player_accounts, player_get_or_create
+from wallets.services.players import player_get_or_create
 
 pytestmark = pytest.mark.django_db
 

@@ -17,6 +17,7 @@ from wallets.errors import (
 )
 from wallets.models import CASH, CHIPS, Account, Entry, Transfer
 from wallets.money import MoneyError
+from wallets.services.accounts import platform_accounts
 from wallets.services.ledger import (
     Leg,
     Posted,
@@ -27,7 +28,6 @@ from wallets.services.ledger import (
     transfer_reverse,
     transfers_post,
 )
-from wallets.services.players import platform_accounts
 
 pytestmark = pytest.mark.django_db
 

@@ -19,7 +19,8 @@ from tests.wallets.payments import approve, deposited, lost, percent, verified, 
 from wallets import tax
 from wallets.models import CASH, TdsYearEnd, Withdrawal
 from wallets.roles import APPROVER, OPERATOR
-from wallets.services.players import player_accounts, player_get_or_create
+from wallets.services.accounts import player_accounts
+from wallets.services.players import player_get_or_create
 from wallets.services.tax import tds_year_end
 from wallets.services.withdrawals import withdrawal_failed, withdrawal_request
 

@@ -146,7 +146,8 @@ def test_a_refund_that_fails_or_is_rejected_goes_back_where_it_came_from(
         assert gateway.failed(body["withdrawal_id"]).status_code == 200
     else:
         from wallets.models import WithdrawalReview
-        from wallets.services.proposals import proposal_decide, withdrawal_review_propose
+        from wallets.services.proposals import proposal_decide
+        from wallets.services.withdrawals import withdrawal_review_propose
 
         operator, approver = finance_staff()
         review = withdrawal_review_propose(

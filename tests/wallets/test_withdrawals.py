@@ -21,12 +21,10 @@ from wallets.errors import (
 )
 from wallets.models import Entry, Player, Transfer, Withdrawal, WithdrawalReview
 from wallets.roles import APPROVER, OPERATOR
+from wallets.services.adjustments import adjustment_propose
 from wallets.services.ledger import ledger_now
-from wallets.services.proposals import (
-    adjustment_propose,
-    proposal_decide,
-    withdrawal_review_propose,
-)
+from wallets.services.proposals import proposal_decide
+from wallets.services.withdrawals import withdrawal_review_propose
 
 pytestmark = pytest.mark.django_db
 

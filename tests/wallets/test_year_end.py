@@ -14,7 +14,8 @@ from tests.wallets.invariants import ledger_violations
 from tests.wallets.payments import Gateway, approve, backdate, deposited, lost, verified, won
 from wallets import tax
 from wallets.models import TdsYearEnd, Transfer, Withdrawal
-from wallets.services.players import platform_accounts, player_accounts, player_get_or_create
+from wallets.services.accounts import platform_accounts, player_accounts
+from wallets.services.players import player_get_or_create
 from wallets.tasks import tds_year_end as tds_year_end_task
 
 pytestmark = pytest.mark.django_db

@@ -37,7 +37,7 @@ from wallets.admin.paging import LargeTablePaginator
 from wallets.admin.proposals import effect_table
 from wallets.formatting import ist, money
 from wallets.models import Player, ProposalStatus, Reversal, Transfer
-from wallets.services.proposals import reversal_propose
+from wallets.services.reversals import reversal_propose
 
 
 def _games_of_term(term: str):

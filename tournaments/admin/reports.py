@@ -4,7 +4,6 @@ from whatever tax reports are registered (`wallets.reports.tax_summary_register`
 
 from __future__ import annotations
 
-import csv
 import math
 from collections import defaultdict
 from datetime import timedelta
@@ -21,7 +20,8 @@ from tournaments.models import Format
 from tournaments.services.escrow import fee_account_id
 from tournaments.services.fee_report import fee_report_days
 from wallets import reports
-from wallets.admin.base import DateRangeForm
+from wallets.admin.base import DateRangeForm, csv_response
+from wallets.amounts import amount_text
 from wallets.formatting import money, unit
 from wallets.models import CASH, Account
 
@@ -127,12 +127,9 @@ def fee_report_view(model_admin: admin.ModelAdmin, request: HttpRequest):
 
 
 def _fee_csv(rows: list[dict], first, last) -> HttpResponse:
-    """One row per day, format and currency; the header names the unit (₹: chips pay no fee),
-    the values stay plain decimals."""
-    response = HttpResponse(content_type="text/csv")
-    response["Content-Disposition"] = f'attachment; filename="fees-{first}-{last}.csv"'
-    writer = csv.writer(response)
-    writer.writerow(["day", "format", "currency", f"fee ({unit(CASH)})", "games"])
-    for r in rows:
-        writer.writerow([r["day"], r["format"], r["currency"], f"{r['fee']:.2f}", r["games"]])
-    return response
+    """One row per day, format and currency; the header names the unit (₹: chips pay no fee)."""
+    return csv_response(
+        f"fees-{first}-{last}.csv",
+        ["day", "format", "currency", f"fee ({unit(CASH)})", "games"],
+        ([r["day"], r["format"], r["currency"], amount_text(r["fee"]), r["games"]] for r in rows),
+    )

@@ -24,7 +24,7 @@ from tournaments.services.templates import (
     template_change_checked,
     template_change_propose,
 )
-from wallets.admin.base import NoDeleteAdmin, link, money_display
+from wallets.admin.base import NoDeleteAdmin, link, money_display, percent_display
 from wallets.admin.proposals import ProposalAdmin, ProposalForm
 from wallets.formatting import money
 
@@ -76,13 +76,8 @@ class GameTemplateAdmin(admin.ModelAdmin):
     )
     entry_fee_col = money_display("entry_fee", currency_field="currency", description="entry fee")
 
-    @admin.display(description="fee %", ordering="fee_percent")
-    def fee_col(self, obj):
-        return f"{obj.fee_percent}%"
-
-    @admin.display(description="bonus cap %")
-    def bonus_cap_col(self, obj):
-        return f"{obj.bonus_cap_percent}%"
+    fee_col = percent_display("fee_percent", "fee %")
+    bonus_cap_col = percent_display("bonus_cap_percent", "bonus cap %")
 
     def has_delete_permission(self, request, obj=None) -> bool:
         return False  # games point at their template; retire it with `active` instead

@@ -19,6 +19,7 @@ from rummy_ledger.api.fields import (
 from tournaments import rummy
 from tournaments.models import SEATS_MAX, Deal, Format, Game, GameTemplate
 from tournaments.services.escrow import contributions
+from wallets.amounts import amount_text
 from wallets.models import CHIPS
 from wallets.services.real_money import real_money_here
 
@@ -191,7 +192,7 @@ class RejoinIn(StrictSerializer):
 
 
 def _amount(value) -> str | None:
-    return None if value is None else f"{value:.2f}"
+    return None if value is None else amount_text(value)
 
 
 def template_out(template: GameTemplate) -> dict[str, Any]:
@@ -257,7 +258,7 @@ def game_out(game: Game) -> dict[str, Any]:
                 "eliminated": s.eliminated,
                 "rejoins": s.rejoins,
                 "entries": s.entries,
-                "paid_in": {b: f"{a:.2f}" for b, a in contributions(s)},
+                "paid_in": {b: amount_text(a) for b, a in contributions(s)},
                 "payout": _amount(s.payout),
                 "refund": _amount(s.refund),
             }

@@ -8,7 +8,12 @@ from typing import Any
 
 from rest_framework import serializers
 
-from rummy_ledger.api.fields import ExternalIdField, StrictCharField, StrictIntegerField
+from rummy_ledger.api.fields import (
+    ExternalIdField,
+    StrictCharField,
+    StrictIntegerField,
+    StrictSerializer,
+)
 from tournaments.models import Tournament, TournamentRound
 from tournaments.payouts import ZERO, prize_runs, rank_prizes, tournament_pool
 from tournaments.services.tournament_entries import paid_by_bucket, registered
@@ -20,20 +25,11 @@ from wallets.services.real_money import real_money_here
 MAX_TABLES = MAX_PLAYERS // 2
 
 
-class StrictIn(serializers.Serializer):
-    """Refuses fields it does not know (a client sending them has a bug)."""
-
-    def to_internal_value(self, data):
-        if isinstance(data, dict) and (unknown := set(data) - set(self.fields)):
-            raise serializers.ValidationError({name: ["unknown field"] for name in sorted(unknown)})
-        return super().to_internal_value(data)
-
-
-class PlayerIn(StrictIn):
+class PlayerIn(StrictSerializer):
     player = ExternalIdField(help_text="The player's external id.")
 
 
-class StandingIn(StrictIn):
+class StandingIn(StrictSerializer):
     player = ExternalIdField(help_text="The player's external id.")
     position = StrictIntegerField(
         min_value=1, max_value=TABLE_SIZE_MAX, help_text="1 to k at the table, each once."
@@ -41,14 +37,14 @@ class StandingIn(StrictIn):
     chips = StrictIntegerField(min_value=0, max_value=MAX_CHIPS, help_text="Chips at the end.")
 
 
-class TableIn(StrictIn):
+class TableIn(StrictSerializer):
     table = StrictCharField(max_length=64, help_text="The table's name.")
     standings = serializers.ListField(
         child=StandingIn(), min_length=1, max_length=TABLE_SIZE_MAX, help_text="Its players."
     )
 
 
-class RoundIn(StrictIn):
+class RoundIn(StrictSerializer):
     tables = serializers.ListField(
         child=TableIn(), min_length=1, max_length=MAX_TABLES, help_text="Every table of the round."
     )

@@ -4,6 +4,7 @@ from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import status
 from rest_framework.response import Response
 
+from rummy_ledger.api.fields import StrictSerializer
 from rummy_ledger.api.idempotency import IDEMPOTENCY_HEADER as IDEMPOTENCY
 from rummy_ledger.api.idempotency import idempotent
 from rummy_ledger.db import snapshot
@@ -14,8 +15,16 @@ from tournaments.services import tournament_entries as entries
 from tournaments.services import tournament_rounds as rounds
 
 
-def _write(request, action, code=status.HTTP_200_OK):
-    return idempotent(request, lambda: Response(action(), status=code))
+def _write(request, action, code=status.HTTP_200_OK, *, bodiless=False):
+    """Run `action` once per Idempotency-Key; a `bodiless` write refuses any field it is sent,
+    as every write refuses the fields it does not take."""
+
+    def run():
+        if bodiless:
+            valid_data(StrictSerializer, request)
+        return Response(action(), status=code)
+
+    return idempotent(request, run)
 
 
 SLUG = OpenApiParameter(
@@ -84,7 +93,7 @@ class RegistrationView(GamesScope):
             )
             return s.registration_out(registration, entries.players_count(registration.tournament))
 
-        return _write(request, run)
+        return _write(request, run, bodiless=True)
 
 
 class StartView(GamesScope):
@@ -94,6 +103,7 @@ class StartView(GamesScope):
         return _write(
             request,
             lambda: s.tournament_out(rounds.tournament_start(client=request.auth, slug=slug)),
+            bodiless=True,
         )
 
 
@@ -104,6 +114,7 @@ class CancelView(GamesScope):
         return _write(
             request,
             lambda: s.tournament_out(rounds.tournament_cancel(client=request.auth, slug=slug)),
+            bodiless=True,
         )
 
 

@@ -47,7 +47,8 @@ class GameOpenView(GamesScope):
         extensions=error_codes(
             {
                 400: [G.TEMPLATE_INVALID],
-                409: [G.GAME_EXISTS, *ESCROW],
+                403: [W.PLAYER_NOT_PAIRED],
+                409: [G.GAME_EXISTS, W.CLIENT_CAP, *ESCROW],
                 422: [
                     G.INVALID_PLAYERS,
                     G.UNKNOWN_TEMPLATE,
@@ -105,6 +106,8 @@ class DealView(GamesScope):
                     G.DROP_NOT_ALLOWED,
                     G.TOO_MANY_COPIES,
                     G.INVALID_MELD,
+                    G.JOKER_NOT_NAMED,
+                    G.JOKER_FIXED,
                     G.MISSING_PLAYER,
                     G.PLAYER_ELIMINATED,
                     W.UNKNOWN_PLAYER,
@@ -136,6 +139,7 @@ class RejoinView(GamesScope):
                     G.REJOIN_NOT_ALLOWED,
                     G.NOT_ELIMINATED,
                     G.REJOIN_CLOSED,
+                    W.CLIENT_CAP,
                     *ESCROW,
                 ],
                 422: [W.UNKNOWN_PLAYER, W.BALANCE_OUT_OF_RANGE],

@@ -30,13 +30,7 @@ class Rummy500(GameFormat):
         """Results in canonical notation with every joker fixed as it was melded (S2): the
         melds first, then each lay-off against the melds on the table."""
         results = [_canonical(r) for r in payload["results"]]
-        table = []
-        for r in results:
-            r["melded"] = [
-                _fixed(r["player"], f"{' '.join(m)} is not a meld", m, jokers500.fix_meld, m)
-                for m in r["melded"]
-            ]
-            table += r["melded"]
+        table = [m for r in results for m in r["melded"]]
         for r in results:
             r["laid_off"] = [_laid_off(r["player"], item, table) for item in r["laid_off"]]
         return "", results
@@ -85,7 +79,7 @@ def _joker_token(token: Any, where: str) -> str:
 def _canonical(result: dict[str, Any]) -> dict[str, Any]:
     player = result["player"]
     refuse_foreign_fields(result, ("groups",), "a Rummy 500 result shows melded, laid_off, in_hand")
-    melded = [[_joker_token(t, player) for t in m] for m in result.get("melded") or []]
+    melded = [_melded(player, m) for m in result.get("melded") or []]
     laid_off: list[Any] = []
     for item in result.get("laid_off") or []:
         if isinstance(item, list):
@@ -109,21 +103,35 @@ def _canonical(result: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def _melded(player: str, meld: list[Any]) -> list[str]:
+    """A melded meld, canonical with its jokers fixed (parsed once: most melds hold none)."""
+    try:
+        return _fixed(player, meld, jokers500.fix_meld, meld)
+    except (CardError, TypeError):
+        for t in meld:
+            _joker_token(t, player)  # raises, naming the card
+        raise
+
+
 def _laid_off(player: str, item: Any, table: list[list[str]]) -> Any:
     """A lay-off ``[card, [meld]]`` with its jokers fixed; a bare laid-off card as it is."""
     if not isinstance(item, list):
         return item
     card, target = item
-    what = f"{card} cannot be laid off on {' '.join(target)}"
-    return list(_fixed(player, what, target, jokers500.fix_lay_off, card, target, table))
+    return list(_fixed(player, target, jokers500.fix_lay_off, card, target, table, laid=card))
 
 
-def _fixed(player: str, what: str, meld: list[str], fix: Callable[..., Any], *args: Any) -> Any:
-    """``fix(*args)``, or the refusal naming the player, the meld and, when it is the cause,
-    the joker (`joker_not_named`, `joker_fixed`; else `invalid_meld`)."""
+def _fixed(
+    player: str, meld: list[Any], fix: Callable[..., Any], *args: Any, laid: str | None = None
+) -> Any:
+    """``fix(*args)``, or the refusal naming the player, the meld (and the card ``laid`` off on
+    it) and, when it is the cause, the joker (`joker_not_named`, `joker_fixed`; else
+    `invalid_meld`)."""
     try:
         return fix(*args)
     except rummy500.MeldError as exc:
+        shown = " ".join(map(str, meld))
+        what = f"{laid} cannot be laid off on {shown}" if laid else f"{shown} is not a meld"
         if isinstance(exc, jokers500.JokerNotFixed):
             code = GameErrorCode.JOKER_NOT_NAMED
             joker = {"joker": "PJ", "place": exc.place, "could_be": exc.could_be}

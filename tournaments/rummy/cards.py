@@ -77,26 +77,6 @@ def card_names(codes: Iterable[int]) -> list[str]:
     return [NAMES[c] for c in codes]
 
 
-def rank_of(code: int) -> int:
-    """1..13, or 0 for a printed joker."""
-    return 0 if code == PJ else code % 13 + 1
-
-
-def suit_of(code: int) -> int:
-    """0..3 (S H D C), or -1 for a printed joker."""
-    return -1 if code == PJ else code // 13
-
-
-def parse_rank(token: str | int) -> int:
-    """A bare rank (``K``, ``10``, ``T``) as 1..13."""
-    if type(token) is int and 1 <= token <= 13:
-        return token
-    rank = _RANK_INPUT.get(str(token).strip().upper())
-    if rank is None:
-        raise CardError(token, f"unknown rank {str(token)!r}")
-    return rank
-
-
 def overflow_errors(counts: Mapping[int, int], decks: int, jokers_per_deck: int) -> list[str]:
     """One sentence per card seen more often than ``decks`` decks hold (13-card and Rummy 500)."""
     errors = []

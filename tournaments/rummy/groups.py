@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
-from .cards import NAMES, NO_WILD, PJ, RANK_NAMES, SUITS, CardError, parse_card, parse_cards
+from .cards import NAMES, NO_WILD, PJ, RANK_NAMES, CardError, parse_card, parse_cards
 from .rules import ACES_WILD, DEFAULT, RuleSet
 
 PURE_SEQUENCE = "pure_sequence"
@@ -267,6 +267,3 @@ def classify_group(
     cs = tuple(parse_cards(cards))
     w = wild_rank(wild_joker, rules)
     return GroupResult(cs, KIND_NAMES[group_kind(cs, w, rules)], None, w, rules)
-
-
-SUIT_NAMES = SUITS

@@ -15,7 +15,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 
 from .cards import NAMES, PJ
-from .rummy500 import MeldError, Token, meld_kind, parse_joker
+from .rummy500 import MeldError, Token, kind_of, meld_kind, parse_joker
 
 
 class JokerNotFixed(MeldError):
@@ -42,8 +42,8 @@ def fix_meld(meld: Sequence[Token], *, arranged: bool = True) -> list[str]:
     """The meld in canonical notation with every sequence joker named (``PJ=8C``), or MeldError
     (JokerNotFixed when a joker could be more than one card). ``arranged=False``: the order of
     the cards says nothing (a laid-off card joins a meld at either end)."""
-    meld_kind(meld)  # the meld's shape, with its own reasons
     parsed = [parse_joker(t) for t in meld]
+    kind_of([c for c, _ in parsed], [n for _, n in parsed])  # the shape, with its reasons
     names = [_token(c, n) for c, n in parsed]
     open_places = [i for i, (c, n) in enumerate(parsed) if c == PJ and n is None]
     if not open_places:

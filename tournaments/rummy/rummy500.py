@@ -80,7 +80,11 @@ def meld_kind(meld: Sequence[Token]) -> str:
 
     Unnamed jokers in a meld that could be either are read as a set (name them to say otherwise).
     """
-    codes, named = _identities(meld)
+    return kind_of(*_identities(meld))
+
+
+def kind_of(codes: Sequence[int], named: Sequence[int | None]) -> str:
+    """``meld_kind`` of a parsed meld: each card's code, and the card a joker is named as."""
     if len(codes) < 3:
         raise MeldError(f"a meld needs at least 3 cards, got {len(codes)}")
     pairs = zip(codes, named, strict=True)

@@ -8,8 +8,8 @@ settlement that somehow ran twice could not pay twice: the ledger would return t
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from decimal import Decimal
 
 from djmoney.money import Money
@@ -24,11 +24,12 @@ from tournaments.payouts import (
 )
 from tournaments.references import game_key, game_reference
 from wallets import references
+from wallets.amounts import amount_text
 from wallets.errors import InsufficientFunds
 from wallets.models import CHIPS, Account, BonusLot, Bucket, PlatformAccount, Transfer
-from wallets.services.bonuses import BonusReturn, bonus_lots_locked, bonus_spend
-from wallets.services.ledger import Leg, TransferRequest, transfers_post
-from wallets.services.players import platform_accounts
+from wallets.services.accounts import platform_accounts
+from wallets.services.bonuses import BonusReturn, bonus_lots_locked, bonus_restore, bonus_spend
+from wallets.services.ledger import Leg, Posted, TransferRequest, transfers_post
 
 
 class PlayersShort(InsufficientFunds):
@@ -65,7 +66,7 @@ def paid_merged(paid: list, charged: list[tuple[str, Decimal]]) -> list[list[str
     merged: dict[str, Decimal] = {bucket: Decimal(amount) for bucket, amount in paid}
     for bucket, amount in charged:
         merged[bucket] = merged.get(bucket, ZERO) + amount
-    return [[bucket, f"{amount:.2f}"] for bucket, amount in merged.items()]
+    return [[bucket, amount_text(amount)] for bucket, amount in merged.items()]
 
 
 @dataclass(frozen=True)
@@ -185,40 +186,60 @@ def _bonus_key(seat: GamePlayer) -> str:
 
 def _short(players: list[str], amount: Decimal, game: Game) -> PlayersShort:
     return PlayersShort(
-        f"not enough money for the entry of {amount:.2f} {game.currency}: {', '.join(players)}",
-        details={"players": players, "amount": f"{amount:.2f}", "currency": game.currency},
+        f"not enough money for the entry of {amount_text(amount)} {game.currency}: "
+        f"{', '.join(players)}",
+        details={"players": players, "amount": amount_text(amount), "currency": game.currency},
     )
 
 
-def settlement_requests(
+@dataclass
+class Release:
+    """What emptying escrows must do: the transfers to post, and the bonus lots the refunds
+    return to (restored before the transfers post: `release_post`, the one place)."""
+
+    requests: list[TransferRequest] = field(default_factory=list)
+    bonus_returns: list[BonusReturn] = field(default_factory=list)
+
+    def add(self, other: Release) -> None:
+        self.requests += other.requests
+        self.bonus_returns += other.bonus_returns
+
+
+def release_post(release: Release) -> list[Posted]:
+    """Post what `settlement_release` said must happen: the bonus lots, then the transfers."""
+    bonus_restore(returns=release.bonus_returns)
+    return transfers_post(requests=release.requests)
+
+
+def settlement_release(
     *,
     game: Game,
     seats: Sequence[GamePlayer],
+    accounts: Mapping[int, Mapping[str, int]],
     settlement: Settlement,
     fee_id: int | None,
-    bonus_back: list[BonusReturn],
-) -> list[TransferRequest]:
+) -> Release:
     """The transfers that empty the escrow by `settlement`, at most two per game:
 
     - `game:<pk>:settlement` (kind settlement): prizes to winnings (chips to chips), the fee to
       the platform;
     - `game:<pk>:refunds` (kind refund): every refund, back to the buckets it came from.
 
-    Records the amounts on the game and its seats (seats need `accounts`:
-    `tournaments.queries.seats_with_accounts`), and appends to `bonus_back` what the refunds
-    return to bonus: the caller restores those lots (`bonus_restore`) before posting.
+    Records the amounts on the game and its seats (`accounts`: player pk -> bucket -> account
+    id, as `tournaments.queries.seating` reads them), and returns the transfers with what the
+    refunds return to bonus lots, for `release_post`.
     The keys are per game, so a game can never be paid twice whatever runs twice.
     """
     by_ext = {s.player.external_id: s for s in seats}
     currency = game.currency
     prize_bucket = Bucket.CHIPS if currency == CHIPS else Bucket.WINNINGS
-    requests = []
+    release = Release()
 
     def add(key: str, kind: str, legs: list[Leg], memo: str) -> None:
         if not legs:
             return
         out = -sum((leg.amount.amount for leg in legs), ZERO)
-        requests.append(
+        release.requests.append(
             TransferRequest(
                 kind=kind,
                 reference=game_reference(game.pk),
@@ -233,7 +254,7 @@ def settlement_requests(
         seat = by_ext[ext]
         seat.payout += amount
         if amount > 0:
-            prizes.append(Leg(seat.accounts[prize_bucket], Money(amount, currency)))
+            prizes.append(Leg(accounts[seat.player_id][prize_bucket], Money(amount, currency)))
     if settlement.fee > 0:
         prizes.append(Leg(fee_id or fee_account_id(), Money(settlement.fee, currency)))
     add("settlement", Transfer.Kind.SETTLEMENT, prizes, f"prizes and fee of {game.game_id}")
@@ -243,10 +264,12 @@ def settlement_requests(
         seat.refund += amount
         if amount > 0:
             back = refund_by_bucket(contributions(seat), amount, rounded_down=Bucket.BONUS)
-            refunds += [Leg(seat.accounts[b], Money(a, currency)) for b, a in back]
-            bonus_back += [BonusReturn(_bonus_key(seat), a) for b, a in back if b == Bucket.BONUS]
+            refunds += [Leg(accounts[seat.player_id][b], Money(a, currency)) for b, a in back]
+            release.bonus_returns += [
+                BonusReturn(_bonus_key(seat), a) for b, a in back if b == Bucket.BONUS
+            ]
     add("refunds", Transfer.Kind.REFUND, refunds, f"escrow of {game.game_id} returned")
     game.paid_out += sum(settlement.payouts.values(), ZERO)
     game.refunded += sum(settlement.refunds.values(), ZERO)
     game.fee += settlement.fee
-    return requests
+    return release

@@ -25,12 +25,10 @@ from tournaments.payouts import Settlement
 from tournaments.queries import (
     deal_is_stored,
     games_with_stored_deals_locked,
-    seats_with_accounts,
-    settlement_write_back,
+    seating,
 )
-from tournaments.services.escrow import fee_account_id, settlement_requests
-from wallets.services.bonuses import BonusReturn, bonus_restore
-from wallets.services.ledger import TransferRequest, transfers_post
+from tournaments.services.escrow import Release, fee_account_id, release_post, settlement_release
+from tournaments.services.write_back import settlement_write_back
 
 logger = logging.getLogger(__name__)
 
@@ -88,19 +86,18 @@ def games_settle(*, games: list[Game]) -> int:
     if not deals:
         return 0
     deals.sort(key=lambda d: (d.game_id, d.deal_no))
-    seats = seats_with_accounts(sorted({d.game_id for d in deals}))
+    seated = seating(sorted({d.game_id for d in deals}))
+    seats = seated.seats
     fee_id = fee_account_id()
-    requests: list[TransferRequest] = []
-    bonus_back: list[BonusReturn] = []
+    release = Release()
     spans: list[tuple[Deal, int, int]] = []
     for deal in deals:
         game = by_pk[deal.game_id]
-        first = len(requests)
+        first = len(release.requests)
         if game.status == Game.Status.OPEN:
-            requests += _score(game, seats[game.pk], deal, fee_id, bonus_back)
-        spans.append((deal, first, len(requests)))
-    bonus_restore(returns=bonus_back)
-    posted = transfers_post(requests=requests)
+            release.add(_score(game, seats[game.pk], seated.accounts, deal, fee_id))
+        spans.append((deal, first, len(release.requests)))
+    posted = release_post(release)
     links = [(deal.pk, p.transfer_id) for deal, first, last in spans for p in posted[first:last]]
     settlement_write_back(
         [by_pk[pk] for pk in seats],
@@ -121,11 +118,12 @@ def unsettled_deal_ids(*, older_than: timedelta) -> list[int]:
 def _score(
     game: Game,
     seats: list[GamePlayer],
+    accounts: dict[int, dict[str, int]],
     deal: Deal,
     fee_id: int,
-    bonus_back: list[BonusReturn],
-) -> list[TransferRequest]:
-    """Score one deal, update the standings by its format; the transfers if it ends the game."""
+) -> Release:
+    """Score one deal, update the standings by its format; what must be posted if it ends the
+    game."""
     terms = game.game_terms
     fmt = format_of(terms.format)
     score = fmt.score_deal(terms, deal.wild_joker, deal.results)
@@ -135,15 +133,15 @@ def _score(
     table = Table(terms, seats, game.collected, game.deals_played)
     result = fmt.apply_deal(table, deal.results, score.points)
     if result is None:
-        return []
+        return Release()
     _check_adds_up(game, result)
-    requests = settlement_requests(
-        game=game, seats=seats, settlement=result, fee_id=fee_id, bonus_back=bonus_back
+    release = settlement_release(
+        game=game, seats=seats, accounts=accounts, settlement=result, fee_id=fee_id
     )
     game.status = Game.Status.FINISHED
     game.outcome = "won"
     game.finished_at = timezone.now()
-    return requests
+    return release
 
 
 def _check_adds_up(game: Game, result: Settlement) -> None:
@@ -160,13 +158,12 @@ def game_finish(
 ) -> list[int]:
     """Empty the escrow by `result` and close the game (split, cancel); caller holds the lock."""
     _check_adds_up(game, result)
-    seats = seats_with_accounts([game.pk])[game.pk]
-    bonus_back: list[BonusReturn] = []
-    requests = settlement_requests(
-        game=game, seats=seats, settlement=result, fee_id=None, bonus_back=bonus_back
+    seated = seating([game.pk])
+    seats = seated.seats[game.pk]
+    release = settlement_release(
+        game=game, seats=seats, accounts=seated.accounts, settlement=result, fee_id=None
     )
-    bonus_restore(returns=bonus_back)
-    posted = transfers_post(requests=requests)
+    posted = release_post(release)
     game.status = status
     game.outcome = outcome
     game.finished_at = timezone.now()

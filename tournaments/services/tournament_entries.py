@@ -7,10 +7,8 @@ Lock order, everywhere: the tournament row (`FOR SHARE` here; start, cancel and 
 Registrations share the tournament row and claim different seats and escrow shards, so they do
 not wait for each other.
 
-An entry or rebuy counts against the client's hourly escrow cap like a game's entry
-(`wallets.services.client_guards.escrow_cap_take`, in `entry_post`): the tournament's escrow
-accounts carry the client's escrow code prefix. A capped client's registrations therefore wait
-for each other on its row (the cap's own design); an uncapped client's do not.
+The per-client escrow cap (issue 21 item 6, `escrow_cap_take`) counts an entry or rebuy here
+as it counts a game's entry: `entry_post` takes it.
 """
 
 from __future__ import annotations
@@ -98,6 +96,7 @@ def entry_post(
     from each bucket. `insufficient_funds` names the shortfall."""
     terms = terms_of(tournament)
     player = registration.player
+    escrow_cap_take(client=tournament.client, amount=amount, currency=tournament.currency)
     plans = entry_plans(
         player_ids=[player.pk],
         order=terms.entry_buckets,
@@ -106,7 +105,6 @@ def entry_post(
     )
     if player.pk in plans.short:
         raise _short(player, amount, plans.short[player.pk], tournament.currency)
-    escrow_cap_take(client=tournament.client, amount=amount, currency=tournament.currency)
     request = TransferRequest(
         kind=Transfer.Kind.ENTRY,
         reference=tournament_reference(tournament.pk),

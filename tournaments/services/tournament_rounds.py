@@ -42,8 +42,8 @@ from tournaments.services.tournament_entries import (
 from tournaments.services.tournament_setup import terms_of
 from tournaments.tournament_terms import Standing, qualified_of
 from wallets.models import CHIPS, Account, ApiClient, Bucket, PlatformAccount, Transfer
+from wallets.services.accounts import platform_accounts
 from wallets.services.ledger import Leg, TransferRequest, transfers_post
-from wallets.services.players import platform_accounts
 
 Status = Tournament.Status
 

@@ -10,14 +10,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import csv
+from collections.abc import Iterable, Sequence
 from datetime import date, datetime, time, timedelta
 
 from django import forms
 from django.contrib import admin
 from django.contrib.admin.views.main import ChangeList
 from django.core.validators import MaxValueValidator, MinValueValidator
-from django.http import HttpResponseForbidden
+from django.http import HttpResponse, HttpResponseForbidden
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone
@@ -102,6 +103,17 @@ def money_display(
     display.short_description = description or field.replace("_", " ")
     if order:
         display.admin_order_field = field
+    return display
+
+
+def percent_display(field: str, description: str):
+    """A percentage column or read-only field: `40.00%`, never a bare `40.00`."""
+
+    @admin.display(description=description, ordering=field)
+    def display(self, obj):
+        value = getattr(obj, field)
+        return "-" if value is None else f"{value}%"
+
     return display
 
 
@@ -204,3 +216,14 @@ def permission_denied(request, exception=None):
         "reason": str(exception or ""),
     }
     return HttpResponseForbidden(render_to_string("403.html", context, request=request))
+
+
+def csv_response(name: str, header: list[str], rows: Iterable[list]) -> HttpResponse:
+    """A CSV download (`name`, with any `:` of an account code or player id made `_`): the header
+    names the unit, the values stay plain decimals (`amount_text`)."""
+    response = HttpResponse(content_type="text/csv")
+    response["Content-Disposition"] = f'attachment; filename="{name.replace(":", "_")}"'
+    writer = csv.writer(response)
+    writer.writerow(header)
+    writer.writerows(rows)
+    return response

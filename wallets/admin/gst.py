@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from django.contrib import admin
 
-from wallets.admin.base import NoDeleteAdmin, ReadOnlyAdmin
+from wallets.admin.base import NoDeleteAdmin, ReadOnlyAdmin, percent_display
 from wallets.admin.proposals import ProposalAdmin, ProposalForm
 from wallets.models import GstRate, GstRateProposal
 from wallets.services import gst_rates
@@ -13,8 +13,12 @@ from wallets.services import gst_rates
 
 @admin.register(GstRate)
 class GstRateAdmin(ReadOnlyAdmin):
-    list_display = ["effective_from", "rate_percent", "source", "created_at"]
+    list_display = ["effective_from", "rate_shown", "source", "created_at"]
     ordering = ["-effective_from"]
+    readonly_fields = ["effective_from", "rate_shown", "source", "created_at"]
+    fields = readonly_fields
+
+    rate_shown = percent_display("rate_percent", "rate")
 
 
 class GstRateProposalForm(ProposalForm):
@@ -33,18 +37,20 @@ class GstRateProposalAdmin(ProposalAdmin, NoDeleteAdmin):
     approve_effect = (
         "adds the rate from its first day on (refused once that day has come: never retroactive)"
     )
-    list_display = ["id", "effective_from", "rate_percent", "status", "proposed_by", "decided_by"]
+    list_display = ["id", "effective_from", "rate_shown", "status", "proposed_by", "decided_by"]
     list_filter = ["status"]
     list_select_related = ["proposed_by", "decided_by"]
     actions = ["approve", "reject"]
     form = GstRateProposalForm
     readonly_fields = [
         "effective_from",
-        "rate_percent",
+        "rate_shown",
         "source",
         *ProposalAdmin.decision_fields,
         "rate",
     ]
+
+    rate_shown = percent_display("rate_percent", "rate")
 
     def get_fields(self, request, obj=None):
         return GstRateProposalForm.Meta.fields if obj is None else self.readonly_fields

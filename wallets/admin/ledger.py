@@ -11,7 +11,6 @@ transfers, entries.
 
 from __future__ import annotations
 
-import csv
 from collections import defaultdict
 from datetime import timedelta
 from urllib.parse import urlencode
@@ -36,6 +35,7 @@ from wallets.admin.base import (
     ReadOnlyInline,
     TermSearch,
     changelist_link,
+    csv_response,
     link,
     money_display,
     money_html,
@@ -44,6 +44,7 @@ from wallets.admin.base import (
 from wallets.admin.paging import LargeTablePaginator
 from wallets.admin.protection import BonusLotInline, ProtectionChangeInline, protection_summary
 from wallets.admin.regions import PlayerRegionAdmin
+from wallets.amounts import amount_text
 from wallets.formatting import unit
 from wallets.models import BUCKET_CURRENCY, Account, Bucket, Entry, Player, Transfer
 from wallets.selectors import account_balances
@@ -197,41 +198,37 @@ def _pages(stmt: ledger.Statement, params: dict) -> dict:
 
 def _statement_csv(stmt: ledger.Statement) -> HttpResponse:
     """Every line of the range (no pages); headers name the unit, values stay plain decimals."""
-    response = HttpResponse(content_type="text/csv")
-    name = f"statement-{stmt.account.code}-{stmt.start:%Y%m%d}-{stmt.end:%Y%m%d}.csv"
-    response["Content-Disposition"] = f'attachment; filename="{name.replace(":", "_")}"'
-    writer = csv.writer(response)
     currency = stmt.account.currency
     shown = unit(currency)
-    writer.writerow(
-        [
-            "time",
-            "transfer",
-            "kind",
-            "reference",
-            "memo",
-            f"amount ({shown})",
-            f"balance ({shown})",
-            "currency",
-        ]
-    )
-    writer.writerow(["", "", "opening", "", "", "", f"{stmt.opening.amount:.2f}", currency])
+    header = [
+        "time",
+        "transfer",
+        "kind",
+        "reference",
+        "memo",
+        f"amount ({shown})",
+        f"balance ({shown})",
+        "currency",
+    ]
+    rows = [["", "", "opening", "", "", "", amount_text(stmt.opening.amount), currency]]
     for line in stmt.lines:
         e = line.entry
-        writer.writerow(
+        rows.append(
             [
                 timezone.localtime(e.created_at).isoformat(),
                 e.transfer_id,
                 e.transfer.kind,
                 e.transfer.reference,
                 e.transfer.memo,
-                f"{e.amount.amount:.2f}",
-                f"{line.running_balance.amount:.2f}",
+                amount_text(e.amount.amount),
+                amount_text(line.running_balance.amount),
                 currency,
             ]
         )
-    writer.writerow(["", "", "closing", "", "", "", f"{stmt.closing.amount:.2f}", currency])
-    return response
+    rows.append(["", "", "closing", "", "", "", amount_text(stmt.closing.amount), currency])
+    return csv_response(
+        f"statement-{stmt.account.code}-{stmt.start:%Y%m%d}-{stmt.end:%Y%m%d}.csv", header, rows
+    )
 
 
 @admin.register(Account)

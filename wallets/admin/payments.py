@@ -1,27 +1,24 @@
-"""Money out and tax in admin: the withdrawal queue (KYC and the year's tax position beside
-each request), its reviews (maker-checker: `ProposalAdmin`, `proposal_decide`), KYC records,
-TDS year ends, and the reports finance files: a player's tax statement, TDS per quarter, GST
-per month (each also as CSV)."""
+"""Money out in admin: the withdrawal queue (KYC and the year's tax position beside each
+request), its reviews (maker-checker: `ProposalAdmin`, `proposal_decide`), KYC records and TDS
+year ends. The tax reports live under the queue's URLs (`tax_reports.py`)."""
 
 from __future__ import annotations
 
-import csv
 from collections.abc import Iterable
 
 from django import forms
 from django.contrib import admin, messages
 from django.contrib.admin.views.main import ChangeList
 from django.core.exceptions import PermissionDenied
-from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
-from django.template.response import TemplateResponse
+from django.http import HttpRequest, HttpResponseRedirect
 from django.urls import path, reverse
-from django.utils import timezone
 from django.utils.html import format_html
 
 from rummy_ledger.errors import DomainError
 from wallets import selectors, tax
 from wallets.admin.base import ReadOnlyAdmin, link, money_display, money_html
 from wallets.admin.proposals import ProposalAdmin
+from wallets.admin.tax_reports import tax_report_urls
 from wallets.formatting import money
 from wallets.models import (
     CASH,
@@ -32,9 +29,11 @@ from wallets.models import (
     Withdrawal,
     WithdrawalReview,
 )
-from wallets.services import proposals
 from wallets.services.flows import flagged_pairs_of
 from wallets.services.tax import TaxPosition, tax_positions
+from wallets.services.withdrawals import withdrawal_review_propose
+
+TAX_POSITION = "tax position (FY of the request)"
 
 
 def _position_text(position: TaxPosition | None) -> str:
@@ -51,18 +50,19 @@ def _kyc_text(player: Player) -> str:
     return f"{player.kyc_status} {player.pan}".strip()
 
 
-def attach_positions(withdrawals: Iterable[Withdrawal]) -> None:
-    """Each withdrawal's player's position in the year of its request, as `obj.position`: a
-    few grouped queries per year shown, however many rows."""
+def positions_of(withdrawals: Iterable[Withdrawal]) -> dict[int, TaxPosition]:
+    """Each withdrawal's (by pk) player's position in the year of its request: a few grouped
+    queries per year shown, however many rows."""
     by_year: dict[str, list[Withdrawal]] = {}
     for w in withdrawals:
         by_year.setdefault(tax.financial_year_of(w.requested_at).label, []).append(w)
+    found: dict[int, TaxPosition] = {}
     for label, rows in by_year.items():
         positions = tax_positions(
             player_ids=[w.player_id for w in rows], fy=tax.financial_year(label)
         )
-        for w in rows:
-            w.position = positions[w.player_id]
+        found.update({w.pk: positions[w.player_id] for w in rows})
+    return found
 
 
 class WaitingFilter(admin.SimpleListFilter):
@@ -82,10 +82,42 @@ class WaitingFilter(admin.SimpleListFilter):
         return queryset
 
 
+def _brief_text(position: TaxPosition) -> str:
+    """The list's narrower column: what the year's withdrawals were taxed (all: the page)."""
+    return (
+        f"FY {position.fy.label}: net winnings taxed {money(position.taxed_net_winnings)}, "
+        f"TDS {money(position.tds)}"
+    )
+
+
+TAX_BRIEF = "tax (FY of the request)"
+# The columns that show a withdrawal's tax position: description, text of a position
+POSITION_COLUMNS = {
+    "tax_position": (TAX_POSITION, _position_text),
+    "tax_brief": (TAX_BRIEF, _brief_text),
+}
+
+
 class PositionedChangeList(ChangeList):
+    """The page's tax positions are read once (`positions_of`) and shown by their own columns."""
+
     def get_results(self, request):
         super().get_results(request)
-        attach_positions(self.result_list)
+        positions = positions_of(self.result_list)
+
+        def column(name: str):
+            description, text = POSITION_COLUMNS[name]
+
+            @admin.display(description=description)
+            def shown(obj):
+                return text(positions[obj.pk])
+
+            shown.__name__ = name  # the column's CSS class, as the admin method's
+            return shown
+
+        self.list_display = [
+            column(name) if name in POSITION_COLUMNS else name for name in self.list_display
+        ]
 
 
 class ReviewForm(forms.Form):
@@ -93,70 +125,6 @@ class ReviewForm(forms.Form):
         widget=forms.Textarea(attrs={"rows": 2}),
         help_text="what you checked (the player, the KYC, the bank account, the tax position)",
     )
-
-
-class FinancialYearField(forms.CharField):
-    def __init__(self, **kwargs):
-        super().__init__(max_length=7, strip=False, help_text="like 2026-27", **kwargs)
-
-    def clean(self, value):
-        try:  # exactly the label, as the API takes it: nothing around it
-            return tax.financial_year(super().clean(value))
-        except tax.TaxError as exc:
-            raise forms.ValidationError(str(exc)) from exc
-
-
-class TaxStatementForm(forms.Form):
-    player = forms.CharField(max_length=64, help_text="the player's id")
-    fy = FinancialYearField()
-
-    def clean_player(self):
-        player = Player.objects.filter(external_id=self.cleaned_data["player"].strip()).first()
-        if player is None:
-            raise forms.ValidationError("No such player.")
-        return player
-
-
-class QuarterForm(forms.Form):
-    fy = FinancialYearField()
-    quarter = forms.TypedChoiceField(
-        choices=[(1, "Q1 April-June"), (2, "Q2 July-September"), (3, "Q3 October-December"),
-                 (4, "Q4 January-March")],
-        coerce=int,
-    )  # fmt: skip
-
-
-class MonthsForm(forms.Form):
-    start = forms.DateField(
-        widget=forms.DateInput(attrs={"type": "month"}, format="%Y-%m"),
-        input_formats=["%Y-%m", "%Y-%m-%d"],
-        help_text="first month",
-    )
-    end = forms.DateField(
-        widget=forms.DateInput(attrs={"type": "month"}, format="%Y-%m"),
-        input_formats=["%Y-%m", "%Y-%m-%d"],
-        help_text="last month (inclusive)",
-    )
-
-    def clean(self):
-        data = super().clean()
-        if data.get("start") and data.get("end"):
-            if data["end"] < data["start"]:
-                raise forms.ValidationError("The last month comes before the first.")
-            try:
-                tax.months_checked(data["start"], data["end"])
-            except tax.TaxError as exc:
-                raise forms.ValidationError(str(exc)) from exc
-        return data
-
-
-def _csv(name: str, header: list[str], rows: Iterable[list]) -> HttpResponse:
-    response = HttpResponse(content_type="text/csv")
-    response["Content-Disposition"] = f'attachment; filename="{name}"'
-    writer = csv.writer(response)
-    writer.writerow(header)
-    writer.writerows(rows)
-    return response
 
 
 @admin.register(Withdrawal)
@@ -186,11 +154,13 @@ class WithdrawalAdmin(ReadOnlyAdmin):
         "reference",
         "status",
         "amount",
+        "from_deposit",
         "net_winnings_shown",
         "taxed_net_winnings_shown",
         "tds_shown",
         "payout",
         "pan_shown",
+        "pan_required",
         "kyc",
         "tax_position",
         "needs_approval",
@@ -223,20 +193,13 @@ class WithdrawalAdmin(ReadOnlyAdmin):
     def kyc(self, obj):
         return _kyc_text(obj.player)
 
-    @admin.display(description="tax position (FY of the request)")
+    @admin.display(description=TAX_POSITION)
     def tax_position(self, obj):
-        if not hasattr(obj, "position"):
-            attach_positions([obj])
-        return _position_text(obj.position)
+        return _position_text(positions_of([obj])[obj.pk])
 
-    @admin.display(description="tax (FY of the request)")
+    @admin.display(description=TAX_BRIEF)
     def tax_brief(self, obj):
-        """The list's narrower column: what the year's withdrawals were taxed (all: the page)."""
-        position = obj.position
-        return (
-            f"FY {position.fy.label}: net winnings taxed {money(position.taxed_net_winnings)}, "
-            f"TDS {money(position.tds)}"
-        )
+        return _brief_text(positions_of([obj])[obj.pk])
 
     @admin.display(description="review")
     def review_link(self, obj):
@@ -276,9 +239,7 @@ class WithdrawalAdmin(ReadOnlyAdmin):
 
         return [
             path("<int:pk>/review/", view(self.review_view), name="wallets_withdrawal_review"),
-            path("tax-statement/", view(self.statement_view), name="wallets_tax_statement"),
-            path("tds-report/", view(self.tds_view), name="wallets_tds_report"),
-            path("gst-report/", view(self.gst_view), name="wallets_gst_report"),
+            *tax_report_urls(self),
             *super().get_urls(),
         ]
 
@@ -288,7 +249,7 @@ class WithdrawalAdmin(ReadOnlyAdmin):
         form = ReviewForm(request.POST)
         note = form.cleaned_data["note"] if form.is_valid() else ""
         try:
-            review = proposals.withdrawal_review_propose(
+            review = withdrawal_review_propose(
                 proposed_by=request.user, withdrawal_id=pk, reason=note
             )
         except DomainError as exc:
@@ -298,113 +259,6 @@ class WithdrawalAdmin(ReadOnlyAdmin):
         return HttpResponseRedirect(
             reverse("admin:wallets_withdrawalreview_change", args=[review.pk])
         )
-
-    # --- reports ------------------------------------------------------------------------------
-
-    def _report(self, request, template: str, title: str, **context) -> TemplateResponse:
-        context = {
-            **self.admin_site.each_context(request),
-            "opts": self.model._meta,
-            "title": title,
-            **context,
-        }
-        if "form" in context and context["form"].is_bound and context["form"].is_valid():
-            csv_query = request.GET.copy()
-            csv_query["format"] = "csv"
-            context["csv_query"] = csv_query
-        return TemplateResponse(request, f"admin/wallets/withdrawal/{template}", context)
-
-    def _check_view(self, request) -> None:
-        if not self.has_view_permission(request):
-            raise PermissionDenied
-
-    def statement_view(self, request: HttpRequest):
-        """A player's tax statement for one financial year."""
-        self._check_view(request)
-        form = TaxStatementForm(request.GET or None)
-        position = rows = None
-        if form.is_bound and form.is_valid():
-            player, fy = form.cleaned_data["player"], form.cleaned_data["fy"]
-            position = tax_positions(player_ids=[player.pk], fy=fy)[player.pk]
-            rows = player.withdrawals.filter(
-                requested_at__gte=fy.start, requested_at__lt=fy.end
-            ).order_by("requested_at", "pk")
-            if request.GET.get("format") == "csv":
-                return _statement_csv(player, position, rows)
-        return self._report(
-            request, "tax_statement.html", "Tax statement", form=form, position=position, rows=rows
-        )
-
-    def tds_view(self, request: HttpRequest):
-        """TDS withheld in a quarter, line by line, for the quarterly return."""
-        self._check_view(request)
-        form = QuarterForm(request.GET or None)
-        lines = None
-        if form.is_bound and form.is_valid():
-            fy, quarter = form.cleaned_data["fy"], form.cleaned_data["quarter"]
-            start, end = fy.quarter(quarter)
-            lines = selectors.tds_filing_lines(start=start, end=end)
-            if request.GET.get("format") == "csv":
-                return _csv(
-                    f"tds-{fy.label}-q{quarter}.csv",
-                    ["date", "pan", "player", "kind", "reference", "amount paid",
-                     "net winnings", "tds"],
-                    ([timezone.localtime(x.date).date().isoformat(), x.pan, x.player, x.kind,
-                      x.reference, f"{x.amount_paid:.2f}", f"{x.net_winnings:.2f}",
-                      f"{x.tds:.2f}"] for x in lines),
-                )  # fmt: skip
-        total = sum((x.tds for x in lines or []), tax.ZERO)
-        return self._report(
-            request, "tds_report.html", "TDS per quarter", form=form, lines=lines, total=total
-        )
-
-    def gst_view(self, request: HttpRequest):
-        """GST on deposits per month and rate (each deposit at its own recorded rate)."""
-        self._check_view(request)
-        today = timezone.localdate()
-        form = MonthsForm(request.GET or {"start": today.replace(day=1), "end": today})
-        months = None
-        if form.is_valid():
-            first, last = form.cleaned_data["start"], form.cleaned_data["end"]
-            start = tax.month_span(first.year, first.month)[0]
-            end = tax.month_span(last.year, last.month)[1]
-            months = selectors.gst_months(start=start, end=end)
-            if request.GET.get("format") == "csv":
-                return _csv(
-                    f"gst-{first:%Y-%m}-{last:%Y-%m}.csv",
-                    ["month", "rate", "deposits", "amount", "gst", "net"],
-                    ([f"{m.month:%Y-%m}", f"{m.rate:.2f}", m.deposits, f"{m.amount:.2f}",
-                      f"{m.gst:.2f}", f"{m.net:.2f}"] for m in months),
-                )  # fmt: skip
-        return self._report(
-            request, "gst_report.html", "GST per month and rate", form=form, months=months
-        )
-
-
-def _statement_csv(player: Player, position: TaxPosition, rows) -> HttpResponse:
-    fy = position.fy
-    lines: list[list] = [
-        ["opening", "", f"{position.opening:.2f}", "", ""],
-        ["deposits", "", f"{position.deposits:.2f}", "", ""],
-    ]
-    for w in rows:
-        lines.append(
-            [f"withdrawal {w.reference}", w.status, f"{w.amount.amount:.2f}",
-             f"{w.net_winnings:.2f}", f"{w.tds.amount:.2f}"]
-        )  # fmt: skip
-    end = position.year_end
-    if end is not None:
-        lines.append(["year end closing", "", f"{end.closing:.2f}", f"{end.net_winnings:.2f}",
-                      f"{end.withheld:.2f}"])  # fmt: skip
-    lines.append(
-        ["total (failed and rejected withdrawals excluded)", "", f"{position.withdrawals:.2f}",
-         f"{position.taxed_net_winnings:.2f}", f"{position.tds:.2f}"]
-    )  # fmt: skip
-    return _csv(
-        f"tax-{player.external_id}-{fy.label}.csv".replace(":", "_"),
-        ["line", "status", "amount", "net winnings", "tds"],
-        lines,
-    )
 
 
 def _of_withdrawal(name: str, description: str = ""):
@@ -464,10 +318,9 @@ class WithdrawalReviewAdmin(ProposalAdmin, ReadOnlyAdmin):
     def kyc(self, obj):
         return _kyc_text(obj.withdrawal.player)
 
-    @admin.display(description="tax position (FY of the request)")
+    @admin.display(description=TAX_POSITION)
     def tax_position(self, obj):
-        attach_positions([obj.withdrawal])
-        return _position_text(obj.withdrawal.position)
+        return _position_text(positions_of([obj.withdrawal])[obj.withdrawal_id])
 
 
 @admin.register(KycRecord)

@@ -40,6 +40,7 @@ from wallets.admin.base import (
 from wallets.models import BUCKET_CURRENCY, Adjustment, Reversal, Transfer
 from wallets.selectors import reversal_effect
 from wallets.services import proposals
+from wallets.services.adjustments import adjustment_checked, adjustment_propose
 
 
 class ProposalForm(forms.ModelForm):
@@ -175,7 +176,7 @@ class AdjustmentForm(ProposalForm):
         fields = ["player", "bucket", "direction", "reason"]
 
     def check(self, data: dict) -> None:
-        proposals.adjustment_checked(
+        adjustment_checked(
             player=data["player"],
             bucket=data["bucket"],
             direction=data["direction"],
@@ -228,7 +229,7 @@ class AdjustmentAdmin(TermSearch, ProposalAdmin, NoDeleteAdmin):
         return [] if obj is None else self.readonly_fields
 
     def propose(self, request, data):
-        return proposals.adjustment_propose(
+        return adjustment_propose(
             proposed_by=request.user,
             player=data["player"],
             bucket=data["bucket"],

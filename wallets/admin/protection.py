@@ -18,7 +18,7 @@ from wallets.admin.base import NoDeleteAdmin, ReadOnlyAdmin, ReadOnlyInline, lin
 from wallets.admin.proposals import ProposalAdmin, ProposalForm
 from wallets.formatting import ist, money
 from wallets.models import CASH, BonusGrant, BonusLot, ProtectionChange
-from wallets.services import proposals
+from wallets.services.bonuses import bonus_grant_propose
 from wallets.services.protection import PERMANENT, protection_of
 
 
@@ -120,7 +120,7 @@ class BonusGrantAdmin(ProposalAdmin, NoDeleteAdmin):
         return [] if obj is None else self.readonly_fields
 
     def propose(self, request, data):
-        return proposals.bonus_grant_propose(
+        return bonus_grant_propose(
             proposed_by=request.user,
             player=data["player"],
             amount=Money(data["amount_value"], CASH),

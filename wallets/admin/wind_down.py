@@ -11,8 +11,7 @@ from django.http import HttpRequest
 from django.urls import path, reverse
 from django.utils.html import format_html
 
-from wallets.admin.base import NoDeleteAdmin, ReadOnlyInline
-from wallets.admin.payments import _csv
+from wallets.admin.base import NoDeleteAdmin, ReadOnlyInline, csv_response
 from wallets.admin.proposals import ProposalAdmin, ProposalForm
 from wallets.models import WindDown, WindDownLine
 from wallets.services import wind_down as service
@@ -104,6 +103,6 @@ class WindDownAdmin(ProposalAdmin, NoDeleteAdmin):
         wind_down = self.get_object(request, str(pk))
         if wind_down is None or not self.has_view_permission(request, wind_down):
             raise PermissionDenied
-        return _csv(
+        return csv_response(
             f"wind-down-{pk}.csv", service.REPORT_HEADER, service.wind_down_report_rows(wind_down)
         )

@@ -11,6 +11,7 @@ from rummy_ledger.api.fields import (
     StrictSerializer,
 )
 from wallets import regions
+from wallets.amounts import amount_text
 from wallets.models import CASH
 from wallets.money import MoneyError, amount_pattern, parse_amount
 from wallets.services.kyc import PAN_INPUT
@@ -52,7 +53,7 @@ class AmountField(serializers.Field):
         return money
 
     def to_representation(self, value):
-        return f"{value.amount:.2f}"
+        return amount_text(value.amount)
 
 
 def reference_field(help_text: str) -> StrictCharField:

@@ -12,6 +12,7 @@ from rummy_ledger.api.auth import HasScope
 from rummy_ledger.api.idempotency import IDEMPOTENCY_HEADER_OPTIONAL, idempotent
 from rummy_ledger.api.schema import error_codes
 from wallets import selectors, tax
+from wallets.amounts import amount_text
 from wallets.api import serializers as s
 from wallets.errors import FinancialYearInvalid
 from wallets.errors import WalletErrorCode as W
@@ -27,7 +28,7 @@ UNKNOWN_PLAYER = {404: [W.UNKNOWN_PLAYER]}
 
 
 def _money(value) -> str:
-    return f"{getattr(value, 'amount', value):.2f}"
+    return amount_text(getattr(value, "amount", value))
 
 
 def _created(created: bool) -> int:
@@ -71,7 +72,7 @@ class DepositView(APIView):
         "by reference)",
         extensions=error_codes(
             {
-                400: [W.REGION_INVALID],
+                400: [W.REGION_INVALID, W.DEPOSIT_BELOW_MINIMUM],
                 409: [
                     W.DEPOSIT_LIMIT,
                     W.SELF_EXCLUDED,

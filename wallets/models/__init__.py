@@ -6,7 +6,7 @@ API clients), `finance` (proposals, reconciliation reports, gateway statements),
 (pairings of API clients, whose players are whose)."""
 
 from wallets.models.bonus import BonusGrant, BonusLot, BonusSpend
-from wallets.models.clients import ClientPairing, PlayerClient
+from wallets.models.clients import ClientEscrowTake, ClientPairing, PlayerClient
 from wallets.models.finance import (
     Adjustment,
     Discrepancy,
@@ -48,6 +48,7 @@ __all__ = [
     "BonusLot",
     "BonusSpend",
     "Bucket",
+    "ClientEscrowTake",
     "ClientPairing",
     "DepositGst",
     "Discrepancy",

@@ -49,3 +49,18 @@ class PlayerClient(models.Model):
 
     def __str__(self) -> str:
         return f"{self.player} of {self.client}"
+
+
+class ClientEscrowTake(models.Model):
+    """INR a capped games client's game or tournament took into escrow (`escrow_cap_take`): the
+    rolling hour of its cap is summed here, whatever the escrow account is called."""
+
+    client = models.ForeignKey(ApiClient, on_delete=models.PROTECT, related_name="+")
+    amount = models.DecimalField(max_digits=14, decimal_places=2)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["client", "created_at"], name="escrowtake_client_time")]
+
+    def __str__(self) -> str:
+        return f"{self.client}: {self.amount} at {self.created_at:%Y-%m-%d %H:%M}"

@@ -185,7 +185,7 @@ class ReconciliationReport(models.Model):
 
 class Discrepancy(models.Model):
     """One thing a reconciliation check found. The kinds are the checks' own (each registers
-    the kinds it reports with a description: `wallets.reconciliation.registry`)."""
+    the kinds it reports with a description: `wallets.reconciliation.runner`)."""
 
     report = models.ForeignKey(
         ReconciliationReport, on_delete=models.CASCADE, related_name="discrepancies"

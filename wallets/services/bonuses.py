@@ -23,15 +23,18 @@ from datetime import datetime, timedelta
 from decimal import Decimal
 
 from django.conf import settings
+from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.db.models import F, Q
 from django.utils import timezone
 from djmoney.money import Money
 
 from wallets import references
-from wallets.errors import InsufficientFunds
+from wallets.errors import InsufficientFunds, ProposalInvalid
 from wallets.models import (
+    BUCKET_CURRENCY,
     CASH,
+    BonusGrant,
     BonusLot,
     BonusSpend,
     Bucket,
@@ -39,8 +42,10 @@ from wallets.models import (
     Player,
     Transfer,
 )
+from wallets.money import money_checked
+from wallets.services.accounts import platform_accounts, player_accounts
 from wallets.services.ledger import ZERO, Leg, Posted, transfer_post
-from wallets.services.players import platform_accounts, player_accounts
+from wallets.services.proposals import permission_required, reason_required
 from wallets.services.real_money import without_real_money
 
 
@@ -252,3 +257,35 @@ def bonus_follow_reversal(*, bonus_moves: dict[int, Decimal], posted: Sequence[P
 def _lots_take(*, player_id: int, amount: Decimal) -> None:
     lots = BonusLot.objects.filter(player_id=player_id, remaining__gt=0)
     _drain(lots.order_by("expires_at", "pk").select_for_update(), amount)
+
+
+# --- grants by finance staff (a proposal kind: `wallets.services.proposals`) --------------------
+
+
+def bonus_grant_propose(
+    *, proposed_by: AbstractBaseUser, player: Player, amount: Money, reason: str
+) -> BonusGrant:
+    permission_required(proposed_by, "wallets.add_bonusgrant")
+    amount = money_checked(Money(amount.amount, BUCKET_CURRENCY[Bucket.BONUS]))
+    if amount.amount <= 0:
+        raise ProposalInvalid("a bonus grant credits a positive amount")
+    return BonusGrant.objects.create(
+        player=player,
+        amount=amount,
+        reason=reason_required(reason, "a bonus grant"),
+        proposed_by=proposed_by,
+    )
+
+
+def bonus_grant_post(grant: BonusGrant) -> None:
+    key = references.join("bonus-grant", grant.pk)
+    posted = bonus_grant(
+        player=grant.player,
+        amount=grant.amount,
+        source=BonusLot.Source.GRANT,
+        reference=key,
+        idempotency_key=key,
+        memo=grant.reason[:255],
+    )
+    grant.transfer_id = posted.transfer_id
+    grant.save(update_fields=["transfer"])

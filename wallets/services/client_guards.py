@@ -4,11 +4,13 @@ can stake only its paired payments clients' players, and only so much an hour.
 - `players_seatable_check`: with `paired_players_only`, every player must have been reported
   (a deposit or a KYC result: `player_client_link`) by a payments client the games client is
   paired with (`ClientPairing`); 403 `player_not_paired` naming the others.
-- `escrow_cap_take`: with `hourly_escrow_cap`, the INR its games took into escrow in the last
-  hour plus this take must stay within the cap; 409 `client_cap`. The one function every taking
-  into escrow calls (game entries and rejoins now; tournament entries when they come). It locks
-  the client's row until the transaction ends, so concurrent takes of one client count each
-  other; a client without a cap takes no lock.
+- `escrow_cap_take`: with `hourly_escrow_cap`, the INR its games and tournaments took into
+  escrow in the last hour plus this take must stay within the cap; 409 `client_cap`. The one
+  function every taking into escrow calls (game entries and rejoins, tournament entries and
+  rebuys), which records the take (`ClientEscrowTake`, in the caller's transaction: a refused
+  or rolled-back entry leaves none). It locks the client's row until the transaction ends, so
+  concurrent takes of one client count each other. A client without a cap takes no lock and
+  records nothing: a cap turned on counts the takes from then on.
 """
 
 from __future__ import annotations
@@ -20,9 +22,8 @@ from decimal import Decimal
 from django.db.models import Sum
 from django.utils import timezone
 
-from wallets import references
 from wallets.errors import ClientCapReached, PlayerNotPaired
-from wallets.models import CASH, ApiClient, ClientPairing, Entry, Player, PlayerClient, Transfer
+from wallets.models import CASH, ApiClient, ClientEscrowTake, ClientPairing, Player, PlayerClient
 
 CAP_WINDOW = timedelta(hours=1)
 
@@ -64,15 +65,12 @@ def escrow_cap_take(*, client: ApiClient, amount: Decimal, currency: str) -> Non
     if cap is None:
         return
     since = timezone.now() - CAP_WINDOW
-    taken = Entry.objects.filter(
-        account__code__startswith=references.escrow_account_code(client.pk, ""),
-        transfer__kind=Transfer.Kind.ENTRY,
-        created_at__gte=since,
-        amount__gt=0,
-    ).aggregate(total=Sum("amount"))["total"] or Decimal(0)
+    takes = ClientEscrowTake.objects.filter(client_id=client.pk, created_at__gte=since)
+    taken = takes.aggregate(total=Sum("amount"))["total"] or Decimal(0)
     if taken + amount > cap:
         raise ClientCapReached(
             f"{client.name} may take at most {cap:.2f} INR into escrow in an hour: "
             f"{taken:.2f} taken, {amount:.2f} more refused",
             details={"cap": f"{cap:.2f}", "taken": f"{taken:.2f}", "amount": f"{amount:.2f}"},
         )
+    ClientEscrowTake.objects.create(client_id=client.pk, amount=amount)

@@ -36,16 +36,12 @@ from wallets.models import (
     Player,
     Transfer,
 )
+from wallets.services.accounts import platform_accounts, player_accounts
 from wallets.services.bonuses import bonus_grant, bonus_signup
 from wallets.services.client_guards import player_client_link
 from wallets.services.gst_rates import gst_rate_now
 from wallets.services.ledger import Leg, Posted, transfer_post
-from wallets.services.players import (
-    platform_accounts,
-    player_accounts,
-    player_get_or_create,
-    player_lock,
-)
+from wallets.services.players import player_get_or_create, player_lock
 from wallets.services.protection import deposit_allowed
 from wallets.services.real_money import real_money_check, region_report
 from wallets.services.wind_down import deposits_refused_check
@@ -121,7 +117,7 @@ def deposit_register(
         legs=legs,
         memo=(
             f"deposit {money(amount)} = {money(split.credited)} credited "
-            f"+ {money(split.gst)} GST at {rate} %"
+            f"+ {money(split.gst)} GST at {rate}%"
         ),
     )
     if posted.created:

@@ -21,11 +21,7 @@ from wallets import gst_history, tax
 from wallets.errors import ProposalInvalid
 from wallets.models import GstRate, GstRateProposal
 from wallets.services.ledger import ledger_now
-from wallets.services.proposals import (
-    permission_required,
-    proposal_kind_register,
-    reason_required,
-)
+from wallets.services.proposals import permission_required, reason_required
 
 
 def gst_rate_at(moment: datetime) -> Decimal:
@@ -85,7 +81,7 @@ def gst_rate_propose(
     )
 
 
-def _add_rate(proposal: GstRateProposal) -> None:
+def gst_rate_add(proposal: GstRateProposal) -> None:
     """Approved: the rate is added, if its first day is still to come."""
     with transaction.atomic():
         future_rate_checked(
@@ -97,9 +93,6 @@ def _add_rate(proposal: GstRateProposal) -> None:
             source=proposal.source,
         )
     proposal.save(update_fields=["rate"])
-
-
-proposal_kind_register(GstRateProposal, on_approve=_add_rate)
 
 
 @transaction.atomic

@@ -23,6 +23,7 @@ from django.db.models.functions import Coalesce
 from djmoney.money import Money
 
 from wallets import references
+from wallets.amounts import ZERO
 from wallets.errors import (
     AlreadyReversed,
     AmountOverLimit,
@@ -35,8 +36,6 @@ from wallets.errors import (
 )
 from wallets.models import Account, Entry, Transfer
 from wallets.money import money_checked
-
-ZERO = Decimal("0.00")
 
 _TRANSFER_KINDS = frozenset(Transfer.Kind.values)
 

@@ -1,4 +1,5 @@
-"""Players and their accounts (one per bucket), and the platform's accounts."""
+"""Players: registered with their accounts (one per bucket) and the sign-up bonus, and locked.
+Reading accounts is `wallets.services.accounts`."""
 
 from django.conf import settings
 from django.db import OperationalError, connection
@@ -9,7 +10,7 @@ from rummy_ledger import ids
 from rummy_ledger.errors import DomainError
 from wallets import references
 from wallets.errors import LedgerBusy, UnknownPlayer
-from wallets.models import BUCKET_CURRENCY, PLATFORM_CURRENCY, Account, Player
+from wallets.models import BUCKET_CURRENCY, Account, Player
 
 
 def player_get_or_create(*, external_id: str) -> Player:
@@ -58,27 +59,6 @@ def _register(external_id: str) -> Player:
         ignore_conflicts=True,
     )
     return player
-
-
-def player_accounts(*, player: Player) -> dict[str, Account]:
-    return {a.bucket: a for a in Account.objects.filter(player=player, kind=Account.Kind.PLAYER)}
-
-
-def platform_accounts() -> dict[str, Account]:
-    """Every platform account by code, created on first use (they are append-only sinks)."""
-    Account.objects.bulk_create(
-        [
-            Account(
-                kind=Account.Kind.PLATFORM,
-                code=references.platform_account_code(code),
-                balance=Money(0, currency),
-            )
-            for code, currency in PLATFORM_CURRENCY.items()
-        ],
-        ignore_conflicts=True,
-    )
-    accounts = Account.objects.filter(kind=Account.Kind.PLATFORM)
-    return {references.parse_account_code(a.code).name: a for a in accounts}
 
 
 def player_lock(*, external_id: str, create: bool = False) -> Player:

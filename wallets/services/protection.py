@@ -22,6 +22,7 @@ from django.db import transaction
 from django.db.models import Sum
 from django.utils import timezone
 
+from wallets.amounts import amount_text
 from wallets.errors import DepositLimitReached, SelfExcluded
 from wallets.models import Account, Bucket, Entry, Player, ProtectionChange, Transfer
 from wallets.services.players import player_lock
@@ -63,7 +64,7 @@ def _limit(value: str) -> Decimal | None:
 
 
 def _text(limit: Decimal | None) -> str:
-    return "" if limit is None else f"{limit:.2f}"
+    return "" if limit is None else amount_text(limit)
 
 
 def protection_of(*, player: Player, now: datetime | None = None) -> Protection:
@@ -211,13 +212,13 @@ def deposit_allowed(*, player: Player, amount: Decimal, now: datetime | None = N
         if used + amount > limit:
             left = max(limit - used, Decimal("0.00"))
             raise DepositLimitReached(
-                f"this deposit passes the {name} deposit limit of {limit:.2f}: "
-                f"{left:.2f} is left until the {name} period ends",
+                f"this deposit passes the {name} deposit limit of {amount_text(limit)}: "
+                f"{amount_text(left)} is left until the {name} period ends",
                 details={
                     "limit": name,
-                    "amount": f"{limit:.2f}",
-                    "deposited": f"{used:.2f}",
-                    "left": f"{left:.2f}",
+                    "amount": amount_text(limit),
+                    "deposited": amount_text(used),
+                    "left": amount_text(left),
                 },
             )
 

@@ -26,6 +26,7 @@ from django.utils import timezone
 from djmoney.money import Money
 
 from wallets import references, tax
+from wallets.amounts import ZERO
 from wallets.errors import FinancialYearInvalid, FinancialYearOpen, InsufficientFunds, LedgerBusy
 from wallets.models import (
     CASH,
@@ -38,10 +39,10 @@ from wallets.models import (
     Transfer,
     Withdrawal,
 )
+from wallets.services.accounts import platform_accounts, player_accounts
 from wallets.services.ledger import Leg, transfer_post
-from wallets.services.players import platform_accounts, player_accounts, player_lock
+from wallets.services.players import player_lock
 
-ZERO = tax.ZERO
 BALANCE_BUCKETS = (Bucket.DEPOSIT, Bucket.WINNINGS)  # what Rule 133 calls the account balance
 
 

@@ -52,14 +52,11 @@ from wallets.models import (
     WindDownLine,
     Withdrawal,
 )
+from wallets.services.accounts import player_accounts
 from wallets.services.bonuses import bonus_expire
 from wallets.services.ledger import ledger_now
-from wallets.services.players import player_accounts, player_lock
-from wallets.services.proposals import (
-    permission_required,
-    proposal_kind_register,
-    reason_required,
-)
+from wallets.services.players import player_lock
+from wallets.services.proposals import permission_required, reason_required
 from wallets.services.real_money import OFF
 from wallets.services.tax import tax_position, tax_positions
 from wallets.services.withdrawals import withdrawal_approve_with, withdrawal_request
@@ -111,11 +108,8 @@ def wind_down_propose(*, proposed_by: AbstractBaseUser, reason: str) -> WindDown
     )
 
 
-def _approved(wind_down: WindDown) -> None:
+def wind_down_approved(wind_down: WindDown) -> None:
     real_money_off_required("a wind-down is approved")
-
-
-proposal_kind_register(WindDown, on_approve=_approved)
 
 
 def wind_down_in_progress() -> WindDown | None:

@@ -27,6 +27,7 @@ from __future__ import annotations
 from decimal import Decimal
 
 from django.conf import settings
+from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 from djmoney.money import Money
@@ -51,8 +52,10 @@ from wallets.models import (
     WithdrawalReview,
 )
 from wallets.services import refunds
+from wallets.services.accounts import platform_accounts, player_accounts
 from wallets.services.ledger import Leg, ledger_now, transfer_post, transfer_reverse
-from wallets.services.players import platform_accounts, player_accounts, player_lock
+from wallets.services.players import player_lock
+from wallets.services.proposals import permission_required, reason_required
 from wallets.services.tax import tax_position, tds_rate
 
 Status = Withdrawal.Status
@@ -310,6 +313,20 @@ def withdrawal_for_review(*, withdrawal_id: int) -> Withdrawal:
             details={"withdrawal_id": withdrawal.pk, "status": withdrawal.status},
         )
     return withdrawal
+
+
+@transaction.atomic
+def withdrawal_review_propose(
+    *, proposed_by: AbstractBaseUser, withdrawal_id: int, reason: str
+) -> WithdrawalReview:
+    """An operator has checked a withdrawal that waits for approval (the player, the KYC, the
+    tax position) and hands it to an approver."""
+    permission_required(proposed_by, "wallets.add_withdrawalreview")
+    reason = reason_required(reason, "a review")
+    withdrawal = withdrawal_for_review(withdrawal_id=withdrawal_id)
+    return WithdrawalReview.objects.create(
+        withdrawal=withdrawal, reason=reason, proposed_by=proposed_by
+    )
 
 
 # --- the wind-down (`wallets.services.wind_down`) -----------------------------------------------

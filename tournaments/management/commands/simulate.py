@@ -21,8 +21,9 @@ from wallets.models import CHIPS, ReconciliationReport, WithdrawalReview
 from wallets.reconciliation import reconcile_run
 from wallets.roles import APPROVER, OPERATOR, roles_ensure
 from wallets.services.deposits import chips_grant
-from wallets.services.proposals import proposal_decide, withdrawal_review_propose
+from wallets.services.proposals import proposal_decide
 from wallets.services.real_money import demo_region
+from wallets.services.withdrawals import withdrawal_review_propose
 
 
 class Command(BaseCommand):

@@ -7,6 +7,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from rummy_ledger.errors import DomainError
 from wallets import tax
+from wallets.amounts import amount_text
 from wallets.services.tax import tds_year_end
 
 
@@ -33,7 +34,8 @@ class Command(BaseCommand):
             raise CommandError(str(exc)) from exc
         self.stdout.write(
             f"FY {run.fy} closed as of {run.as_of.isoformat()}: {run.closed} player(s) now, "
-            f"{run.already} before; TDS {run.tds:.2f}, withheld {run.withheld:.2f}"
+            f"{run.already} before; TDS {amount_text(run.tds)}, "
+            f"withheld {amount_text(run.withheld)}"
         )
         if run.busy:
             raise CommandError(
