@@ -8,8 +8,8 @@ class TournamentsConfig(AppConfig):
     # other fields and propose money terms; an approver applies them; only superusers add a
     # template (its money terms are a new table's, with no approval).
     finance_permissions = {
-        "finance operator": ["change_gametemplate", "add_templatechange"],
-        "finance approver": ["approve_templatechange"],
+        "finance operator": ["change_gametemplate", "add_templatechange", "add_tournamentchange"],
+        "finance approver": ["approve_templatechange", "approve_tournamentchange"],
     }
 
     def ready(self) -> None:

@@ -343,6 +343,7 @@ from tournaments.tournament_models import (  # noqa: E402, F401
     Rebuy,
     Registration,
     Tournament,
+    TournamentChange,
     TournamentEscrow,
     TournamentPrize,
     TournamentRound,

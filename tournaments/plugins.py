@@ -2,7 +2,8 @@
 calls `register()` once):
 
 - reconciliation: the games' checks (`tournaments.reconciliation`);
-- maker-checker: a change of a template's money terms is a proposal kind, applied on approval;
+- maker-checker: a change of a template's (or a tournament's) money terms is a proposal kind,
+  applied on approval;
 - an approved reversal of `game:<pk>` makes that game `reversed`;
 - search: an external game id (`sim-597bcd-5`) names the reference `game:<pk>`, and a game's
   reference is shown as its external id, linked to the game's page;
@@ -18,10 +19,11 @@ from collections.abc import Collection
 from django.urls import reverse
 
 from tournaments import queries, reconciliation
-from tournaments.models import Game, TemplateChange
+from tournaments.models import Game, TemplateChange, TournamentChange
 from tournaments.references import game_pk_of, game_reference
 from tournaments.services.games import cash_games_cancel, cash_games_open, game_mark_reversed
 from tournaments.services.templates import template_change_apply
+from tournaments.services.tournament_terms_changes import tournament_change_apply
 from wallets import reports, search, signals
 from wallets.models import Reversal
 from wallets.services.flows import flow_finder_register
@@ -60,6 +62,7 @@ FEE_REPORT = reports.Report(
 def register() -> None:
     reconciliation.register_checks()
     proposal_kind_register(TemplateChange, on_approve=template_change_apply)
+    proposal_kind_register(TournamentChange, on_approve=tournament_change_apply)
     signals.proposal_decided.connect(reversal_decided, dispatch_uid="tournaments-reversed")
     search.reference_finder_register(game_references)
     search.reference_namer_register(game_names)

@@ -22,28 +22,25 @@ def _fresh_enough_connections(**kwargs) -> None:
         close_old_connections()
 
 
+SETTLE_RETRIES = {
+    "acks_late": True,
+    "autoretry_for": (Retryable, OperationalError, InterfaceError),
+    "retry_backoff": 1,
+    "retry_backoff_max": 10,
+    "max_retries": None,
+}
+
+
 # Retried with backoff (1, 2, 4 ... 10 s, jittered), without limit: a game that is busy, a lock
 # or statement timeout, and the database going away (a restart, a cut connection: Django
 # replaces the broken connection before the next try) all pass by themselves. Anything else is
 # a bug: it fails, is logged, and the deal stays stored for finance (reconciliation reports it).
-@shared_task(
-    acks_late=True,
-    autoretry_for=(Retryable, OperationalError, InterfaceError),
-    retry_backoff=1,
-    retry_backoff_max=10,
-    max_retries=None,
-)
+@shared_task(**SETTLE_RETRIES)
 def settle_deal(deal_id: int) -> None:
     settlement.deal_settle(deal_id=deal_id)
 
 
-@shared_task(
-    acks_late=True,
-    autoretry_for=(Retryable, OperationalError, InterfaceError),
-    retry_backoff=1,
-    retry_backoff_max=10,
-    max_retries=None,
-)
+@shared_task(**SETTLE_RETRIES)
 def settle_tournament_round(round_id: int) -> None:
     """A tournament round's results: settled once; after the final, the prizes paid once."""
     tournament_rounds.round_settle(round_id=round_id)

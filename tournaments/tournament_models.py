@@ -14,7 +14,7 @@ from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import Q
 
-from wallets.models import CASH, CHIPS, Account, ApiClient, Player
+from wallets.models import CASH, CHIPS, Account, ApiClient, Player, Proposal
 
 ZERO = Decimal("0.00")
 
@@ -255,3 +255,31 @@ class TournamentRound(models.Model):
 
     def __str__(self) -> str:
         return f"{self.tournament_id} round {self.number}"
+
+
+class TournamentChange(Proposal):
+    """New money terms for a tournament (entry fee, fee %, guarantee, rebuy, prize table),
+    proposed by one member of finance staff and applied when another approves it, while nobody
+    has registered yet. `previous` holds the terms the proposer saw: an approval that would
+    overwrite a change made in between is refused. The rows are the terms' history."""
+
+    approve_permission = "tournaments.approve_tournamentchange"
+
+    tournament = models.ForeignKey(Tournament, on_delete=models.PROTECT, related_name="changes")
+    entry_fee = models.DecimalField(max_digits=12, decimal_places=2)
+    fee_percent = models.DecimalField(max_digits=5, decimal_places=2)
+    guarantee = models.DecimalField(max_digits=14, decimal_places=2)
+    rebuy = models.JSONField(null=True, blank=True)
+    prizes = models.JSONField(help_text='[{"ranks": "1", "percent": "40.00"}, ...]')
+    previous = models.JSONField(help_text="The money terms when proposed.")
+
+    class Meta(Proposal.Meta):
+        permissions = [
+            (
+                "approve_tournamentchange",
+                "Can approve or reject changes of tournaments' money terms",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"change #{self.pk} of {self.tournament}"

@@ -9,7 +9,7 @@ from django.db.models import Sum
 from tests.builders import bonus_granted, funded_player
 from tests.tournaments.tournament_builders import Lobby, scheduled, table
 from tests.wallets.invariants import ledger_violations
-from tournaments.models import Registration, Tournament
+from tournaments.models import Registration, Tournament, TournamentEscrow
 from wallets.models import BonusLot, Entry
 from wallets.reconciliation.runner import reconcile_run
 from wallets.services.protection import self_exclusion_start
@@ -185,7 +185,7 @@ def test_start_below_the_minimum_cancels_and_refunds(lobby):
     assert balances("a")["deposit"] == D("1000.00")
     tournament = Tournament.objects.get()
     assert tournament.refunded == tournament.collected == D("200.00")
-    escrow = Entry.objects.filter(account__code__startswith="escrow:tournament:")
+    escrow = Entry.objects.filter(account_id__in=TournamentEscrow.objects.values("account_id"))
     assert escrow.aggregate(s=Sum("amount"))["s"] == 0
 
 

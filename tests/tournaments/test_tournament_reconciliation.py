@@ -14,7 +14,7 @@ from tournaments.models import Registration, Tournament
 from tournaments.services import tournament_entries as entries
 from tournaments.services import tournament_rounds as rounds
 from wallets.api_keys import api_client_create
-from wallets.models import Discrepancy
+from wallets.models import Discrepancy, Transfer
 from wallets.reconciliation.runner import reconcile_run
 
 pytestmark = pytest.mark.django_db
@@ -25,12 +25,13 @@ def kinds() -> set[str]:
     return set(Discrepancy.objects.filter(report=report).values_list("kind", flat=True))
 
 
-def played(client) -> Tournament:
+def played(client, before_the_final=lambda: None) -> Tournament:
     scheduled(rounds=[{"final": True}], max_players=6, rebuy=None)
     for p in ("a", "b", "c", "d"):
         funded_player(p, "500.00")
         entries.registration_create(client=client, slug="sunday-100", player=p)
     rounds.tournament_start(client=client, slug="sunday-100")
+    before_the_final()
     final = [{"table": "F", "standings": [
         {"player": p, "position": n, "chips": 0} for n, p in enumerate("abcd", 1)
     ]}]  # fmt: skip
@@ -63,3 +64,20 @@ def test_a_tournament_running_too_long_is_stuck(settings):
     assert "tournament_stuck" not in kinds()
     Tournament.objects.update(started_at=timezone.now() - timedelta(hours=25))
     assert "tournament_stuck" in kinds()
+
+
+def test_legs_over_the_ledger_maximum_are_split(settings):
+    client, _ = api_client_create(name="lobby", scopes=["games"])
+
+    def lower_the_maximum():
+        settings.LEDGER_MAX_TRANSFER = Decimal("150.00")
+
+    tournament = played(client, lower_the_maximum)
+    prizes = Transfer.objects.get(idempotency_key=f"tournament:{tournament.pk}:prizes")
+    amounts = [abs(e.amount.amount) for e in prizes.entries.all()]
+    assert max(amounts) == Decimal("150.00")
+    winner = Registration.objects.get(rank=1)
+    assert (winner.prize, funded_player("a", "0")["winnings"].balance.amount) == (
+        Decimal("250.00"), Decimal("250.00"),
+    )  # fmt: skip
+    assert not kinds() & {"tournament_unbalanced", "tournament_escrow_not_empty"}

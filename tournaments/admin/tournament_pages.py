@@ -9,7 +9,7 @@ from django.contrib import admin
 from django.db.models import Count, Q
 from django.utils.html import format_html_join
 
-from tournaments.models import Registration, Tournament, TournamentRound
+from tournaments.models import Registration, Tournament, TournamentChange, TournamentRound
 from wallets.admin.base import ReadOnlyAdmin, ReadOnlyInline, money_display, money_html
 from wallets.formatting import money
 
@@ -93,3 +93,13 @@ class TournamentAdmin(ReadOnlyAdmin):
             for p in obj.prizes.all()
         ]
         return format_html_join(", ", "rank {}: {} %", rows)
+
+
+@admin.register(TournamentChange)
+class TournamentChangeAdmin(ReadOnlyAdmin):
+    """Proposed money terms of tournaments (decided with `proposal_decide`; no admin form to
+    propose or decide one yet)."""
+
+    list_display = ["pk", "tournament", "status", "entry_fee", "fee_percent", "guarantee",
+                    "proposed_by", "proposed_at", "decided_by"]  # fmt: skip
+    list_filter = ["status"]

@@ -26,32 +26,27 @@ MAX_TABLES = MAX_PLAYERS // 2
 
 
 class PlayerIn(StrictSerializer):
-    player = ExternalIdField()
+    player = ExternalIdField(help_text="The player's external id.")
 
 
 class StandingIn(StrictSerializer):
-    player = ExternalIdField()
+    player = ExternalIdField(help_text="The player's external id.")
     position = StrictIntegerField(
-        min_value=1, max_value=TABLE_SIZE_MAX, help_text="Place at the table: 1 is first."
+        min_value=1, max_value=TABLE_SIZE_MAX, help_text="1 to k at the table, each once."
     )
-    chips = StrictIntegerField(
-        min_value=0, max_value=MAX_CHIPS, help_text="Chips at the end of the round."
-    )
+    chips = StrictIntegerField(min_value=0, max_value=MAX_CHIPS, help_text="Chips at the end.")
 
 
 class TableIn(StrictSerializer):
-    table = StrictCharField(max_length=64, help_text="The game server's name of the table.")
+    table = StrictCharField(max_length=64, help_text="The table's name.")
     standings = serializers.ListField(
-        child=StandingIn(),
-        min_length=1,
-        max_length=TABLE_SIZE_MAX,
-        help_text="Each player at the table.",
+        child=StandingIn(), min_length=1, max_length=TABLE_SIZE_MAX, help_text="Its players."
     )
 
 
 class RoundIn(StrictSerializer):
     tables = serializers.ListField(
-        child=TableIn(), min_length=1, max_length=MAX_TABLES, help_text="The round's tables."
+        child=TableIn(), min_length=1, max_length=MAX_TABLES, help_text="Every table of the round."
     )
 
 
@@ -158,67 +153,66 @@ def registration_out(registration, players: int) -> dict[str, Any]:
 # --- output documentation -------------------------------------------------------------------
 
 Amount = serializers.CharField  # a decimal string such as "500.00"
-T = "The tournament's slug."
-P = "The player's external id."
 
 
-class PrizeOut(serializers.Serializer):
-    rank_from = serializers.IntegerField(help_text="The first rank of this prize.")
-    rank_to = serializers.IntegerField(help_text="The last rank of this prize.")
+class TournamentPrizeOut(serializers.Serializer):
+    rank_from = serializers.IntegerField(help_text="The first rank of the run.")
+    rank_to = serializers.IntegerField(help_text="The last rank of the run.")
     amount = Amount(help_text="Each of these ranks' prize at the current pool.")
 
 
-class RoundOut(serializers.Serializer):
-    round = serializers.IntegerField(help_text="1, 2, ...")
+class TournamentRoundOut(serializers.Serializer):
+    round = serializers.IntegerField(help_text="The round's number, 1 first.")
     status = serializers.ChoiceField(
-        choices=["pending", "playing", "stored", "settled"], help_text="Where the round is."
+        choices=["pending", "playing", "stored", "settled"],
+        help_text="pending, playing (current), stored (results in), settled (by the task).",
     )
-    entrants = serializers.IntegerField(allow_null=True, help_text="Players in it; null before.")
+    entrants = serializers.IntegerField(allow_null=True, help_text="Players in the round.")
     qualified = serializers.IntegerField(
-        allow_null=True, help_text="Players going on; null until stored."
+        allow_null=True, help_text="Players it sent on (0 for the final; null before results)."
     )
 
 
-class ResultOut(serializers.Serializer):
-    player = serializers.CharField(help_text=P)
+class TournamentResultOut(serializers.Serializer):
+    player = serializers.CharField(help_text="The player's external id.")
     rank = serializers.IntegerField(help_text="Players tied on chips show the first rank shared.")
-    prize = Amount(help_text="Won.")
+    prize = Amount(help_text="What the player won.")
 
 
 class TournamentOut(serializers.Serializer):
-    slug = serializers.CharField(help_text=T)
-    name = serializers.CharField(help_text="For people.")
-    status = serializers.ChoiceField(choices=Tournament.Status.choices, help_text="Its state.")
-    currency = serializers.CharField(help_text="`INR`, or `CHP` for practice chips.")
-    entry_fee = Amount(help_text="Each player's entry.")
-    fee_percent = Amount(help_text="The platform's fee, % of what is collected.")
-    guarantee = Amount(help_text="The smallest prize pool promised.")
+    slug = serializers.CharField(help_text="The tournament's id.")
+    name = serializers.CharField(help_text="Its name.")
+    status = serializers.ChoiceField(
+        choices=Tournament.Status.choices, help_text="registering, running, finished, cancelled."
+    )
+    currency = serializers.CharField(help_text="INR or CHP (practice chips).")
+    entry_fee = Amount(help_text="0: a freeroll.")
+    fee_percent = Amount(help_text="The platform's fee on entries and rebuys.")
+    guarantee = Amount(help_text="The smallest prize pool.")
     min_players = serializers.IntegerField(help_text="Fewer at the start: cancelled.")
-    max_players = serializers.IntegerField(help_text="Registration closes when full.")
-    table_size = serializers.IntegerField(help_text="Players a table seats.")
+    max_players = serializers.IntegerField(help_text="Seats.")
+    table_size = serializers.IntegerField(help_text="Most players at a table (2 to 6).")
     players = serializers.IntegerField(help_text="Registered.")
     collected = Amount(help_text="Entries + rebuys.")
-    fee = Amount(help_text="The platform's fee.")
-    prize_pool = Amount(help_text="What the prizes share.")
+    fee = Amount(help_text="fee_percent of collected.")
+    prize_pool = Amount(help_text="max(guarantee, collected - fee).")
     overlay = Amount(help_text="What the platform adds to reach the guarantee.")
-    prizes = PrizeOut(many=True, help_text="The prizes by rank.")
+    prizes = TournamentPrizeOut(many=True, help_text="One row per run of equal prizes.")
     round = serializers.IntegerField(allow_null=True, help_text="The current round, or null.")
-    rounds = RoundOut(many=True, help_text="Each round.")
-    results = ResultOut(many=True, help_text="When finished.")
-    settled = serializers.BooleanField(help_text="Every stored round is settled.")
-    available = serializers.BooleanField(help_text="False: no registration now (real money off).")
-    unavailable_reason = serializers.CharField(
-        allow_null=True, help_text="Why it is unavailable; null when it is available."
-    )
+    rounds = TournamentRoundOut(many=True, help_text="Every round of the tournament.")
+    results = TournamentResultOut(many=True, help_text="When finished.")
+    settled = serializers.BooleanField(help_text="No round waits for its settlement.")
+    available = serializers.BooleanField(help_text="False: real money is off (cash only).")
+    unavailable_reason = serializers.CharField(allow_null=True, help_text="Why not available.")
 
 
 class TournamentsOut(serializers.Serializer):
-    tournaments = TournamentOut(many=True, help_text="This client's tournaments not over.")
+    tournaments = TournamentOut(many=True, help_text="Those not finished or cancelled.")
 
 
 class RegistrationOut(serializers.Serializer):
-    tournament = serializers.CharField(help_text=T)
-    player = serializers.CharField(help_text=P)
+    tournament = serializers.CharField(help_text="The tournament's slug.")
+    player = serializers.CharField(help_text="The player's external id.")
     paid = serializers.DictField(child=Amount(), help_text="bucket -> amount")
     players = serializers.IntegerField(help_text="Registered now.")
 
@@ -228,8 +222,8 @@ class RebuyOut(RegistrationOut):
 
 
 class RoundAcceptedOut(serializers.Serializer):
-    tournament = serializers.CharField(help_text=T)
+    tournament = serializers.CharField(help_text="The tournament's slug.")
     round = serializers.IntegerField(help_text="The round stored.")
     status = serializers.ChoiceField(
-        choices=TournamentRound.Status.choices, help_text="`stored`: a Celery task settles it."
+        choices=TournamentRound.Status.choices, help_text="stored, then settled by the task."
     )

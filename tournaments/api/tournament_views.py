@@ -1,6 +1,6 @@
 """Lobby endpoints for tournaments: one view per operation; views translate, services decide."""
 
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import status
 from rest_framework.response import Response
 
@@ -10,7 +10,7 @@ from rummy_ledger.api.idempotency import idempotent
 from rummy_ledger.api.schema import error_codes
 from rummy_ledger.db import snapshot
 from tournaments.api import tournament_serializers as s
-from tournaments.api.views import ESCROW, NOT_PAIRED, GamesScope
+from tournaments.api.views import ESCROW, NOT_PAIRED, GamesScope, valid_data
 from tournaments.errors import GameErrorCode as G
 from tournaments.models import Tournament
 from tournaments.services import tournament_entries as entries
@@ -24,22 +24,27 @@ ENTRY = {**A_TOURNAMENT, 403: NOT_PAIRED, 422: [W.BALANCE_OUT_OF_RANGE]}
 STATE = {**A_TOURNAMENT, 409: [G.TOURNAMENT_STATE, W.LEDGER_BUSY], 422: [W.BALANCE_OUT_OF_RANGE]}
 
 
-def _valid(serializer_class, request) -> dict:
-    serializer = serializer_class(data=request.data)
-    serializer.is_valid(raise_exception=True)
-    return serializer.validated_data
-
-
 def _write(request, action, code=status.HTTP_200_OK, *, bodiless=False):
     """Run `action` once per Idempotency-Key; a `bodiless` write refuses any field it is sent,
     as every write refuses the fields it does not take."""
 
     def run():
         if bodiless:
-            _valid(StrictSerializer, request)
+            valid_data(StrictSerializer, request)
         return Response(action(), status=code)
 
     return idempotent(request, run)
+
+
+SLUG = OpenApiParameter(
+    "slug", str, OpenApiParameter.PATH, description="The tournament's slug (as scheduled)."
+)
+PLAYER = OpenApiParameter(
+    "player", str, OpenApiParameter.PATH, description="The player's external id."
+)
+NUMBER = OpenApiParameter(
+    "number", int, OpenApiParameter.PATH, description="The round's number: the current one."
+)
 
 
 class TournamentsView(GamesScope):
@@ -59,6 +64,7 @@ class TournamentsView(GamesScope):
 class TournamentView(GamesScope):
     @extend_schema(
         responses=s.TournamentOut,
+        parameters=[SLUG],
         summary="A tournament: pool, prizes, rounds, results",
         extensions=error_codes(A_TOURNAMENT),
     )
@@ -72,7 +78,7 @@ class RegistrationsView(GamesScope):
     @extend_schema(
         request=s.PlayerIn,
         responses={201: s.RegistrationOut},
-        parameters=[IDEMPOTENCY],
+        parameters=[SLUG, IDEMPOTENCY],
         summary="Register a player: the entry taken like a game's",
         extensions=error_codes(
             {
@@ -83,7 +89,7 @@ class RegistrationsView(GamesScope):
     )
     def post(self, request, slug: str):
         def run():
-            player = _valid(s.PlayerIn, request)["player"]
+            player = valid_data(s.PlayerIn, request)["player"]
             registration = entries.registration_create(
                 client=request.auth, slug=slug, player=player
             )
@@ -97,7 +103,7 @@ class RegistrationView(GamesScope):
     @extend_schema(
         request=None,
         responses=s.RegistrationOut,
-        parameters=[IDEMPOTENCY],
+        parameters=[SLUG, PLAYER, IDEMPOTENCY],
         summary="Unregister before the start: the entry back where it came from",
         extensions=error_codes(
             {
@@ -118,7 +124,7 @@ class RegistrationView(GamesScope):
 
 
 class StartView(GamesScope):
-    @extend_schema(request=None, responses=s.TournamentOut, parameters=[IDEMPOTENCY],
+    @extend_schema(request=None, responses=s.TournamentOut, parameters=[SLUG, IDEMPOTENCY],
                    summary="Close registration (cancelled below min_players)",
                    extensions=error_codes(STATE))  # fmt: skip
     def post(self, request, slug: str):
@@ -130,7 +136,7 @@ class StartView(GamesScope):
 
 
 class CancelView(GamesScope):
-    @extend_schema(request=None, responses=s.TournamentOut, parameters=[IDEMPOTENCY],
+    @extend_schema(request=None, responses=s.TournamentOut, parameters=[SLUG, IDEMPOTENCY],
                    summary="Cancel: every entry and rebuy refunded",
                    extensions=error_codes(STATE))  # fmt: skip
     def post(self, request, slug: str):
@@ -145,7 +151,7 @@ class RebuysView(GamesScope):
     @extend_schema(
         request=s.PlayerIn,
         responses={201: s.RebuyOut},
-        parameters=[IDEMPOTENCY],
+        parameters=[SLUG, IDEMPOTENCY],
         summary="A player still in buys again, in the early rounds",
         extensions=error_codes(
             {
@@ -163,7 +169,7 @@ class RebuysView(GamesScope):
     )
     def post(self, request, slug: str):
         def run():
-            player = _valid(s.PlayerIn, request)["player"]
+            player = valid_data(s.PlayerIn, request)["player"]
             registration = entries.rebuy_create(client=request.auth, slug=slug, player=player)
             count = entries.players_count(registration.tournament)
             return {**s.registration_out(registration, count), "rebuys": registration.rebuys}
@@ -175,7 +181,7 @@ class RoundView(GamesScope):
     @extend_schema(
         request=s.RoundIn,
         responses={202: s.RoundAcceptedOut},
-        parameters=[IDEMPOTENCY],
+        parameters=[SLUG, NUMBER, IDEMPOTENCY],
         summary="A round's table standings; settled (the final: prizes paid) by a Celery task",
         extensions=error_codes(
             {
@@ -187,7 +193,7 @@ class RoundView(GamesScope):
     )
     def post(self, request, slug: str, number: int):
         def run():
-            tables = _valid(s.RoundIn, request)["tables"]
+            tables = valid_data(s.RoundIn, request)["tables"]
             stored = rounds.round_store(
                 client=request.auth, slug=slug, number=number, tables=tables
             )

@@ -67,7 +67,7 @@ class GameOpenView(GamesScope):
     )
     def post(self, request):
         def run():
-            data = _valid(s.GameOpenIn, request)
+            data = valid_data(s.GameOpenIn, request)
             game = games.game_open(
                 client=request.auth,
                 game_id=data["game_id"],
@@ -124,7 +124,7 @@ class DealView(GamesScope):
     )
     def post(self, request, game_id: str):
         def run():
-            data = _valid(s.DealIn, request)
+            data = valid_data(s.DealIn, request)
             deal, _ = intake.deal_store(client=request.auth, game_id=game_id, payload=data)
             body = {"game_id": game_id, "deal_no": deal.deal_no, "status": deal.status}
             return Response(body, status=status.HTTP_202_ACCEPTED)
@@ -155,7 +155,7 @@ class RejoinView(GamesScope):
     )
     def post(self, request, game_id: str):
         def run():
-            data = _valid(s.RejoinIn, request)
+            data = valid_data(s.RejoinIn, request)
             game = games.game_rejoin(client=request.auth, game_id=game_id, player=data["player"])
             return Response(s.game_out(game))
 
@@ -174,7 +174,7 @@ class SplitView(GamesScope):
     )
     def post(self, request, game_id: str):
         def run():
-            _valid(StrictSerializer, request)  # no body, or an empty one
+            valid_data(StrictSerializer, request)  # no body, or an empty one
             return Response(s.game_out(games.game_split(client=request.auth, game_id=game_id)))
 
         return idempotent(request, run)
@@ -190,13 +190,14 @@ class CancelView(GamesScope):
     )
     def post(self, request, game_id: str):
         def run():
-            _valid(StrictSerializer, request)  # no body, or an empty one
+            valid_data(StrictSerializer, request)  # no body, or an empty one
             return Response(s.game_out(games.game_cancel(client=request.auth, game_id=game_id)))
 
         return idempotent(request, run)
 
 
-def _valid(serializer_class, request) -> dict:
+def valid_data(serializer_class, request) -> dict:
+    """The request body as the input serializer accepts it (a 400 in the envelope if not)."""
     serializer = serializer_class(data=request.data)
     serializer.is_valid(raise_exception=True)
     return serializer.validated_data

@@ -61,11 +61,12 @@ def contributions(seat: GamePlayer) -> list[tuple[str, Decimal]]:
     return [(bucket, Decimal(amount)) for bucket, amount in seat.contributed]
 
 
-def _add_contribution(seat: GamePlayer, charged: list[tuple[str, Decimal]]) -> None:
-    merged: dict[str, Decimal] = dict(contributions(seat))
+def paid_merged(paid: list, charged: list[tuple[str, Decimal]]) -> list[list[str]]:
+    """`[[bucket, amount], ...]` (as stored, in the order charged) with `charged` added."""
+    merged: dict[str, Decimal] = {bucket: Decimal(amount) for bucket, amount in paid}
     for bucket, amount in charged:
         merged[bucket] = merged.get(bucket, ZERO) + amount
-    seat.contributed = [[bucket, amount_text(amount)] for bucket, amount in merged.items()]
+    return [[bucket, amount_text(amount)] for bucket, amount in merged.items()]
 
 
 @dataclass(frozen=True)
@@ -174,7 +175,7 @@ def entries_collect(
     except InsufficientFunds as exc:
         raise _short(short_players(exc), amount, game) from exc
     for seat in seats:
-        _add_contribution(seat, plans.plans[seat.player_id])
+        seat.contributed = paid_merged(seat.contributed, plans.plans[seat.player_id])
     return amount * len(seats)
 
 

@@ -152,8 +152,11 @@ def tournament_create(*, spec: TournamentSpec, created_by: str) -> Tournament:
         TournamentEscrow(
             tournament=tournament,
             shard=shard,
+            # under the client's escrow codes, so its hourly escrow cap counts these entries
             account=escrow_create(
-                owner="tournament", name=f"{spec.slug}:{shard}", currency=terms.currency
+                owner=spec.client.pk,
+                name=f"tournament:{spec.slug}:{shard}",
+                currency=terms.currency,
             ),
         )
         for shard in range(ESCROW_SHARDS)
