@@ -8,7 +8,7 @@ calls `register()` once):
 - search: an external game id (`sim-597bcd-5`) names the reference `game:<pk>`, and a game's
   reference is shown as its external id, linked to the game's page;
 - reports: the fee report is listed on the admin index;
-- the wind-down: cancelling open cash games is one of its steps.
+- the wind-down: cancelling open cash games and open cash tournaments are two of its steps.
 - the one-way-flow report: what went from one player to another across games.
 """
 
@@ -23,6 +23,7 @@ from tournaments.models import Game, TemplateChange, TournamentChange
 from tournaments.references import game_pk_of, game_reference
 from tournaments.services.games import cash_games_cancel, cash_games_open, game_mark_reversed
 from tournaments.services.templates import template_change_apply
+from tournaments.services.tournament_rounds import cash_tournaments_cancel, cash_tournaments_open
 from tournaments.services.tournament_terms_changes import tournament_change_apply
 from wallets import reports, search, signals
 from wallets.models import Reversal
@@ -67,8 +68,13 @@ def register() -> None:
     search.reference_finder_register(game_references)
     search.reference_namer_register(game_names)
     reports.report_register(FEE_REPORT)
-    # The wind-down cancels open cash games; open tournaments join with a step of their own.
+    # The wind-down cancels open cash games and open cash tournaments, with full refunds.
     wind_down_step_register(
         CancelStep("cash games", lambda: cash_games_open().count(), cash_games_cancel)
+    )
+    wind_down_step_register(
+        CancelStep(
+            "cash tournaments", lambda: cash_tournaments_open().count(), cash_tournaments_cancel
+        )
     )
     flow_finder_register(queries.pair_flows)

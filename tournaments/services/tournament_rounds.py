@@ -41,6 +41,7 @@ from tournaments.services.tournament_entries import (
 )
 from tournaments.services.tournament_setup import terms_of
 from tournaments.tournament_terms import Standing, qualified_of
+from wallets.errors import LedgerBusy
 from wallets.models import CHIPS, Account, ApiClient, Bucket, PlatformAccount, Transfer
 from wallets.services.accounts import platform_accounts
 from wallets.services.ledger import Leg, TransferRequest, transfers_post
@@ -85,6 +86,28 @@ def tournament_cancel(*, client: ApiClient, slug: str) -> Tournament:
         raise _state_refused(tournament, "cancel")
     _cancel(tournament)
     return tournament
+
+
+def cash_tournaments_open():
+    """Cash tournaments that still hold entries in escrow (registering or running)."""
+    return Tournament.objects.filter(status__in=(Status.REGISTERING, Status.RUNNING)).exclude(
+        currency=CHIPS
+    )
+
+
+def cash_tournaments_cancel() -> int:
+    """The wind-down's cancel step (`wallets.services.wind_down`), as for cash games: every cash
+    tournament still open is cancelled with every entry and rebuy refunded, each in its own
+    transaction; one that is busy or whose final is being paid is left to the next run (its
+    prizes then reach winnings, which the wind-down refunds). Returns how many were cancelled."""
+    cancelled = 0
+    for tournament in cash_tournaments_open().select_related("client").order_by("pk"):
+        try:
+            tournament_cancel(client=tournament.client, slug=tournament.slug)
+        except (LedgerBusy, TournamentRefused):
+            continue
+        cancelled += 1
+    return cancelled
 
 
 def _cancel(tournament: Tournament) -> None:
