@@ -13,10 +13,13 @@ from django.urls import reverse
 from django.utils import timezone
 from djmoney.money import Money
 
-from tests.builders import bonus_granted, points_game, staff
+from tests.builders import bonus_granted, funded_player, points_game, staff
+from tests.tournaments.tournament_builders import scheduled
 from tests.wallets.payments import verified, won
 from tournaments.queries import game_transfer_ids
 from tournaments.services.templates import template_change_propose
+from tournaments.services.tournament_entries import registration_create
+from tournaments.services.tournament_terms_changes import tournament_change_propose
 from wallets.api_keys import api_client_create
 from wallets.models import (
     Account,
@@ -86,6 +89,20 @@ def world(operator, game_server, settings):
     settings.REAL_MONEY = "off"
     wind_down_propose(proposed_by=operator, reason="closing the real-money book")
     settings.REAL_MONEY = "on"
+    lobby = api_client_create(name="lobby", scopes=["games"])[0]
+    tournament = scheduled()
+    tournament_change_propose(
+        proposed_by=operator,
+        tournament=tournament,
+        entry_fee=Decimal("200.00"),
+        fee_percent=Decimal("12.50"),
+        guarantee=Decimal("1000.00"),
+        rebuy=None,
+        prizes=[{"ranks": "1", "percent": "60.00"}, {"ranks": "2-3", "percent": "20.00"}],
+        reason="bigger Sunday",
+    )
+    funded_player("t1", "500.00")
+    registration_create(client=lobby, slug=tournament.slug, player="t1")
     gst_rate_propose(
         proposed_by=operator,
         effective_from=timezone.localdate() + timedelta(days=30),

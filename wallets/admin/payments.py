@@ -154,7 +154,7 @@ class WithdrawalAdmin(ReadOnlyAdmin):
         "reference",
         "status",
         "amount",
-        "from_deposit",
+        "from_deposit_shown",
         "net_winnings_shown",
         "taxed_net_winnings_shown",
         "tds_shown",
@@ -176,6 +176,9 @@ class WithdrawalAdmin(ReadOnlyAdmin):
     change_form_template = "admin/wallets/withdrawal/change_form.html"
     change_list_template = "admin/wallets/withdrawal/change_list.html"
 
+    from_deposit_shown = money_display(
+        "from_deposit", currency=CASH, description="from deposit (a refund, real money off)"
+    )
     net_winnings_shown = money_display("net_winnings", currency=CASH, description="net winnings")
     taxed_net_winnings_shown = money_display(
         "taxed_net_winnings", currency=CASH, description="net winnings taxed now"
