@@ -86,7 +86,10 @@ def test_the_plan_prints_and_writes_what_it_would_do_and_changes_nothing(tmp_pat
 
     out = run(tmp_path, "--plan")
 
-    assert "plan: cancel 1 open cash games; expire 1 bonus lot(s); refund" in out
+    assert (
+        "plan: cancel 1 open cash games, 0 open cash tournaments; expire 1 bonus lot(s); refund"
+        in out
+    )
     rows = read(tmp_path / "out.csv")
     assert (rows["kyc"]["refund"], rows["kyc"]["held"]) == ("1500.00", "0.00")
     assert (rows["nokyc"]["refund"], rows["nokyc"]["held"]) == ("400.00", "100.00")
