@@ -38,6 +38,7 @@ def played(client, before_the_final=lambda: None) -> Tournament:
     stored = rounds.round_store(client=client, slug="sunday-100", number=1, tables=final)
     assert rounds.round_settle(round_id=stored.pk) is True
     assert rounds.round_settle(round_id=stored.pk) is False  # a second run pays nothing
+    assert rounds.round_settle(round_id=stored.pk + 1000) is False  # a stale message: nothing
     return Tournament.objects.get()
 
 

@@ -236,11 +236,16 @@ def _standings_checked(
 
 def round_settle(*, round_id: int) -> bool:
     """Settle a stored round (after the final: pay the prizes). Safe to run any number of times:
-    False when it was settled already."""
+    False when it was settled already, or when no such round is stored (a message that outlived
+    its round, e.g. one whose storing transaction rolled back: nothing to settle, as for deals)."""
     with transaction.atomic():
-        tournament_id = TournamentRound.objects.values_list("tournament_id", flat=True).get(
-            pk=round_id
+        tournament_id = (
+            TournamentRound.objects.filter(pk=round_id)
+            .values_list("tournament_id", flat=True)
+            .first()
         )
+        if tournament_id is None:
+            return False
         tournament = Tournament.objects.select_for_update().get(pk=tournament_id)
         stored = TournamentRound.objects.get(pk=round_id)
         if stored.status == TournamentRound.Status.SETTLED:
