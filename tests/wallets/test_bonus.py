@@ -15,14 +15,13 @@ from tests.builders import (
     Server,
     bonus_granted,
     funded_player,
-    make_api,
     move,
     res,
     staff,
     template,
 )
 from tests.wallets.invariants import ledger_violations
-from tests.wallets.payments import Gateway, verified
+from tests.wallets.payments import verified
 from tournaments.models import Game
 from tournaments.queries import game_transfer_ids
 from wallets import tax
@@ -47,11 +46,6 @@ from wallets.services.reversals import reversal_propose
 from wallets.tasks import bonus_expiry
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def gateway(db):
-    return Gateway(make_api("payments", name="gateway")[0])
 
 
 def bucket(player: str, name: str) -> Decimal:

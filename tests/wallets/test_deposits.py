@@ -7,20 +7,13 @@ import pytest
 from django.db.models import Sum
 from djmoney.money import Money
 
-from tests.builders import make_api
 from tests.wallets.invariants import ledger_violations
-from tests.wallets.payments import Gateway
 from wallets.models import CASH, ApiClient, Entry, GatewayDeposit, Player, Transfer
 from wallets.services.accounts import platform_accounts, player_accounts
 from wallets.services.ledger import Leg, transfer_post
 from wallets.services.players import player_get_or_create
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def gateway(db):
-    return Gateway(make_api("payments", name="gateway")[0])
 
 
 def legs(transfer_id: int) -> dict[str, str]:

@@ -3,16 +3,9 @@ rejection after a verification does."""
 
 import pytest
 
-from tests.builders import make_api
-from tests.wallets.payments import Gateway
 from wallets.models import KycRecord, Player
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def gateway(db):
-    return Gateway(make_api("payments", name="gateway")[0])
 
 
 def kyc_of(player: str) -> tuple[str, str]:

@@ -11,16 +11,11 @@ from djmoney.money import Money
 
 from tests.builders import Server, funded_player, make_api, template
 from tests.wallets.invariants import ledger_violations
-from tests.wallets.payments import Gateway, verified, won
+from tests.wallets.payments import verified, won
 from wallets.models import Account, ProtectionChange, Transfer
 from wallets.services.deposits import chips_grant
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def gateway(db):
-    return Gateway(make_api("payments", name="gateway")[0])
 
 
 def limits(gateway, player: str, daily, monthly):

@@ -17,11 +17,6 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def gateway(db):
-    return Gateway(make_api("payments", name="gateway")[0])
-
-
-@pytest.fixture
 def tables(db):
     template("cash", "pool101", entry_fee=Decimal("100.00"))
     template("chips", "pool101", currency="CHP", entry_fee=Decimal("10.00"))

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.builders import bonus_granted, make_api
+from tests.builders import bonus_granted
 from tests.wallets.invariants import ledger_violations
-from tests.wallets.payments import Gateway, approve, deposited, finance_staff, lost, verified, won
+from tests.wallets.payments import approve, deposited, finance_staff, lost, verified, won
 from tournaments.simulator import ApiError, Http
 from wallets.api_keys import api_client_create
 from wallets.models import BonusLot, Transfer, Withdrawal
@@ -20,11 +20,6 @@ from wallets.reconciliation import reconcile_run
 from wallets.services.bonuses import bonus_expire
 
 D = Decimal
-
-
-@pytest.fixture
-def gateway(db):
-    return Gateway(make_api("payments", name="gateway")[0])
 
 
 def buckets(gateway, player: str) -> dict[str, str]:

@@ -12,9 +12,9 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.utils import timezone
 
-from tests.builders import make_api, staff
+from tests.builders import staff
 from tests.wallets.invariants import ledger_violations
-from tests.wallets.payments import Gateway, verified
+from tests.wallets.payments import verified
 from tests.wallets.wind_down import a_book, wind_down_approved
 from tournaments.models import Game
 from wallets.errors import ProposalInvalid, SelfApproval
@@ -26,11 +26,6 @@ from wallets.services.wind_down import wind_down_propose
 
 pytestmark = pytest.mark.django_db
 D = Decimal
-
-
-@pytest.fixture
-def gateway(db):
-    return Gateway(make_api("payments", name="gateway")[0])
 
 
 @pytest.fixture

@@ -32,11 +32,6 @@ D = Decimal
 
 
 @pytest.fixture
-def gateway(db):
-    return Gateway(make_api("payments", name="gateway")[0])
-
-
-@pytest.fixture
 def finance(db):
     return staff("op", OPERATOR), staff("ap", APPROVER)
 

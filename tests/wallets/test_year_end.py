@@ -9,9 +9,9 @@ from django.conf import settings
 from django.core.management import CommandError, call_command
 from django.utils import timezone
 
-from tests.builders import make_api, move
+from tests.builders import move
 from tests.wallets.invariants import ledger_violations
-from tests.wallets.payments import Gateway, approve, backdate, deposited, lost, verified, won
+from tests.wallets.payments import approve, backdate, deposited, lost, verified, won
 from wallets import tax
 from wallets.models import TdsYearEnd, Transfer, Withdrawal
 from wallets.services.accounts import platform_accounts, player_accounts
@@ -23,11 +23,6 @@ pytestmark = pytest.mark.django_db
 D = Decimal
 THIS_YEAR = tax.financial_year_of(timezone.now())
 LAST_YEAR = THIS_YEAR.previous()
-
-
-@pytest.fixture
-def gateway(db):
-    return Gateway(make_api("payments", name="gateway")[0])
 
 
 def balances(gateway, player):
