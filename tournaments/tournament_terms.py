@@ -19,6 +19,7 @@ from typing import Any
 
 from tournaments.errors import TermsInvalid
 from tournaments.payouts import PrizeRow
+from wallets.amounts import amount_text
 
 CASH, CHIPS = "INR", "CHP"
 HUNDRED = Decimal(100)
@@ -59,7 +60,7 @@ class RebuyRule:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "price": f"{self.price:.2f}",
+            "price": amount_text(self.price),
             "max_per_player": self.max_per_player,
             "until_round": self.until_round,
         }
@@ -261,7 +262,7 @@ def prizes_json(rows: Sequence[PrizeRow]) -> list[dict[str, str]]:
             str(row.rank_from) if row.rank_from == row.rank_to else f"{row.rank_from}-{row.rank_to}"
         )
 
-    return [{"ranks": ranks(row), "percent": f"{row.percent:.2f}"} for row in rows]
+    return [{"ranks": ranks(row), "percent": amount_text(row.percent)} for row in rows]
 
 
 # --- a round's standings -------------------------------------------------------------------------

@@ -3,7 +3,6 @@ content) and the tournament's representation `T`, with output serializers docume
 
 from __future__ import annotations
 
-from decimal import Decimal
 from typing import Any
 
 from rest_framework import serializers
@@ -19,6 +18,7 @@ from tournaments.payouts import ZERO, prize_runs, rank_prizes, tournament_pool
 from tournaments.services.tournament_entries import paid_by_bucket, registered
 from tournaments.services.tournament_setup import terms_of
 from tournaments.tournament_terms import MAX_CHIPS, MAX_PLAYERS, TABLE_SIZE_MAX
+from wallets.amounts import amount_text
 from wallets.models import CHIPS
 from wallets.services.real_money import real_money_here
 
@@ -48,10 +48,6 @@ class RoundIn(StrictSerializer):
     tables = serializers.ListField(
         child=TableIn(), min_length=1, max_length=MAX_TABLES, help_text="Every table of the round."
     )
-
-
-def _amount(value: Decimal) -> str:
-    return f"{value:.2f}"
 
 
 def tournament_out(tournament: Tournament) -> dict[str, Any]:
@@ -106,7 +102,7 @@ def tournament_out(tournament: Tournament) -> dict[str, Any]:
     results = []
     if tournament.status == Tournament.Status.FINISHED:
         results = [
-            {"player": ext, "rank": rank, "prize": _amount(prize)}
+            {"player": ext, "rank": rank, "prize": amount_text(prize)}
             for ext, rank, prize in players.order_by("rank", "player__external_id").values_list(
                 "player__external_id", "rank", "prize"
             )
@@ -118,19 +114,19 @@ def tournament_out(tournament: Tournament) -> dict[str, Any]:
         "name": tournament.name,
         "status": tournament.status,
         "currency": tournament.currency,
-        "entry_fee": _amount(tournament.entry_fee),
-        "fee_percent": _amount(tournament.fee_percent),
-        "guarantee": _amount(tournament.guarantee),
+        "entry_fee": amount_text(tournament.entry_fee),
+        "fee_percent": amount_text(tournament.fee_percent),
+        "guarantee": amount_text(tournament.guarantee),
         "min_players": tournament.min_players,
         "max_players": tournament.max_players,
         "table_size": tournament.table_size,
         "players": count,
-        "collected": _amount(collected),
-        "fee": _amount(fee),
-        "prize_pool": _amount(ZERO if cancelled else pool),
-        "overlay": _amount(overlay),
+        "collected": amount_text(collected),
+        "fee": amount_text(fee),
+        "prize_pool": amount_text(ZERO if cancelled else pool),
+        "overlay": amount_text(overlay),
         "prizes": [
-            {"rank_from": a, "rank_to": b, "amount": _amount(amount)} for a, b, amount in prizes
+            {"rank_from": a, "rank_to": b, "amount": amount_text(amount)} for a, b, amount in prizes
         ],
         "round": tournament.round if tournament.status == Tournament.Status.RUNNING else None,
         "rounds": rounds,

@@ -32,6 +32,7 @@ from tournaments.references import tournament_key, tournament_reference
 from tournaments.services.escrow import entry_legs, entry_plans, paid_merged, short_players
 from tournaments.services.games import cash_play_check
 from tournaments.services.tournament_setup import ESCROW_SHARDS, terms_of
+from wallets.amounts import amount_text
 from wallets.errors import InsufficientFunds
 from wallets.models import Account, ApiClient, Bucket, Player, Transfer
 from wallets.services.bonuses import BonusReturn, bonus_restore
@@ -128,13 +129,13 @@ def entry_post(
 
 
 def _short(player: Player, amount: Decimal, shortfall: Decimal | None, currency: str):
-    by = f", short by {shortfall:.2f}" if shortfall is not None else ""
+    by = f", short by {amount_text(shortfall)}" if shortfall is not None else ""
     return InsufficientFunds(
-        f"not enough money for {amount:.2f} {currency} from {player.external_id}{by}",
+        f"not enough money for {amount_text(amount)} {currency} from {player.external_id}{by}",
         details={
             "player": player.external_id,
-            "amount": f"{amount:.2f}",
-            "shortfall": None if shortfall is None else f"{shortfall:.2f}",
+            "amount": amount_text(amount),
+            "shortfall": None if shortfall is None else amount_text(shortfall),
             "currency": currency,
         },
     )

@@ -16,6 +16,7 @@ from tournaments.errors import TermsInvalid
 from tournaments.models import Tournament, TournamentChange, TournamentPrize
 from tournaments.services.tournament_setup import terms_of
 from tournaments.tournament_terms import TournamentTerms, prizes_json, prizes_of, rebuy_of
+from wallets.amounts import amount_text
 from wallets.errors import ProposalInvalid
 from wallets.services.proposals import permission_required, reason_required
 
@@ -85,9 +86,9 @@ def tournament_change_propose(
 
 def _as_json(terms: TournamentTerms) -> dict[str, Any]:
     return {
-        "entry_fee": f"{terms.entry_fee:.2f}",
-        "fee_percent": f"{terms.fee_percent:.2f}",
-        "guarantee": f"{terms.guarantee:.2f}",
+        "entry_fee": amount_text(terms.entry_fee),
+        "fee_percent": amount_text(terms.fee_percent),
+        "guarantee": amount_text(terms.guarantee),
         "rebuy": terms.rebuy_json(),
         "prizes": prizes_json(terms.prizes),
     }

@@ -22,6 +22,7 @@ from decimal import Decimal
 from django.db.models import Sum
 from django.utils import timezone
 
+from wallets.amounts import amount_text
 from wallets.errors import ClientCapReached, PlayerNotPaired
 from wallets.models import CASH, ApiClient, ClientEscrowTake, ClientPairing, Player, PlayerClient
 
@@ -69,8 +70,12 @@ def escrow_cap_take(*, client: ApiClient, amount: Decimal, currency: str) -> Non
     taken = takes.aggregate(total=Sum("amount"))["total"] or Decimal(0)
     if taken + amount > cap:
         raise ClientCapReached(
-            f"{client.name} may take at most {cap:.2f} INR into escrow in an hour: "
-            f"{taken:.2f} taken, {amount:.2f} more refused",
-            details={"cap": f"{cap:.2f}", "taken": f"{taken:.2f}", "amount": f"{amount:.2f}"},
+            f"{client.name} may take at most {amount_text(cap)} INR into escrow in an hour: "
+            f"{amount_text(taken)} taken, {amount_text(amount)} more refused",
+            details={
+                "cap": amount_text(cap),
+                "taken": amount_text(taken),
+                "amount": amount_text(amount),
+            },
         )
     ClientEscrowTake.objects.create(client_id=client.pk, amount=amount)

@@ -23,6 +23,7 @@ from django.db import IntegrityError, transaction
 from djmoney.money import Money
 
 from wallets import references, tax
+from wallets.amounts import amount_text
 from wallets.errors import DepositBelowMinimum, IdempotencyConflict
 from wallets.formatting import money
 from wallets.models import (
@@ -87,10 +88,10 @@ def deposit_register(
         return _as_stored(stored, player=player, amount=amount, reference=reference)
     if amount.amount < settings.DEPOSIT_MINIMUM:
         raise DepositBelowMinimum(
-            f"the smallest deposit taken is {settings.DEPOSIT_MINIMUM:.2f}",
+            f"the smallest deposit taken is {amount_text(settings.DEPOSIT_MINIMUM)}",
             details={
-                "amount": f"{amount.amount:.2f}",
-                "minimum": f"{settings.DEPOSIT_MINIMUM:.2f}",
+                "amount": amount_text(amount.amount),
+                "minimum": amount_text(settings.DEPOSIT_MINIMUM),
             },
         )
     if region:

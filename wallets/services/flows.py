@@ -25,6 +25,7 @@ from django.db import transaction
 from django.db.models import Q, QuerySet
 from django.utils import timezone
 
+from wallets.amounts import amount_text
 from wallets.models import FlaggedPair, FlowReport, Player
 
 HUNDRED = Decimal(100)
@@ -93,7 +94,7 @@ def flow_report_run(*, trigger: str, now: datetime | None = None) -> FlowReport:
         thresholds={
             "window_days": settings.FLOW_REPORT_WINDOW_DAYS,
             "min_games": thresholds.min_games,
-            "min_amount": f"{thresholds.min_amount:.2f}",
+            "min_amount": amount_text(thresholds.min_amount),
             "max_return_percent": f"{thresholds.max_return_percent}",
         },
     )

@@ -17,6 +17,7 @@ from decimal import Decimal
 from djmoney.money import Money
 
 from wallets import tax
+from wallets.amounts import amount_text
 from wallets.errors import InsufficientFunds, KycRequired
 from wallets.models import CASH, Account, Bucket, KycStatus, Player, Withdrawal
 from wallets.services.ledger import Leg
@@ -60,11 +61,11 @@ def withdrawn_from(withdrawal: Withdrawal) -> Sources:
 def short(balance: Decimal, amount: Decimal, *, buckets: tuple[str, ...]) -> InsufficientFunds:
     names = " and ".join(buckets)
     return InsufficientFunds(
-        f"only {balance:.2f} INR of {names} can be withdrawn, not {amount:.2f}",
+        f"only {amount_text(balance)} INR of {names} can be withdrawn, not {amount_text(amount)}",
         details={
             "bucket": "+".join(buckets),
-            "balance": f"{balance:.2f}",
-            "requested": f"{amount:.2f}",
+            "balance": amount_text(balance),
+            "requested": amount_text(amount),
         },
     )
 

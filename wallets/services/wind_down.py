@@ -38,6 +38,7 @@ from django.utils import timezone
 from djmoney.money import Money
 
 from wallets import tax
+from wallets.amounts import amount_text
 from wallets.errors import LedgerBusy, ProposalInvalid, RealMoneyUnavailable
 from wallets.models import (
     CASH,
@@ -217,8 +218,9 @@ class Run:
         return (
             f"wind-down #{self.wind_down}: cancelled {cancelled}; {self.bonus_lots_expired} bonus "
             f"lot(s) expired; {self.players} player(s): {self.refunds} refund(s) issued now "
-            f"({self.refunded:.2f} INR, TDS {self.tds:.2f}); {self.in_flight} with the gateway; "
-            f"{self.held_players} holding {self.held:.2f} INR; busy: {len(self.busy)}"
+            f"({amount_text(self.refunded)} INR, TDS {amount_text(self.tds)}); "
+            f"{self.in_flight} with the gateway; "
+            f"{self.held_players} holding {amount_text(self.held)} INR; busy: {len(self.busy)}"
         )
 
 
@@ -384,9 +386,9 @@ def wind_down_report_rows(wind_down: WindDown) -> list[list]:
         [
             line.player.external_id,
             line.player.kyc_status,
-            f"{line.refunded:.2f}",
-            f"{line.tds:.2f}",
-            f"{line.held:.2f}",
+            amount_text(line.refunded),
+            amount_text(line.tds),
+            amount_text(line.held),
             line.held_reason,
             line.refunds,
             line.withdrawal.reference if line.withdrawal else "",

@@ -14,6 +14,7 @@ from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
 from rummy_ledger.errors import DomainError
+from wallets.amounts import amount_text
 from wallets.services import wind_down as service
 
 PLAN_HEADER = ["player", "kyc_status", "deposit", "winnings", "refund", "held"]
@@ -56,8 +57,7 @@ class Command(BaseCommand):
     def _plan(self, path: Path) -> None:
         plan = service.wind_down_plan()
         rows = [
-            [p.player, p.kyc_status, f"{p.deposit:.2f}", f"{p.winnings:.2f}", f"{p.refund:.2f}",
-             f"{p.held:.2f}"]
+            [p.player, p.kyc_status, *map(amount_text, (p.deposit, p.winnings, p.refund, p.held))]
             for p in plan.lines
         ]  # fmt: skip
         write_csv(path, PLAN_HEADER, rows)
@@ -66,6 +66,7 @@ class Command(BaseCommand):
         held = sum((p.held for p in plan.lines), service.ZERO)
         self.stdout.write(
             f"plan: cancel {steps or 'nothing'}; expire {plan.bonus_lots} bonus lot(s); "
-            f"refund {len(plan.lines)} player(s) {refund:.2f} INR (TDS per Rule 133 at the "
-            f"request), hold {held:.2f} INR (no verified KYC); nothing changed; CSV: {path}"
+            f"refund {len(plan.lines)} player(s) {amount_text(refund)} INR (TDS per Rule 133 at "
+            f"the request), hold {amount_text(held)} INR (no verified KYC); nothing changed; "
+            f"CSV: {path}"
         )
