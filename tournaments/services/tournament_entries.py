@@ -29,13 +29,20 @@ from tournaments.models import (
 )
 from tournaments.payouts import ZERO, refund_by_bucket
 from tournaments.references import tournament_key, tournament_reference
-from tournaments.services.escrow import entry_legs, entry_plans, paid_merged, short_players
+from tournaments.services.escrow import (
+    Release,
+    entry_legs,
+    entry_plans,
+    paid_merged,
+    release_post,
+    short_players,
+)
 from tournaments.services.games import cash_play_check
 from tournaments.services.tournament_setup import ESCROW_SHARDS, terms_of
 from wallets.amounts import amount_text
 from wallets.errors import InsufficientFunds
 from wallets.models import Account, ApiClient, Bucket, Player, Transfer
-from wallets.services.bonuses import BonusReturn, bonus_restore
+from wallets.services.bonuses import BonusReturn
 from wallets.services.client_guards import escrow_cap_take, players_seatable_check
 from wallets.services.ledger import Leg, TransferRequest, transfers_post
 from wallets.services.players import player_get_or_create
@@ -201,12 +208,11 @@ def _free_seat(tournament: Tournament, player: Player) -> TournamentSeat | None:
     return None
 
 
-def refund_requests(
-    tournament: Tournament, registrations: list[Registration], bonus_back: list[BonusReturn]
-) -> list[TransferRequest]:
-    """Everything each registration paid, back to the buckets it came from (one transfer each);
-    appends to `bonus_back` what goes back into bonus lots (restore them before posting)."""
-    requests = []
+def refunds_release(tournament: Tournament, registrations: list[Registration]) -> Release:
+    """Everything each registration paid, back to the buckets it came from (one transfer each),
+    and what goes back into bonus lots: a `Release`, posted by `escrow.release_post` as a
+    game's is."""
+    release = Release()
     accounts = _player_accounts(registrations)
     for registration in registrations:
         total = registration.paid_total
@@ -219,7 +225,7 @@ def refund_requests(
             Leg(accounts[(registration.player_id, b)], Money(a, tournament.currency))
             for b, a in back
         ]
-        requests.append(
+        release.requests.append(
             TransferRequest(
                 kind=Transfer.Kind.REFUND,
                 reference=tournament_reference(tournament.pk),
@@ -228,10 +234,10 @@ def refund_requests(
                 memo=f"refund from tournament {tournament.slug}",
             )
         )
-        bonus_back += [
+        release.bonus_returns += [
             BonusReturn(_bonus_key(registration), a) for b, a in back if b == Bucket.BONUS
         ]
-    return requests
+    return release
 
 
 def _player_accounts(registrations: list[Registration]) -> dict[tuple[int, str], int]:
@@ -243,10 +249,7 @@ def _player_accounts(registrations: list[Registration]) -> dict[tuple[int, str],
 
 def refunds_post(tournament: Tournament, registrations: list[Registration]) -> Decimal:
     """Refund every one of `registrations` in one ledger call; the total refunded."""
-    bonus_back: list[BonusReturn] = []
-    requests = refund_requests(tournament, registrations, bonus_back)
-    bonus_restore(returns=bonus_back)
-    transfers_post(requests=requests)
+    release_post(refunds_release(tournament, registrations))
     return sum((r.refund for r in registrations), ZERO)
 
 
