@@ -41,6 +41,64 @@ def games_with_stored_deals_locked(*, exclude: Game | None, limit: int) -> list[
 
 
 @dataclass(frozen=True)
+class IntakeView:
+    """What a deal's checks read, as of one moment (no lock): the game (None: no such game of
+    this client), whether it has deals waiting for settlement, the deal already posted under
+    this number (hash, status, id), its seats (external id, eliminated) in seat order, and the
+    Idempotency-Key's record if there is one (request hash, status, body)."""
+
+    game_pk: int | None
+    status: str
+    terms: dict
+    deals_played: int
+    pending: bool
+    existing: tuple[str, str, int] | None
+    seats: list[tuple[str, bool]]
+    key_record: tuple[str, int, str] | None
+
+
+_INTAKE_VIEW = f"""
+SELECT g.id, g.status, g.terms, g.deals_played,
+       EXISTS (SELECT 1 FROM {Deal._meta.db_table} d
+                WHERE d.game_id = g.id AND d.status = %(stored)s),
+       (SELECT json_build_array(d.payload_hash, d.status, d.id) FROM {Deal._meta.db_table} d
+         WHERE d.game_id = g.id AND d.deal_no = %(deal_no)s),
+       (SELECT json_agg(json_build_array(p.external_id, gp.eliminated) ORDER BY gp.seat)
+          FROM {GamePlayer._meta.db_table} gp JOIN {Player._meta.db_table} p ON p.id = gp.player_id
+         WHERE gp.game_id = g.id),
+       r.request_hash, r.status_code, r.body
+  FROM (SELECT 1) one
+  LEFT JOIN {Game._meta.db_table} g ON g.client_id = %(client)s AND g.game_id = %(game_id)s
+  LEFT JOIN api_idempotencyrecord r ON r.client_id = %(client)s AND r.key = %(key)s
+"""
+
+
+def deal_intake_view(*, client_id: int, game_id: str, deal_no: int, key: str | None) -> IntakeView:
+    """The deal intake's one read (tournaments.services.intake)."""
+    params = {"client": client_id, "game_id": game_id, "deal_no": deal_no, "key": key,
+              "stored": Deal.Status.STORED}  # fmt: skip
+    with connection.cursor() as cursor:
+        cursor.execute(_INTAKE_VIEW, params)
+        pk, status, terms, played, pending, existing, seats, r_hash, r_status, r_body = (
+            cursor.fetchone()
+        )
+    return IntakeView(
+        game_pk=pk,
+        status=status,
+        terms=_json(terms),
+        deals_played=played,
+        pending=pending,
+        existing=tuple(_json(existing)) if existing is not None else None,
+        seats=[(ext, elim) for ext, elim in _json(seats) or []],
+        key_record=(r_hash, r_status, r_body) if r_hash is not None else None,
+    )
+
+
+def _json(value):
+    return json.loads(value) if isinstance(value, str) else value
+
+
+@dataclass(frozen=True)
 class Seating:
     """Every seat of some games, and the wallet accounts of the players in them."""
 

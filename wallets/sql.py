@@ -13,6 +13,7 @@ from pathlib import Path
 MIGRATIONS = Path(__file__).parent / "migrations"
 
 
-def load(name: str) -> str:
-    """The SQL of one frozen file, e.g. `0007_post_batch.pg.sql`."""
-    return (MIGRATIONS / name).read_text()
+def load(name: str, *, folder: Path = MIGRATIONS) -> str:
+    """The SQL of one frozen file, e.g. `0007_post_batch.pg.sql`; another app's migrations keep
+    theirs the same way and pass their own `folder`."""
+    return (folder / name).read_text()

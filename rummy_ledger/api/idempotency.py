@@ -34,9 +34,10 @@ from rummy_ledger.api.codes import ApiErrorCode
 from rummy_ledger.api.errors import exception_handler
 from rummy_ledger.api.models import IdempotencyRecord
 from rummy_ledger.errors import Conflict, DomainError, Retryable
+from rummy_ledger.keyed import CLAIM_WAIT, Keyed, KeyTaken, key_claim
 
 HEADER = "Idempotency-Key"
-IN_FLIGHT_WAIT = "300ms"
+IN_FLIGHT_WAIT = CLAIM_WAIT
 # 1 to 128 visible ASCII characters (a UUID, a ULID, the server's own request id...).
 KEY_PATTERN = r"[!-~]{1,128}"
 _KEY = re.compile(KEY_PATTERN)
@@ -90,10 +91,7 @@ def idempotent(
     without one simply runs."""
     if HEADER not in request.headers and not required:
         return operation()
-    key = request.headers.get(HEADER, "")
-    if _KEY.fullmatch(key) is None:
-        raise KeyRequired(f"this operation needs an {HEADER} header of 1 to 128 visible ASCII")
-    digest = request_hash(request)
+    key, digest = _key_and_hash(request)
     client = request.auth
     with transaction.atomic():
         if not _claim(client.pk, key, digest):
@@ -110,6 +108,53 @@ def idempotent(
             status_code=response.status_code, body=body
         )
     return _sent(body, response.status_code)
+
+
+def idempotent_keyed(
+    request: Request,
+    operation: Callable[[Keyed], tuple[Response, bool]],
+    *,
+    answer: Callable[[object], tuple[int, str]],
+) -> HttpResponse:
+    """`idempotent` for a hot-path write that claims the key itself, with its answer, in its own
+    statement (`rummy_ledger.keyed`): `operation` returns the response and whether that write
+    recorded it under the key. Any other answer (a refusal, a repeat of something stored before)
+    is recorded here in one statement; a key already recorded is replayed, as by `idempotent`."""
+    key, digest = _key_and_hash(request)
+    keyed = Keyed(client_id=request.auth.pk, key=key, request_hash=digest, answer=answer)
+    try:
+        response, recorded = operation(keyed)
+    except KeyTaken as taken:
+        return _replayed(taken, key, digest)
+    except Retryable:
+        raise  # contention: nothing to remember, the client retries
+    except (DomainError, exceptions.APIException) as exc:
+        response, recorded = exception_handler(exc, {}), False
+    body = JSONRenderer().render(response.data).decode()
+    if not recorded:
+        try:
+            key_claim(client_id=keyed.client_id, key=key, request_hash=digest,
+                      status_code=response.status_code, body=body)  # fmt: skip
+        except KeyTaken as taken:
+            return _replayed(taken, key, digest)
+    return _sent(body, response.status_code)
+
+
+def _key_and_hash(request: Request) -> tuple[str, str]:
+    key = request.headers.get(HEADER, "")
+    if _KEY.fullmatch(key) is None:
+        raise KeyRequired(f"this operation needs an {HEADER} header of 1 to 128 visible ASCII")
+    return key, request_hash(request)
+
+
+def _replayed(taken: KeyTaken, key: str, digest: str) -> HttpResponse:
+    if taken.outcome == "in_flight":
+        raise InFlight("a request with this Idempotency-Key is still running")
+    if taken.request_hash != digest:
+        raise KeyReused(f"{HEADER} {key!r} was used for a different request")
+    response = _sent(taken.body, taken.status_code)
+    response["Idempotent-Replayed"] = "true"
+    return response
 
 
 def _sent(body: str, status_code: int) -> HttpResponse:
@@ -146,8 +191,5 @@ def _claim(client_id: int, key: str, digest: str) -> bool:
 
 def _replay(client_id: int, key: str, digest: str) -> HttpResponse:
     record = IdempotencyRecord.objects.get(client_id=client_id, key=key)
-    if record.request_hash != digest:
-        raise KeyReused(f"{HEADER} {key!r} was used for a different request")
-    response = _sent(record.body, record.status_code)
-    response["Idempotent-Replayed"] = "true"
-    return response
+    return _replayed(KeyTaken("taken", record.request_hash, record.status_code, record.body),
+                     key, digest)  # fmt: skip

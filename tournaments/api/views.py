@@ -4,13 +4,14 @@ import logging
 
 from drf_spectacular.utils import extend_schema
 from rest_framework import status
+from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from rummy_ledger.api.auth import HasScope
 from rummy_ledger.api.fields import StrictSerializer
 from rummy_ledger.api.idempotency import IDEMPOTENCY_HEADER as IDEMPOTENCY
-from rummy_ledger.api.idempotency import idempotent
+from rummy_ledger.api.idempotency import idempotent, idempotent_keyed
 from rummy_ledger.api.schema import error_codes
 from rummy_ledger.db import snapshot
 from tournaments.api import serializers as s
@@ -123,13 +124,21 @@ class DealView(GamesScope):
         ),
     )
     def post(self, request, game_id: str):
-        def run():
-            data = valid_data(s.DealIn, request)
-            deal, _ = intake.deal_store(client=request.auth, game_id=game_id, payload=data)
+        def accepted(deal) -> Response:
             body = {"game_id": game_id, "deal_no": deal.deal_no, "status": deal.status}
             return Response(body, status=status.HTTP_202_ACCEPTED)
 
-        return idempotent(request, run)
+        def answer(deal) -> tuple[int, str]:
+            return status.HTTP_202_ACCEPTED, JSONRenderer().render(accepted(deal).data).decode()
+
+        def run(keyed):
+            data = valid_data(s.DealIn, request)
+            deal, stored = intake.deal_store(
+                client=request.auth, game_id=game_id, payload=data, keyed=keyed
+            )
+            return accepted(deal), stored
+
+        return idempotent_keyed(request, run, answer=answer)
 
 
 class RejoinView(GamesScope):

@@ -1,0 +1,21 @@
+"""`idempotency_claim`: an Idempotency-Key claimed and its answer recorded in one statement
+(issue 23: one round trip per write on the hot paths). The SQL is frozen beside this migration
+(wallets/sql.py explains the rule)."""
+
+from pathlib import Path
+
+from django.db import migrations
+
+from wallets import sql
+
+UNDO = "DROP FUNCTION IF EXISTS idempotency_claim(bigint, text, text, integer, text, text);"
+
+
+class Migration(migrations.Migration):
+    dependencies = [("api", "0002_idempotency_body_as_sent")]
+
+    operations = [
+        migrations.RunSQL(
+            sql.load("0003_idempotency_claim.pg.sql", folder=Path(__file__).parent), UNDO
+        )
+    ]

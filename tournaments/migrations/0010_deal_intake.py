@@ -1,0 +1,24 @@
+"""`deal_intake_store`: a posted deal stored in one statement (issue 23: one round trip per write
+on the hot paths). The SQL is frozen beside this migration (wallets/sql.py explains the rule)."""
+
+from pathlib import Path
+
+from django.db import migrations
+
+from wallets import sql
+
+UNDO = (
+    "DROP FUNCTION IF EXISTS deal_intake_store("
+    "bigint, integer, integer, text, jsonb, text, bigint, text, text, integer, text, text);"
+)
+
+
+class Migration(migrations.Migration):
+    dependencies = [
+        ("tournaments", "0009_tournament_money_term_changes"),
+        ("api", "0003_idempotency_claim"),
+    ]
+
+    operations = [
+        migrations.RunSQL(sql.load("0010_deal_intake.pg.sql", folder=Path(__file__).parent), UNDO)
+    ]
