@@ -124,7 +124,7 @@ def open_games(client: ApiClient, players: list[str], n: int, run: str) -> list[
             for p, (o, g) in zip(seated[1:], OTHERS, strict=True)
         ]
         payload = {"deal_no": 1, "wild_joker": WILD, "results": results}
-        with mock.patch.object(settle_deal, "delay"):  # stored now, sent when measured
+        with mock.patch.object(settle_deal, "delay_soon"):  # stored now, sent when measured
             deal, _ = intake.deal_store(client=client, game_id=game_id, payload=payload)
         deal_ids.append(deal.pk)
     return deal_ids

@@ -19,15 +19,21 @@ from django.db import connection
 CLAIM_WAIT = "300ms"
 
 
-@dataclass(frozen=True)
+@dataclass
 class Keyed:
     """The key of a write and the answer to record with it: `answer(stored)` is the (status,
-    body) the client gets when the write succeeds."""
+    body) the client gets when the write succeeds; `record` renders it for the write to claim
+    the key with, and keeps the last one rendered (the one recorded, once the write is done)."""
 
     client_id: int
     key: str
     request_hash: str
     answer: Callable[[Any], tuple[int, str]]
+    recorded: tuple[int, str] | None = None
+
+    def record(self, stored: Any) -> tuple[int, str]:
+        self.recorded = self.answer(stored)
+        return self.recorded
 
 
 class KeyTaken(Exception):

@@ -12,8 +12,11 @@ from __future__ import annotations
 import logging
 
 from celery import Task
+from django.conf import settings
 from django.db import connection, transaction
 from kombu.exceptions import OperationalError
+
+from rummy_ledger import publisher
 
 log = logging.getLogger(__name__)
 
@@ -24,6 +27,22 @@ class AfterCommitTask(Task):
             transaction.on_commit(lambda: self._send(args, kwargs, options))
             return None
         return self._send(args, kwargs, options)
+
+    def delay_soon(self, *args) -> None:
+        """`delay`, with the send made by this process's publisher thread (rummy_ledger.publisher)
+        unless CELERY_PUBLISH_IN_BACKGROUND is off or Celery runs tasks eagerly: the caller does
+        not wait for the broker, and a send lost with the process is redone by a sweep."""
+        if self.app.conf.task_always_eager or not settings.CELERY_PUBLISH_IN_BACKGROUND:
+            self.delay(*args)
+            return
+
+        def submit() -> None:
+            publisher.submit(lambda: self._send(args, None, {}))
+
+        if connection.in_atomic_block:
+            transaction.on_commit(submit)
+        else:
+            submit()
 
     def _send(self, args, kwargs, options):
         try:

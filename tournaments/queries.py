@@ -8,12 +8,14 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from decimal import Decimal
 
 from django.conf import settings
 from django.db import connection
+from djmoney.money import Money
 
-from tournaments.models import Deal, Game, GamePlayer
-from wallets.models import CASH, Account, Entry, Player, Transfer
+from tournaments.models import Deal, Game, GamePlayer, GameTemplate
+from wallets.models import CASH, Account, Entry, Player, ProtectionChange, Transfer
 from wallets.services.flows import PairFlow
 
 
@@ -91,6 +93,96 @@ def deal_intake_view(*, client_id: int, game_id: str, deal_no: int, key: str | N
         existing=tuple(_json(existing)) if existing is not None else None,
         seats=[(ext, elim) for ext, elim in _json(seats) or []],
         key_record=(r_hash, r_status, r_body) if r_hash is not None else None,
+    )
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A player as a game's opening reads them: the row, the wallet accounts by bucket, the
+    self-exclusion values in the order set."""
+
+    player: Player
+    accounts: dict[str, Account]
+    exclusions: list[str]
+
+
+@dataclass(frozen=True)
+class OpenView:
+    """What a game's opening reads, as of one moment (no lock): the active template (None: no
+    such), the status of a game already holding the id, the registered players, the
+    Idempotency-Key's record, and the ids the game and its escrow account will have."""
+
+    template: GameTemplate | None
+    existing_status: str | None
+    players: dict[str, Candidate]
+    key_record: tuple[str, int, str] | None
+    game_pk: int
+    escrow_pk: int
+
+
+_TEMPLATE_FIELDS = GameTemplate._meta.concrete_fields
+_OPEN_VIEW = f"""
+SELECT {", ".join(f"t.{f.column}" for f in _TEMPLATE_FIELDS)},
+       (SELECT g.status FROM {Game._meta.db_table} g
+         WHERE g.client_id = %(client)s AND g.game_id = %(game_id)s),
+       (SELECT json_agg(json_build_array(p.id, p.external_id, p.region,
+           (SELECT json_agg(json_build_array(a.bucket, a.id, a.balance::text, a.balance_currency))
+              FROM {Account._meta.db_table} a WHERE a.player_id = p.id AND a.kind = %(player)s),
+           (SELECT json_agg(c.new_value ORDER BY c.id) FROM {ProtectionChange._meta.db_table} c
+             WHERE c.player_id = p.id AND c.kind = %(exclusion)s)))
+          FROM {Player._meta.db_table} p WHERE p.external_id = ANY(%(players)s)),
+       r.request_hash, r.status_code, r.body,
+       nextval(pg_get_serial_sequence('{Game._meta.db_table}', 'id')),
+       nextval(pg_get_serial_sequence('{Account._meta.db_table}', 'id'))
+  FROM (SELECT 1) one
+  LEFT JOIN {GameTemplate._meta.db_table} t ON t.slug = %(slug)s AND t.active
+  LEFT JOIN api_idempotencyrecord r ON r.client_id = %(client)s AND r.key = %(key)s
+"""
+
+
+def game_open_view(
+    *, client_id: int, game_id: str, template_slug: str, players: list[str], key: str | None
+) -> OpenView:
+    """The game opening's one read (tournaments.services.opening)."""
+    params = {"client": client_id, "game_id": game_id, "slug": template_slug, "players": players,
+              "key": key, "player": Account.Kind.PLAYER,
+              "exclusion": ProtectionChange.Kind.SELF_EXCLUSION}  # fmt: skip
+    with connection.cursor() as cursor:
+        cursor.execute(_OPEN_VIEW, params)
+        row = cursor.fetchone()
+    n = len(_TEMPLATE_FIELDS)
+    template = None
+    if row[0] is not None:
+        values = [
+            f.from_db_value(v, None, connection) if hasattr(f, "from_db_value") else v
+            for f, v in zip(_TEMPLATE_FIELDS, row[:n], strict=True)
+        ]
+        template = GameTemplate.from_db("default", [f.attname for f in _TEMPLATE_FIELDS], values)
+    existing, found, r_hash, r_status, r_body, game_pk, escrow_pk = row[n:]
+    candidates = {}
+    for pk, external_id, region, accounts, exclusions in _json(found) or []:
+        player = Player(id=pk, external_id=external_id, region=region)
+        candidates[external_id] = Candidate(
+            player=player,
+            accounts={
+                bucket: Account(
+                    id=account_pk,
+                    kind=Account.Kind.PLAYER,
+                    player_id=pk,
+                    bucket=bucket,
+                    balance=Money(Decimal(balance), currency),
+                )
+                for bucket, account_pk, balance, currency in accounts or []
+            },
+            exclusions=exclusions or [],
+        )
+    return OpenView(
+        template=template,
+        existing_status=existing,
+        players=candidates,
+        key_record=(r_hash, r_status, r_body) if r_hash is not None else None,
+        game_pk=game_pk,
+        escrow_pk=escrow_pk,
     )
 
 

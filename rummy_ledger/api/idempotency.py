@@ -112,14 +112,15 @@ def idempotent(
 
 def idempotent_keyed(
     request: Request,
-    operation: Callable[[Keyed], tuple[Response, bool]],
+    operation: Callable[[Keyed], tuple[Response | None, bool]],
     *,
     answer: Callable[[object], tuple[int, str]],
 ) -> HttpResponse:
     """`idempotent` for a hot-path write that claims the key itself, with its answer, in its own
     statement (`rummy_ledger.keyed`): `operation` returns the response and whether that write
-    recorded it under the key. Any other answer (a refusal, a repeat of something stored before)
-    is recorded here in one statement; a key already recorded is replayed, as by `idempotent`."""
+    recorded it under the key (then the answer recorded is sent). Any other answer (a refusal,
+    a repeat of something stored before) is recorded here in one statement; a key already
+    recorded is replayed, as by `idempotent`."""
     key, digest = _key_and_hash(request)
     keyed = Keyed(client_id=request.auth.pk, key=key, request_hash=digest, answer=answer)
     try:
@@ -130,13 +131,14 @@ def idempotent_keyed(
         raise  # contention: nothing to remember, the client retries
     except (DomainError, exceptions.APIException) as exc:
         response, recorded = exception_handler(exc, {}), False
+    if recorded:
+        return _sent(keyed.recorded[1], keyed.recorded[0])
     body = JSONRenderer().render(response.data).decode()
-    if not recorded:
-        try:
-            key_claim(client_id=keyed.client_id, key=key, request_hash=digest,
-                      status_code=response.status_code, body=body)  # fmt: skip
-        except KeyTaken as taken:
-            return _replayed(taken, key, digest)
+    try:
+        key_claim(client_id=keyed.client_id, key=key, request_hash=digest,
+                  status_code=response.status_code, body=body)  # fmt: skip
+    except KeyTaken as taken:
+        return _replayed(taken, key, digest)
     return _sent(body, response.status_code)
 
 

@@ -17,7 +17,7 @@ from rummy_ledger.api.fields import (
     StrictSlugField,
 )
 from tournaments import rummy
-from tournaments.models import SEATS_MAX, Deal, Format, Game, GameTemplate
+from tournaments.models import SEATS_MAX, Deal, Format, Game, GamePlayer, GameTemplate
 from tournaments.services.escrow import contributions
 from wallets.amounts import amount_text
 from wallets.models import CHIPS
@@ -233,9 +233,13 @@ def deal_out(deal: Deal) -> dict[str, Any]:
     }
 
 
-def game_out(game: Game) -> dict[str, Any]:
-    seats = list(game.players.select_related("player").order_by("seat"))
-    deals = list(game.deals.order_by("deal_no").prefetch_related("transfer_links"))
+def game_out(game: Game, seats: list[GamePlayer] | None = None) -> dict[str, Any]:
+    """A game's state; a game just opened passes its `seats` (it has no deal yet)."""
+    if seats is None:
+        seats = list(game.players.select_related("player").order_by("seat"))
+        deals = list(game.deals.order_by("deal_no").prefetch_related("transfer_links"))
+    else:
+        deals = []
     return {
         "game_id": game.game_id,
         "template": game.terms["template"],

@@ -15,9 +15,10 @@ from rummy_ledger.api.idempotency import idempotent, idempotent_keyed
 from rummy_ledger.api.schema import error_codes
 from rummy_ledger.db import snapshot
 from tournaments.api import serializers as s
+from tournaments.api.deal_input import deal_in
 from tournaments.errors import GameErrorCode as G
 from tournaments.errors import TermsInvalid
-from tournaments.services import games, intake
+from tournaments.services import games, intake, opening
 from wallets.errors import WalletErrorCode as W
 
 log = logging.getLogger(__name__)
@@ -67,17 +68,22 @@ class GameOpenView(GamesScope):
         ),
     )
     def post(self, request):
-        def run():
+        def answer(opened) -> tuple[int, str]:
+            game, seats = opened
+            return status.HTTP_201_CREATED, JSONRenderer().render(s.game_out(game, seats)).decode()
+
+        def run(keyed):
             data = valid_data(s.GameOpenIn, request)
-            game = games.game_open(
+            opening.game_open(
                 client=request.auth,
                 game_id=data["game_id"],
                 template_slug=data["template"],
                 players=data["players"],
+                keyed=keyed,
             )
-            return Response(s.game_out(game), status=status.HTTP_201_CREATED)
+            return None, True  # recorded with the opening
 
-        return idempotent(request, run)
+        return idempotent_keyed(request, run, answer=answer)
 
 
 class GameView(GamesScope):
@@ -132,7 +138,7 @@ class DealView(GamesScope):
             return status.HTTP_202_ACCEPTED, JSONRenderer().render(accepted(deal).data).decode()
 
         def run(keyed):
-            data = valid_data(s.DealIn, request)
+            data = deal_in(request.data) or valid_data(s.DealIn, request)
             deal, stored = intake.deal_store(
                 client=request.auth, game_id=game_id, payload=data, keyed=keyed
             )

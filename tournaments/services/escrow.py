@@ -81,14 +81,23 @@ class EntryPlans:
 
 
 def entry_plans(
-    *, player_ids: Sequence[int], order: Sequence[str], amount: Decimal, cap_percent: Decimal
+    *,
+    player_ids: Sequence[int],
+    order: Sequence[str],
+    amount: Decimal,
+    cap_percent: Decimal,
+    accounts: dict[tuple[int, str], Account] | None = None,
 ) -> EntryPlans:
     """Plan the entry of `amount` for every player, nothing posted: the buckets in `order`, bonus
     only as far as its lots have not expired and at most `cap_percent` % of the entry. The lots
-    are locked before the ledger locks the accounts (`wallets.services.bonuses`)."""
-    accounts = wallet_accounts(player_ids)
+    are locked before the ledger locks the accounts (`wallets.services.bonuses`). A caller that
+    read the `accounts` already passes them; then no bonus is taken (it has none to spend)."""
     caps = {Bucket.BONUS: bonus_cap(amount, cap_percent)}
-    lots = bonus_lots_locked(player_ids=player_ids) if Bucket.BONUS in order else {}
+    if accounts is not None:
+        lots: dict[int, list[BonusLot]] = {}
+    else:
+        accounts = wallet_accounts(player_ids)
+        lots = bonus_lots_locked(player_ids=player_ids) if Bucket.BONUS in order else {}
     plans: dict[int, list[tuple[str, Decimal]]] = {}
     short: dict[int, Decimal] = {}
     for player_id in player_ids:
@@ -151,6 +160,19 @@ def entries_collect(
         amount=amount,
         cap_percent=terms.bonus_cap_percent,
     )
+    requests = entry_requests(game=game, seats=seats, plans=plans, amount=amount, entry_no=entry_no)
+    try:
+        transfers_post(requests=requests)
+    except InsufficientFunds as exc:
+        raise entries_short(exc, amount, game) from exc
+    return amount * len(seats)
+
+
+def entry_requests(
+    *, game: Game, seats: Sequence[GamePlayer], plans: EntryPlans, amount: Decimal, entry_no: int
+) -> list[TransferRequest]:
+    """The entry transfers of every seat by `plans` (`PlayersShort` naming everyone short), and
+    each seat's `contributed` with them added (the caller posts and saves both)."""
     short = [s.player.external_id for s in seats if s.player_id in plans.short]
     if short:
         raise _short(short, amount, game)
@@ -170,13 +192,14 @@ def entries_collect(
         )
         for seat in seats
     ]
-    try:
-        transfers_post(requests=requests)
-    except InsufficientFunds as exc:
-        raise _short(short_players(exc), amount, game) from exc
     for seat in seats:
         seat.contributed = paid_merged(seat.contributed, plans.plans[seat.player_id])
-    return amount * len(seats)
+    return requests
+
+
+def entries_short(exc: InsufficientFunds, amount: Decimal, game: Game) -> PlayersShort:
+    """The ledger found players short (a concurrent spend): the refusal names them."""
+    return _short(short_players(exc), amount, game)
 
 
 def _bonus_key(seat: GamePlayer) -> str:

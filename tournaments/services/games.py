@@ -9,6 +9,7 @@ from __future__ import annotations
 from django.db import IntegrityError, transaction
 from django.db.models import QuerySet
 
+from rummy_ledger.keyed import Keyed, key_claim
 from tournaments.errors import (
     GameErrorCode,
     GameExists,
@@ -23,6 +24,7 @@ from tournaments.payouts import cancel_settlement
 from tournaments.references import game_pk_of
 from tournaments.services import settlement
 from tournaments.services.escrow import contributions, entries_collect, escrow_create
+from tournaments.terms import GameTerms
 from wallets.errors import LedgerBusy, WalletErrorCode
 from wallets.models import CHIPS, ApiClient, Player
 from wallets.services.client_guards import escrow_cap_take, players_seatable_check
@@ -54,10 +56,8 @@ def table_of(game: Game, seats: list[GamePlayer]) -> Table:
     return Table(game.game_terms, seats, game.collected, game.deals_played)
 
 
-@transaction.atomic
-def game_open(*, client: ApiClient, game_id: str, template_slug: str, players: list[str]) -> Game:
-    """Open a game and collect every player's stake (points: maximum loss) into its escrow."""
-    template = GameTemplate.objects.filter(slug=template_slug, active=True).first()
+def open_terms(template: GameTemplate | None, template_slug: str, players: list[str]) -> GameTerms:
+    """The terms a game opens with, once the template and the table are checked."""
     if template is None:
         raise OpenRejected(
             f"no active template {template_slug!r}", code=GameErrorCode.UNKNOWN_TEMPLATE
@@ -69,12 +69,28 @@ def game_open(*, client: ApiClient, game_id: str, template_slug: str, players: l
             f"this table seats 2 to {template.seats} players, got {len(players)}",
             details={"seats": template.seats},
         )
-    terms = template.game_terms()
+    return template.game_terms()
+
+
+@transaction.atomic
+def game_open(
+    *,
+    client: ApiClient,
+    game_id: str,
+    template_slug: str,
+    players: list[str],
+    keyed: Keyed | None = None,
+) -> Game:
+    """Open a game and collect every player's stake (points: maximum loss) into its escrow.
+    With `keyed`, the request's key is claimed with the answer in the same transaction.
+    (`tournaments.services.opening` is the API's faster way to the same end.)"""
+    template = GameTemplate.objects.filter(slug=template_slug, active=True).first()
+    terms = open_terms(template, template_slug, players)
     try:
         with transaction.atomic():
             escrow = escrow_create(owner=client.pk, name=game_id, currency=template.currency)
     except IntegrityError as exc:
-        raise _game_exists(client, game_id) from exc
+        raise game_exists(client, game_id) from exc
     game = Game.objects.create(
         client=client,
         game_id=game_id,
@@ -96,10 +112,14 @@ def game_open(*, client: ApiClient, game_id: str, template_slug: str, players: l
     game.collected = entries_collect(game=game, seats=seats, amount=terms.stake, entry_no=1)
     GamePlayer.objects.bulk_create(seats)
     game.save(update_fields=["collected"])
+    if keyed is not None:
+        status_code, body = keyed.record((game, None))
+        key_claim(client_id=client.pk, key=keyed.key, request_hash=keyed.request_hash,
+                  status_code=status_code, body=body)  # fmt: skip
     return game
 
 
-def _game_exists(client: ApiClient, game_id: str) -> GameExists:
+def game_exists(client: ApiClient, game_id: str) -> GameExists:
     """A game id is used once: the refusal says what became of the game that holds it."""
     status = Game.objects.filter(client=client, game_id=game_id).values_list("status", flat=True)
     state = status.first() or Game.Status.OPEN  # its opening has not committed yet
@@ -194,13 +214,16 @@ def game_mark_reversed(*, reference: str) -> None:
         )
 
 
-def cash_play_check(currency: str, players: list[Player]) -> None:
+def cash_play_check(
+    currency: str, players: list[Player], exclusions: dict[int, list[str]] | None = None
+) -> None:
     """A cash game or tournament (or a buy-back into one) needs real money offered to every
-    player and none of them self-excluded; chips games need neither."""
+    player and none of them self-excluded; chips games need neither. `exclusions`: the players'
+    self-exclusion values, when the caller read them already."""
     if currency == CHIPS:
         return
     real_money_check(players=players)
-    self_exclusion_check(players=players)
+    self_exclusion_check(players=players, values=exclusions)
 
 
 def _open_locked(client: ApiClient, game_id: str) -> Game:

@@ -66,7 +66,7 @@ def deal_store(
     if stored is None:  # the game moved since it was read
         return _deal_store_locked(client, game_id, payload, digest, keyed)
     deal.pk = stored
-    settle_deal.delay(deal.pk)
+    settle_deal.delay_soon(deal.pk)
     return deal, True
 
 
@@ -91,7 +91,7 @@ def _checked(seen: IntakeView, payload: dict[str, Any], digest: str) -> Deal:
 
 def _store(seen: IntakeView, deal: Deal, client: ApiClient, keyed: Keyed | None) -> int | None:
     """`deal_intake_store`: the deal's id, or None when the game moved since `seen`."""
-    status_code, body = keyed.answer(deal) if keyed else (None, None)
+    status_code, body = keyed.record(deal) if keyed else (None, None)
     # Inside a caller's transaction (a test's), a savepoint keeps a failure from poisoning it.
     guard = transaction.atomic() if connection.in_atomic_block else contextlib.nullcontext()
     with guard, connection.cursor() as cursor:
@@ -146,8 +146,8 @@ def _deal_store_locked(
         payload_hash=digest,
     )
     if keyed is not None:
-        status_code, body = keyed.answer(deal)
+        status_code, body = keyed.record(deal)
         key_claim(client_id=client.pk, key=keyed.key, request_hash=keyed.request_hash,
                   status_code=status_code, body=body)  # fmt: skip
-    settle_deal.delay(deal.pk)  # sent once this transaction commits
+    settle_deal.delay_soon(deal.pk)  # sent once this transaction commits
     return deal, True

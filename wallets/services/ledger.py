@@ -124,6 +124,23 @@ def transfers_post(*, requests: Sequence[TransferRequest]) -> list[Posted]:
     """Post many transfers in one database transaction (all or none), in request order."""
     if not requests:
         return []
+    sql, params = transfers_statement(requests)
+    # Outside a transaction the single statement is its own transaction (one round trip, the
+    # deferred checks run at its end); inside one, a failure marks the whole block for rollback.
+    block = transaction.atomic(savepoint=False) if connection.in_atomic_block else nullcontext()
+    try:
+        with block, connection.cursor() as cursor:
+            cursor.execute(sql, params)
+            rows = cursor.fetchall()
+    except DatabaseError as exc:
+        raise ledger_error(exc) from exc
+    return [Posted(transfer_id=row[0], created=row[1]) for row in rows]
+
+
+def transfers_statement(requests: Sequence[TransferRequest]) -> tuple[str, list]:
+    """The `ledger_post_batch` statement that posts `requests` (SQL, parameters), for a caller
+    that sends it with other statements in one round trip (a game's opening); a failure it
+    raises is translated by `ledger_error`."""
     keys = [r.idempotency_key for r in requests]
     if len(set(keys)) != len(keys):
         raise LedgerError("a batch holds the same idempotency key twice")
@@ -149,16 +166,7 @@ def transfers_post(*, requests: Sequence[TransferRequest]) -> list[Posted]:
         settings.LEDGER_MAX_TRANSFER,
     ]
     sql = "SELECT transfer_id, created FROM ledger_post_batch(%s::text[], %s::text[], %s::text[], %s::text[], %s::bigint[], %s::text[], %s::int[], %s::bigint[], %s::numeric[], %s::text[], %s, %s::numeric)"  # noqa: E501
-    # Outside a transaction the single statement is its own transaction (one round trip, the
-    # deferred checks run at its end); inside one, a failure marks the whole block for rollback.
-    block = transaction.atomic(savepoint=False) if connection.in_atomic_block else nullcontext()
-    try:
-        with block, connection.cursor() as cursor:
-            cursor.execute(sql, params)
-            rows = cursor.fetchall()
-    except DatabaseError as exc:
-        raise _ledger_error(exc) from exc
-    return [Posted(transfer_id=row[0], created=row[1]) for row in rows]
+    return sql, params
 
 
 _SQLSTATE_ERRORS = {
@@ -173,7 +181,8 @@ _SQLSTATE_ERRORS = {
 }
 
 
-def _ledger_error(exc: DatabaseError) -> Exception:
+def ledger_error(exc: DatabaseError) -> Exception:
+    """The ledger's error for a failure of `ledger_post_batch` (the exception itself if none)."""
     diag = getattr(exc.__cause__, "diag", None)
     sqlstate = getattr(exc.__cause__, "sqlstate", None)
     message = getattr(diag, "message_primary", None) or str(exc)

@@ -166,14 +166,22 @@ def _exclusion(values: list[str]) -> tuple[datetime | None, bool]:
     return (max(ends) if ends else None), PERMANENT in values
 
 
-def self_exclusion_check(*, players: list[Player], now: datetime | None = None) -> None:
+def self_exclusion_check(
+    *,
+    players: list[Player],
+    now: datetime | None = None,
+    values: dict[int, list[str]] | None = None,
+) -> None:
     """Refuse when any of `players` is self-excluded now, naming each and until when (one
-    query for the whole table)."""
+    query for the whole table; none when the caller read their self-exclusion `values`, player
+    pk -> new values in the order set, with something else)."""
     now = now or timezone.now()
-    values: dict[int, list[str]] = defaultdict(list)
-    rows = ProtectionChange.objects.filter(player__in=players, kind=Kind.SELF_EXCLUSION)
-    for player_id, value in rows.order_by("pk").values_list("player_id", "new_value"):
-        values[player_id].append(value)
+    if values is None:
+        values = defaultdict(list)
+        rows = ProtectionChange.objects.filter(player__in=players, kind=Kind.SELF_EXCLUSION)
+        for player_id, value in rows.order_by("pk").values_list("player_id", "new_value"):
+            values[player_id].append(value)
+    values = defaultdict(list, values)
     _refuse_excluded([(player, *_exclusion(values[player.pk])) for player in players], now)
 
 

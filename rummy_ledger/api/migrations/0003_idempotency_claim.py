@@ -8,7 +8,9 @@ from django.db import migrations
 
 from wallets import sql
 
-UNDO = "DROP FUNCTION IF EXISTS idempotency_claim(bigint, text, text, integer, text, text);"
+UNDO = (
+    "DROP FUNCTION IF EXISTS idempotency_claim(bigint, text, text, integer, text, text, boolean);"
+)
 
 
 class Migration(migrations.Migration):

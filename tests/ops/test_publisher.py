@@ -1,0 +1,40 @@
+"""A deal's settlement is sent off the request's thread (rummy_ledger.publisher, issue 23 §1):
+the request answers without waiting for the broker, and the send, made by the publisher thread,
+still goes through AfterCommitTask's handling (a broker that refuses is logged, the sweep redoes
+it: tests/ops/test_broker_outage.py). Real requests through the whole stack, a real closed port
+for the broker."""
+
+from __future__ import annotations
+
+import logging
+import time
+from decimal import Decimal
+
+import pytest
+
+from tests.builders import LOSER_22, WINNER, Server, funded_player, res, template
+from tests.ops.test_broker_outage import broker_at, closed_port
+from tournaments.models import Deal
+
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.timeout(60)]
+
+
+def test_the_settlement_of_a_posted_deal_is_sent_by_the_publisher_thread(settings, caplog):
+    settings.CELERY_PUBLISH_IN_BACKGROUND = True
+    server = Server()
+    template("points-1", "points", point_value=Decimal("1.00"))
+    for p in ("a", "b"):
+        funded_player(p, "100.00")
+    assert server.open("g1", "points-1", ["a", "b"]).status_code == 201
+    with broker_at(f"redis://127.0.0.1:{closed_port()}/0"), caplog.at_level(logging.WARNING):
+        # when: a deal is posted while nothing answers at the broker's address
+        response = server.deal("g1", 1, [res("a", "declared", WINNER), res("b", "lost", LOSER_22)])
+        # then: it is acknowledged and stored at once
+        assert response.status_code == 202, response.content
+        assert Deal.objects.get().status == Deal.Status.STORED
+        # and the send was made (and refused) on the publisher thread, not the request's
+        deadline = time.monotonic() + 10
+        while not caplog.records and time.monotonic() < deadline:
+            time.sleep(0.05)
+    [refused] = [r for r in caplog.records if "settle_deal not sent" in r.getMessage()]
+    assert refused.threadName == "celery-publisher"
