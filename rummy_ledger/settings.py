@@ -252,6 +252,10 @@ REQUEST_STATEMENT_TIMEOUT_MS = int(os.environ.get("REQUEST_STATEMENT_TIMEOUT_MS"
 # Retry-After (seconds) of a 409 for contention, and of the 503 while the database is down.
 REQUEST_BUSY_RETRY_AFTER = int(os.environ.get("REQUEST_BUSY_RETRY_AFTER", "1"))
 REQUEST_UNAVAILABLE_RETRY_AFTER = int(os.environ.get("REQUEST_UNAVAILABLE_RETRY_AFTER", "2"))
+# The web process's own bound on a request's database calls (rummy_ledger.api.deadline): a
+# database that answers nothing at all (frozen, a hung host) gets the request a 503 + Retry-After
+# this long after it began. Above the statement timeout, so a server that runs answers first.
+REQUEST_DEADLINE_SECONDS = float(os.environ.get("REQUEST_DEADLINE_SECONDS", "6"))
 # A database host that does not answer fails a connection attempt after this many seconds
 # (instead of the operating system's minutes), so requests answer 503 while it is away.
 DATABASES["default"].setdefault("OPTIONS", {})["connect_timeout"] = int(

@@ -110,8 +110,11 @@ class Command(BaseCommand):
                 Daemon(
                     "embedded Redis",
                     pid=lambda: embedded.redis_pid(data_dir),
-                    ensure=lambda: embedded.ensure_redis(data_dir),
-                    stop=lambda: embedded.stop_redis(data_dir),
+                    # one a killed run left behind is adopted, and stopped with this run
+                    ensure=lambda: (
+                        embedded.ensure_redis(data_dir) or embedded.redis_adopt(data_dir)
+                    ),
+                    stop=lambda: embedded.redis_release(data_dir),
                 )
             )
         return daemons
