@@ -41,16 +41,26 @@ def readyz(request) -> JsonResponse:
 
 
 def _database() -> str:
+    """`SELECT 1`, and once more on a new connection if the kept one is broken (the database
+    restarted since it was opened): only a database that fails a new connection is not ready."""
+    kept = connection.connection is not None
     with request_deadline(settings.READYZ_DEADLINE_SECONDS) as watch:
-        try:
-            with connection.cursor() as cursor:
-                cursor.execute("SELECT 1")
-            return "ok"
-        except DatabaseError as exc:
-            connection.close()  # never reused: the next check opens a new one
-            if watch.abandoned:
-                return f"not answering within {settings.READYZ_DEADLINE_SECONDS:g} s"
-            return f"not answering: {_first_line(exc)}"
+        error = _select_one()
+        if error is not None and kept and not watch.abandoned:
+            error = _select_one()
+    if watch.abandoned:
+        return f"not answering within {settings.READYZ_DEADLINE_SECONDS:g} s"
+    return "ok" if error is None else f"not answering: {error}"
+
+
+def _select_one() -> str | None:
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT 1")
+        return None
+    except DatabaseError as exc:
+        connection.close()  # never reused: the next try opens a new one
+        return _first_line(exc)
 
 
 def _migrations_check() -> str:

@@ -21,6 +21,7 @@ from __future__ import annotations
 import contextlib
 import weakref
 
+import psycopg
 from django.conf import settings
 from django.db import DatabaseError, InterfaceError, OperationalError, connection
 from django.http import JsonResponse
@@ -41,6 +42,10 @@ BUSY = {
 # SQLSTATEs of a database that is going away, starting or full; no SQLSTATE at all is a
 # connection that failed or broke on the client's side.
 UNAVAILABLE_STATES = {"57P01", "57P02", "57P03", "53300"}  # shutdown, crash, starting, too many
+
+# Django's wrapped errors, and the driver's own: the request bounds are set on the driver's
+# cursor (_BoundFirstQuery), outside Django's wrapping.
+DATABASE_ERRORS = (DatabaseError, psycopg.Error)
 
 # The raw connections whose session already carries the bounds (and which ones).
 _bounded: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
@@ -96,7 +101,7 @@ class _BoundFirstQuery:
 
 def fault_answer(exc: BaseException) -> JsonResponse | None:
     """The API's answer to a database fault, or None when `exc` is not one (a bug: 500)."""
-    if not isinstance(exc, DatabaseError):
+    if not isinstance(exc, DATABASE_ERRORS):
         return None
     sqlstate = _sqlstate(exc)
     if sqlstate in BUSY:
@@ -106,8 +111,8 @@ def fault_answer(exc: BaseException) -> JsonResponse | None:
             f"The database is busy ({BUSY[sqlstate]}); nothing was written. Retry shortly.",
             settings.REQUEST_BUSY_RETRY_AFTER,
         )
-    connection_lost = isinstance(exc, InterfaceError) or (
-        isinstance(exc, OperationalError)
+    connection_lost = isinstance(exc, (InterfaceError, psycopg.InterfaceError)) or (
+        isinstance(exc, (OperationalError, psycopg.OperationalError))
         and (sqlstate is None or sqlstate.startswith("08") or sqlstate in UNAVAILABLE_STATES)
     )
     if connection_lost:
@@ -175,7 +180,7 @@ class DatabaseFaultsMiddleware:
         if not request.path_info.startswith(API_PREFIX):
             return None
         watch = getattr(request, "database_deadline", None)
-        if watch is not None and watch.abandoned and isinstance(exc, DatabaseError):
+        if watch is not None and watch.abandoned and isinstance(exc, DATABASE_ERRORS):
             return deadline_answer()
         return fault_answer(exc)
 

@@ -22,6 +22,7 @@ from django.conf import settings
 from django.db import connection
 from django.test import override_settings
 
+from rummy_ledger.api import database
 from rummy_ledger.api.database import bound_connection
 from tests.architecture.test_openapi import conforms
 from tests.builders import Server, funded_player, template
@@ -212,10 +213,13 @@ def backend_frozen():
         os.kill(pid, signal.SIGCONT)
 
 
-def test_a_frozen_database_answers_503_with_retry_after_at_the_request_deadline():
-    # given: the API's connection is open (its bounds set), then its server process freezes
+@pytest.mark.parametrize("stuck_in", ["a query", "setting the request bounds"])
+def test_a_frozen_database_answers_503_with_retry_after_at_the_request_deadline(stuck_in):
+    # given: the API's connection is open, then its server process freezes
     server = Server()
     assert server.get("templates").status_code == 200
+    if stuck_in == "setting the request bounds":  # as on a connection opened meanwhile
+        database._bounded.pop(connection.connection)
     with override_settings(REQUEST_DEADLINE_SECONDS=1), backend_frozen():
         # when
         started = time.monotonic()

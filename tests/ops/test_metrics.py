@@ -23,8 +23,13 @@ TOKEN = "metrics-test-token"
 def scrape(base_url: str) -> dict[str, float]:
     response = requests.get(f"{base_url}/metrics", headers={"Authorization": f"Bearer {TOKEN}"})
     assert response.status_code == 200, response.text
+    return parse(response.text)
+
+
+def parse(text: str) -> dict[str, float]:
+    """Prometheus's text format: each series (name and labels) to its value."""
     samples = {}
-    for line in response.text.splitlines():
+    for line in text.splitlines():
         if line and not line.startswith("#"):
             name, value = line.rsplit(" ", 1)
             samples[name] = float(value)
