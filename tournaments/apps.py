@@ -13,6 +13,7 @@ class TournamentsConfig(AppConfig):
     }
 
     def ready(self) -> None:
-        from tournaments import plugins
+        from tournaments import metrics, plugins
 
         plugins.register()
+        metrics.register()  # the deals waiting for settlement (rummy_ledger.metrics)
