@@ -13,10 +13,18 @@ from django.http import HttpRequest
 from django.urls import path
 from django.utils.html import format_html_join
 
+from tournaments.admin.tournament_forms import rounds_text
 from tournaments.admin.tournament_pnl import tournament_pnl_view
-from tournaments.admin.tournament_proposals import change_shown
+from tournaments.admin.tournament_proposals import change_shown, term_shown
 from tournaments.models import Registration, Tournament, TournamentRound
-from wallets.admin.base import ReadOnlyAdmin, ReadOnlyInline, link, money_display, money_html
+from wallets.admin.base import (
+    ReadOnlyAdmin,
+    ReadOnlyInline,
+    link,
+    money_display,
+    money_html,
+    percent_display,
+)
 from wallets.formatting import money
 
 
@@ -64,9 +72,9 @@ class TournamentAdmin(ReadOnlyAdmin):
     change_form_template = "admin/tournaments/tournament/change_form.html"
     inlines = [RoundInline, RegistrationInline]
     fields = [
-        "slug", "name", "client", "status", "currency", "entry", "fee_percent", "guarantee_shown",
-        "min_players", "max_players", "table_size", "registration_closes_at",
-        "bonus_cap_percent", "rounds", "rebuy", "prize_table", "round", "collected_shown",
+        "slug", "name", "client", "status", "currency", "entry", "fee_shown_percent",
+        "guarantee_shown", "min_players", "max_players", "table_size", "registration_closes_at",
+        "bonus_cap_shown", "rounds_shown", "rebuy_shown", "prize_table", "round", "collected_shown",
         "fee_shown", "overlay_shown", "pool", "refunded_shown", "created_by", "created_at",
         "started_at", "finished_at", "money_terms_history",
     ]  # fmt: skip
@@ -93,6 +101,17 @@ class TournamentAdmin(ReadOnlyAdmin):
     pool = money_display("prizes_paid", currency_field="currency", description="prize pool paid")
     overlay_shown = money_display("overlay", currency_field="currency", description="overlay")
     refunded_shown = money_display("refunded", currency_field="currency", description="refunded")
+
+    fee_shown_percent = percent_display("fee_percent", "fee %")
+    bonus_cap_shown = percent_display("bonus_cap_percent", "bonus cap %")
+
+    @admin.display(description="rounds")
+    def rounds_shown(self, obj):
+        return rounds_text(obj.rounds)
+
+    @admin.display(description="rebuy")
+    def rebuy_shown(self, obj):
+        return term_shown("rebuy", obj.rebuy, obj.currency)
 
     @admin.display(description="prize table")
     def prize_table(self, obj):

@@ -7,6 +7,7 @@ refuse what `manage.py create_tournament` refuses, with its messages."""
 from __future__ import annotations
 
 from django.contrib import admin
+from django.utils.dateparse import parse_datetime
 from django.utils.html import format_html_join
 
 from tournaments.admin.tournament_forms import (
@@ -23,7 +24,7 @@ from tournaments.services.new_tournaments import new_tournament_propose
 from tournaments.services.tournament_terms_changes import change_terms, tournament_change_propose
 from wallets.admin.base import NoDeleteAdmin, link
 from wallets.admin.proposals import ProposalAdmin
-from wallets.formatting import money
+from wallets.formatting import ist, money
 
 TERM_LABELS = {
     "entry_fee": "entry fee",
@@ -171,6 +172,10 @@ class NewTournamentAdmin(ProposalAdmin, NoDeleteAdmin):
                 shown = term_shown(name, value, currency)
             elif name == "rounds":
                 shown = rounds_text(value)
+            elif name == "bonus_cap_percent":
+                shown = f"{value}%"
+            elif name == "registration_closes_at":
+                shown = ist(parse_datetime(value))
             else:
                 shown = "-" if value is None else str(value)
             rows.append((label, shown))
