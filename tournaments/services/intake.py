@@ -6,7 +6,7 @@ and leaves no trace. The checks are the format's (`tournaments.formats`); the se
 
 The hot path takes two round trips (issue 23 §1): one read of everything the checks need
 (`queries.deal_intake_view`), then one statement, `deal_intake_store`
-(migrations/0010_deal_intake.pg.sql), that locks the game, re-confirms that state, claims the
+(migrations/0011_deal_intake.pg.sql), that locks the game, re-confirms that state, claims the
 request's Idempotency-Key with its answer (`rummy_ledger.keyed`) and inserts the deal. A game
 with deals still waiting for settlement, or one that moved between the two, takes the full
 path: one transaction that locks the game and settles its pending deals before checking.
@@ -22,6 +22,7 @@ from typing import Any
 from django.db import connection, transaction
 
 from rummy_ledger.keyed import CLAIM_WAIT, Keyed, KeyTaken, key_claim
+from tournaments import metrics
 from tournaments.errors import DealExists, GameNotFound, GameNotOpen
 from tournaments.formats import format_of
 from tournaments.models import Deal, Game
@@ -67,6 +68,7 @@ def deal_store(
         return _deal_store_locked(client, game_id, payload, digest, keyed)
     deal.pk = stored
     settle_deal.delay_soon(deal.pk)
+    metrics.deal_stored()
     return deal, True
 
 
@@ -150,4 +152,5 @@ def _deal_store_locked(
         key_claim(client_id=client.pk, key=keyed.key, request_hash=keyed.request_hash,
                   status_code=status_code, body=body)  # fmt: skip
     settle_deal.delay_soon(deal.pk)  # sent once this transaction commits
+    metrics.deal_stored()
     return deal, True

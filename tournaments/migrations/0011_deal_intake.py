@@ -15,10 +15,10 @@ UNDO = (
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("tournaments", "0009_tournament_money_term_changes"),
+        ("tournaments", "0010_new_tournament_proposals"),
         ("api", "0003_idempotency_claim"),
     ]
 
     operations = [
-        migrations.RunSQL(sql.load("0010_deal_intake.pg.sql", folder=Path(__file__).parent), UNDO)
+        migrations.RunSQL(sql.load("0011_deal_intake.pg.sql", folder=Path(__file__).parent), UNDO)
     ]
