@@ -7,7 +7,8 @@ Three timed phases of `--seconds` each, one operation per phase, every client in
 1. `GET /api/v1/templates` (the baseline);
 2. `POST /api/v1/games` (4-player points games, players drawn from 2,000 funded ones);
 3. `POST /api/v1/games/{id}/deals`, one deal for each game phase 2 opened (a phase that runs
-   out of games ends early; its rate is over the time it ran).
+   out of games ends early; its rate is over the time it ran; games it had no time for stay
+   open without a deal, counted as `games_opened_without_deal`).
 Printed: each rate and its ratio to the GET (goal >= 0.5 for both), p50/p99 latency (goal: deal
 ingest p99 < 100 ms), and the settlement lag of the posted deals, stored to settled by the
 database's clock (goal p99 < 2 s); then the checks of `bench/faults.py` (every acknowledged
