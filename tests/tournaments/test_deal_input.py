@@ -45,7 +45,7 @@ BODY = st.fixed_dictionaries(
 )
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(BODY)
 def test_what_the_flat_reading_accepts_dealin_reads_the_same(body):
     fast = deal_in(body)
