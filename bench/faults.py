@@ -69,9 +69,9 @@ from django.db.models import Count, F, Q  # noqa: E402
 from djmoney.money import Money  # noqa: E402
 
 from rummy_ledger import embedded  # noqa: E402
+from rummy_ledger.api.keys import api_client_create  # noqa: E402
 from tournaments.models import Deal, Game, GameTemplate  # noqa: E402
 from tournaments.simulator import Simulator  # noqa: E402
-from wallets.api_keys import api_client_create  # noqa: E402
 from wallets.models import Account, Transfer  # noqa: E402
 from wallets.services.deposits import deposit_register  # noqa: E402
 

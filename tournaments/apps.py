@@ -13,6 +13,9 @@ class TournamentsConfig(AppConfig):
     }
 
     def ready(self) -> None:
+        from rummy_ledger.api.codes import error_codes_register
         from tournaments import plugins
+        from tournaments.errors import GameErrorCode
 
+        error_codes_register(GameErrorCode)  # the API's catalogue names no app
         plugins.register()

@@ -4,12 +4,12 @@ and prizes), read-only for everyone."""
 
 import pytest
 
+from rummy_ledger.api.keys import api_client_create
 from tests.builders import bonus_granted, funded_player
 from tests.tournaments.tournament_builders import scheduled
 from tournaments.models import Tournament
 from tournaments.services import tournament_entries as entries
 from tournaments.services import tournament_rounds as rounds
-from wallets.api_keys import api_client_create
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

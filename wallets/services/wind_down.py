@@ -37,13 +37,13 @@ from django.db.models import Sum
 from django.utils import timezone
 from djmoney.money import Money
 
+from rummy_ledger.api.models import ApiClient
 from wallets import tax
 from wallets.amounts import amount_text
 from wallets.errors import LedgerBusy, ProposalInvalid, RealMoneyUnavailable
 from wallets.models import (
     CASH,
     Account,
-    ApiClient,
     BonusLot,
     Bucket,
     KycStatus,
