@@ -2,6 +2,9 @@ from django.contrib import admin
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
 
+from rummy_ledger import health
+from rummy_ledger.metrics.http import metrics_view
+
 # The finance admin names the product; "View site" opens the API docs (there is no other site).
 admin.site.site_header = "rummy-ledger finance"
 admin.site.site_title = "rummy-ledger finance"
@@ -14,6 +17,10 @@ admin.site.enable_nav_sidebar = False
 # The apps' endpoints are named by their URL modules' paths: this module imports no app's code.
 urlpatterns = [
     path("admin/", admin.site.urls),
+    # for load balancers and Prometheus (docs/operations.md); not under /api/: no API key
+    path("healthz", health.healthz, name="healthz"),
+    path("readyz", health.readyz, name="readyz"),
+    path("metrics", metrics_view, name="metrics"),
     path("api/v1/", include("wallets.api.urls")),
     path("api/v1/", include("tournaments.api.urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),

@@ -1,6 +1,6 @@
 """The API client is the API layer's (`api.ApiClient`, api 0003): the ledger's fields point at
 it and the ledger forgets its model. State only: the table `wallets_apiclient`, its rows and the
-foreign keys on it stay as they are. The games' fields move first (tournaments 0010 runs
+foreign keys on it stay as they are. The games' fields move first (tournaments 0011 runs
 before this one)."""
 
 import django.db.models.deletion

@@ -8,7 +8,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
     dependencies = [
         ("api", "0003_apiclient_from_wallets"),
-        ("tournaments", "0009_tournament_money_term_changes"),
+        ("tournaments", "0010_new_tournament_proposals"),
     ]
     run_before = [("wallets", "0018_api_client_moved")]
 
