@@ -148,7 +148,10 @@ class Command(BaseCommand):
             ),
             Child("beat", [*celery, "beat", "--loglevel", level], env=celery_env),
             # One solo worker per process: no prefork parent relaying every message by pipe.
-            *(Child(f"worker{n}", [*celery, "worker", "--pool", "solo", "-n", f"worker{n}@%h",
+            # Named by the node's port too: two nodes on one host (one broker) must not share a
+            # name (RabbitMQ refuses the second's exclusive control queue).
+            *(Child(f"worker{n}", [*celery, "worker", "--pool", "solo", "-n",
+                                   f"worker{n}-{port}@%h",
                                    "--loglevel", level], env=celery_env)
               for n in range(1, workers + 1)),
         ]  # fmt: skip
