@@ -1,5 +1,8 @@
 """Money in and out against the tax accounts and the withdrawals (set-based, like the others).
 
+GST and TDS payable's totals come from the ledger's one pass over the entries (`recon_ledger`,
+rows '_platform'), not from a second sum over their entries.
+
 - GST: every deposit from the first one that carried GST on has its own record of the rate it
   was taxed at, and exactly rate/(100 + rate) of its amount in GST payable, as recorded
   (`wallets.tax`'s rule; PostgreSQL's `round(numeric, 2)` rounds half away from zero, which is
@@ -79,8 +82,8 @@ SELECT %(report)s, 'gst_payable_mismatch', %(gst_code)s, expected, actual, 'INR'
        jsonb_build_object('deposits', n, 'per_rate', per_rate)
   FROM (SELECT (SELECT coalesce(sum(recorded_gst), 0) FROM recon_deposits
                  WHERE NOT reversed) AS expected,
-               (SELECT coalesce(sum(amount), 0) FROM wallets_entry
-                 WHERE account_id = %(gst)s) AS actual,
+               (SELECT coalesce(sum(actual), 0) FROM recon_ledger
+                 WHERE kind = '_platform' AND account_id = %(gst)s) AS actual,
                (SELECT count(*) FROM recon_deposits WHERE rate IS NOT NULL) AS n,
                (SELECT coalesce(jsonb_object_agg(rate::text, total::text), '{}')
                   FROM (SELECT rate, sum(recorded_gst) AS total FROM recon_deposits
@@ -104,8 +107,8 @@ UNION ALL
 SELECT %(report)s, 'tds_payable_mismatch', %(tds_code)s, expected, actual, 'INR',
        jsonb_build_object('withdrawals', withdrawals::text, 'year_ends', year_ends::text)
   FROM (SELECT w.total + y.total AS expected, w.total AS withdrawals, y.total AS year_ends,
-               (SELECT coalesce(sum(amount), 0) FROM wallets_entry
-                 WHERE account_id = %(tds)s) AS actual
+               (SELECT coalesce(sum(actual), 0) FROM recon_ledger
+                 WHERE kind = '_platform' AND account_id = %(tds)s) AS actual
           FROM (SELECT coalesce(sum(tds), 0) AS total FROM wallets_withdrawal
                  WHERE status IN ('approved', 'paid')) AS w,
                (SELECT coalesce(sum(withheld), 0) AS total FROM wallets_tdsyearend) AS y) AS s
