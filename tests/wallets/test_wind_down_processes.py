@@ -36,7 +36,7 @@ def wind_down_process(tmp_path: Path, name: str) -> subprocess.Popen:
         "REAL_MONEY": "off",
         "WIND_DOWN_GRACE_MINUTES": "0",
     }
-    command = [sys.executable, "manage.py", "wind_down", "--client", "gateway"]
+    command = [sys.executable, "manage.py", "wind_down", "--client", "gateway", "--chunk", "25"]
     return subprocess.Popen(
         [*command, "--csv", str(tmp_path / f"{name}.csv")],
         cwd=ROOT,
