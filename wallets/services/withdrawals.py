@@ -28,7 +28,7 @@ from decimal import Decimal
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 from djmoney.money import Money
 
@@ -393,11 +393,14 @@ def withdrawals_issue_approved(
 ) -> None:
     """Save many new withdrawals (from `withdrawal_new`, their players locked), approved at once:
     the wind-down's refunds, whose finance decision is the wind-down's own approval (by two
-    people). The rows in one INSERT; their request and approval transfers, with the keys and legs
-    of `withdrawal_request` and of an approval, in one ledger call. `accounts`: by player id."""
-    withdrawals = Withdrawal.objects.bulk_create([w for w, _ in issued])
+    people). Their request and approval transfers, with the keys and legs of `withdrawal_request`
+    and of an approval, in one ledger call; then the rows, whole, in one INSERT (their ids are
+    taken from the table's sequence first: the transfers' keys name them)."""
+    if not issued:
+        return
     requests = []
-    for withdrawal, sources in issued:
+    for (withdrawal, sources), pk in zip(issued, _ids_reserved(len(issued)), strict=True):
+        withdrawal.pk = pk
         mine = accounts[withdrawal.player_id]
         approval = _approval_legs(withdrawal, mine[Bucket.PENDING], platform)
         requests += [
@@ -405,10 +408,17 @@ def withdrawals_issue_approved(
             _transfer(withdrawal, "approval", approval),
         ]
     posted = transfers_post(requests=requests)
-    for withdrawal, request, approval in zip(withdrawals, posted[::2], posted[1::2], strict=True):
+    for (withdrawal, _), request, approval in zip(issued, posted[::2], posted[1::2], strict=True):
         withdrawal.request_transfer_id = request.transfer_id
         withdrawal.approval_transfer_id = approval.transfer_id
         _approved(withdrawal)
-    if withdrawals:
-        fields = ["request_transfer", "approval_transfer", "status", "decided_at"]
-        Withdrawal.objects.bulk_update(withdrawals, fields)
+    Withdrawal.objects.bulk_create([w for w, _ in issued])
+
+
+def _ids_reserved(n: int) -> list[int]:
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT nextval(pg_get_serial_sequence(%s, 'id')) FROM generate_series(1, %s)",
+            [Withdrawal._meta.db_table, n],
+        )
+        return [row[0] for row in cursor.fetchall()]
