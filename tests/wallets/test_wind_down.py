@@ -14,11 +14,13 @@ from django.utils import timezone
 
 from tests.builders import staff
 from tests.wallets.invariants import ledger_violations
-from tests.wallets.payments import verified
+from tests.wallets.payments import deposited, verified
 from tests.wallets.wind_down import a_book, wind_down_approved
 from tournaments.models import Game
+from tournaments.simulator import ApiError, Http
+from wallets.api_keys import api_client_create
 from wallets.errors import ProposalInvalid, SelfApproval
-from wallets.models import Account, BonusLot, WindDown, WindDownLine, Withdrawal
+from wallets.models import Account, BonusLot, Transfer, WindDown, WindDownLine, Withdrawal
 from wallets.reconciliation import reconcile_run
 from wallets.roles import APPROVER, OPERATOR
 from wallets.services.proposals import proposal_decide
@@ -165,15 +167,27 @@ def test_run_again_repeats_nothing_and_reissues_a_failed_refund(tmp_path, gatewa
     assert back.status_code == 201 and back.json()["gst_rate"] == "40.00"
 
 
-def test_a_player_depositing_during_a_wind_down_is_refused(gateway, settings, book):
+@pytest.mark.django_db(transaction=True)
+def test_a_player_depositing_during_a_wind_down_is_refused_over_http(live_server, settings):
+    # given: a player with a deposit; real money off and a wind-down approved
+    verified("kyc")
+    deposited("kyc", "1000.00")
+    _, key = api_client_create(name="gateway", scopes=["payments"])
+    http = Http(live_server.url, key)
+    settings.REAL_MONEY = "off"
     wind_down_approved()
     settings.REAL_MONEY = "on"  # even if someone switches real money back on meanwhile
 
-    refused = gateway.deposit("kyc", "100.00")
+    # when
+    with pytest.raises(ApiError) as refused:
+        http.post("players/kyc/deposits", {"amount": "100.00", "reference": "upi-late"})
 
-    assert refused.status_code == 409
-    assert refused.json()["error"]["code"] == "real_money_unavailable"
-    assert "wind-down" in refused.json()["error"]["message"]
+    # then: refused, and nothing written
+    assert refused.value.status == 409
+    assert refused.value.body["error"]["code"] == "real_money_unavailable"
+    assert "wind-down" in refused.value.body["error"]["message"]
+    assert Account.objects.get(code="player:kyc:deposit").balance.amount == D("1000.00")
+    assert Transfer.objects.filter(kind="deposit").count() == 1
 
 
 def test_a_run_waits_for_the_grace_period_and_needs_real_money_off(

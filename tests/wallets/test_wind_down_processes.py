@@ -1,6 +1,6 @@
-"""The wind-down as separate `manage.py wind_down` processes on the test database: SIGKILLed
-half-way and run again, it misses nobody and repeats nothing; two runs at once create one
-refund per player."""
+"""The wind-down as separate `manage.py wind_down` processes on the test database, 25 players to
+a transaction: SIGKILLed half-way (inside a chunk, most likely) and run again, it misses nobody
+and repeats nothing; two runs at once create one refund per player."""
 
 import os
 import re
