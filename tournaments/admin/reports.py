@@ -1,6 +1,6 @@
 """The fee (rake) report: fee earned per day and format, as a table with totals and a grand
-total, an SVG chart (a ₹ scale and a date axis), CSV, and the period's GST and TDS summaries
-from whatever tax reports are registered (`wallets.reports.tax_summary_register`)."""
+total, an SVG chart (a ₹ scale and a date axis) and CSV; it links the GST and TDS reports,
+which are not fees."""
 
 from __future__ import annotations
 
@@ -19,7 +19,6 @@ from djmoney.money import Money
 from tournaments.models import Format
 from tournaments.services.escrow import fee_account_id
 from tournaments.services.fee_report import fee_report_days
-from wallets import reports
 from wallets.admin.base import DateRangeForm, csv_response
 from wallets.amounts import amount_text
 from wallets.formatting import money, unit
@@ -104,7 +103,6 @@ def fee_report_view(model_admin: admin.ModelAdmin, request: HttpRequest):
     }
     if form.is_valid():
         first, last = form.cleaned_data["start"], form.cleaned_data["end"]
-        start, end = form.period()
         fee_account = Account.objects.get(pk=fee_account_id())
         rows = fee_report_days(fee_account=fee_account, first=first, last=last)
         if request.GET.get("format") == "csv":
@@ -121,7 +119,6 @@ def fee_report_view(model_admin: admin.ModelAdmin, request: HttpRequest):
             grand_totals=[Money(v, c) for c, v in sorted(grand.items())],
             games=sum(r["games"] for r in rows),
             chart=fee_chart(rows, days),
-            taxes=reports.tax_summaries(start, end),
         )
     return TemplateResponse(request, "admin/tournaments/game/fee_report.html", context)
 
