@@ -12,6 +12,7 @@ from decimal import Decimal
 from pathlib import Path
 
 import pytest
+from django.db import transaction
 from django.db.models import Count
 
 from tests.builders import funded_player, make_api
@@ -51,13 +52,14 @@ def wind_down_process(tmp_path: Path, name: str) -> subprocess.Popen:
 
 @pytest.fixture
 def funded(settings):
-    """PLAYERS verified players with 100.00 each in their deposit bucket; then real money goes
-    off and the wind-down is approved."""
+    """PLAYERS verified players with 100.00 each in their deposit bucket (one commit for all of
+    them); then real money goes off and the wind-down is approved."""
     make_api("payments", name="gateway")
     players = [f"w{n:04d}" for n in range(PLAYERS)]
-    for p in players:
-        verified(p)
-        funded_player(p, "100.00")
+    with transaction.atomic():
+        for p in players:
+            verified(p)
+            funded_player(p, "100.00")
     settings.REAL_MONEY = "off"
     wind_down_approved()
     return players
