@@ -533,7 +533,7 @@ def main() -> None:
     if args.nodes > 1:  # nodes behind one load balancer share the key (sessions, signed links)
         os.environ.setdefault("DJANGO_SECRET_KEY", secrets.token_urlsafe(50))
     node_dirs = [Path(tempfile.mkdtemp(prefix=f"rl-node-{n}-")) for n in range(args.nodes)]
-    # One after the other: the second node's migrate then finds nothing to do.
+    # One after the other (serve's migrate would take turns anyway, under an advisory lock).
     stacks = (
         [Stack(args.web_workers, node_dir) for node_dir in node_dirs]
         if args.nodes > 1

@@ -22,7 +22,7 @@ from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 
-from rummy_ledger import embedded, instance
+from rummy_ledger import db, embedded, instance
 from rummy_ledger.metrics import MULTIPROC_ENV
 from rummy_ledger.supervisor import Child, Daemon, Supervisor
 
@@ -53,7 +53,8 @@ class Command(BaseCommand):
         try:
             for daemon in daemons:
                 daemon.start()  # the broker must answer before migrate and seed_demo run
-            call_command("migrate", verbosity=0)
+            with db.advisory_lock(db.MIGRATE_LOCK):  # nodes starting at once take turns
+                call_command("migrate", verbosity=0)
             call_command("collectstatic", interactive=False, verbosity=0)
             if not no_demo:
                 call_command("seed_demo", base_url=f"http://127.0.0.1:{port}", verbosity=0)
