@@ -1,5 +1,5 @@
 """The games point at the API layer's client (`api.ApiClient`, the same table: state only),
-before the ledger app forgets its model (wallets 0018)."""
+before the ledger app forgets its model (wallets 0019)."""
 
 import django.db.models.deletion
 from django.db import migrations, models
@@ -10,7 +10,7 @@ class Migration(migrations.Migration):
         ("api", "0003_apiclient_from_wallets"),
         ("tournaments", "0010_new_tournament_proposals"),
     ]
-    run_before = [("wallets", "0018_api_client_moved")]
+    run_before = [("wallets", "0019_api_client_moved")]
 
     operations = [
         migrations.SeparateDatabaseAndState(

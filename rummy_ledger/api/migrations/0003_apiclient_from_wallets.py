@@ -1,6 +1,6 @@
 """The API client leaves the ledger app for the API layer (issue 20, item 1): the model moves,
 its table does not. State only: `wallets_apiclient` keeps its name, rows, constraints and every
-foreign key pointing at it (wallets 0018 and tournaments 0011 re-point the apps' fields, in state
+foreign key pointing at it (wallets 0019 and tournaments 0011 re-point the apps' fields, in state
 too). The content type moves with it, so the `*_apiclient` permissions and the admin's history
 of the clients stay attached."""
 

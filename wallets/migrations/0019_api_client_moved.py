@@ -21,7 +21,7 @@ def _client(related_name: str, *, optional: bool = False, help_text: str = ""):
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("wallets", "0017_client_escrow_takes"),
+        ("wallets", "0018_post_batch_fewer_statements"),
         ("api", "0003_apiclient_from_wallets"),
     ]
 
