@@ -2,7 +2,7 @@
 
 The API layer (rummy_ledger.api.idempotency) owns the header and the replays; a hot-path service
 (a deal's intake) takes a `Keyed` and claims the key with its own write, in one round trip, by
-`idempotency_claim` (rummy_ledger/api/migrations/0003_idempotency_claim.pg.sql). A key already
+`idempotency_claim` (rummy_ledger/api/migrations/0004_idempotency_claim.pg.sql). A key already
 recorded, or held by a request still running, is `KeyTaken`: nothing is written, and the API
 layer replays the record or answers 409 `request_in_flight`.
 """

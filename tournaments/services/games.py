@@ -9,6 +9,7 @@ from __future__ import annotations
 from django.db import IntegrityError, transaction
 from django.db.models import QuerySet
 
+from rummy_ledger.api.models import ApiClient
 from rummy_ledger.keyed import Keyed, key_claim
 from tournaments.errors import (
     GameErrorCode,
@@ -26,7 +27,7 @@ from tournaments.services import settlement
 from tournaments.services.escrow import contributions, entries_collect, escrow_create
 from tournaments.terms import GameTerms
 from wallets.errors import LedgerBusy, WalletErrorCode
-from wallets.models import CHIPS, ApiClient, Player
+from wallets.models import CHIPS, Player
 from wallets.services.client_guards import escrow_cap_take, players_seatable_check
 from wallets.services.players import players_get_or_create
 from wallets.services.protection import self_exclusion_check

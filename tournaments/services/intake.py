@@ -6,7 +6,7 @@ and leaves no trace. The checks are the format's (`tournaments.formats`); the se
 
 The hot path takes two round trips (issue 23 §1): one read of everything the checks need
 (`queries.deal_intake_view`), then one statement, `deal_intake_store`
-(migrations/0011_deal_intake.pg.sql), that locks the game, re-confirms that state, claims the
+(migrations/0012_deal_intake.pg.sql), that locks the game, re-confirms that state, claims the
 request's Idempotency-Key with its answer (`rummy_ledger.keyed`) and inserts the deal. A game
 with deals still waiting for settlement, or one that moved between the two, takes the full
 path: one transaction that locks the game and settles its pending deals before checking.
@@ -21,6 +21,7 @@ from typing import Any
 
 from django.db import connection, transaction
 
+from rummy_ledger.api.models import ApiClient
 from rummy_ledger.keyed import CLAIM_WAIT, Keyed, KeyTaken, key_claim
 from tournaments import metrics
 from tournaments.errors import DealExists, GameNotFound, GameNotOpen
@@ -31,7 +32,6 @@ from tournaments.services.games import game_get, seats_of
 from tournaments.services.settlement import pending_settle
 from tournaments.tasks import settle_deal
 from tournaments.terms import GameTerms
-from wallets.models import ApiClient
 
 
 def _payload_hash(payload: dict[str, Any]) -> str:

@@ -21,6 +21,7 @@ from django.db.models import Model
 from django.db.models.sql import InsertQuery
 from djmoney.money import Money
 
+from rummy_ledger.api.models import ApiClient
 from rummy_ledger.keyed import CLAIM_WAIT, Keyed, KeyTaken
 from tournaments.formats import format_of
 from tournaments.models import Game, GamePlayer
@@ -31,7 +32,7 @@ from tournaments.services.escrow import entries_short, entry_plans, entry_reques
 from tournaments.terms import GameTerms
 from wallets import references
 from wallets.errors import InsufficientFunds
-from wallets.models import BUCKET_CURRENCY, CASH, Account, ApiClient, Bucket
+from wallets.models import BUCKET_CURRENCY, CASH, Account, Bucket
 from wallets.services.ledger import ledger_error, transfers_statement
 
 KEY_TAKEN = "RL101"  # idempotency_claim, strict

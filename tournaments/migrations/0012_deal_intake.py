@@ -15,10 +15,10 @@ UNDO = (
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("tournaments", "0010_new_tournament_proposals"),
-        ("api", "0003_idempotency_claim"),
+        ("tournaments", "0011_api_client_moved"),
+        ("api", "0004_idempotency_claim"),
     ]
 
     operations = [
-        migrations.RunSQL(sql.load("0011_deal_intake.pg.sql", folder=Path(__file__).parent), UNDO)
+        migrations.RunSQL(sql.load("0012_deal_intake.pg.sql", folder=Path(__file__).parent), UNDO)
     ]

@@ -14,10 +14,10 @@ UNDO = (
 
 
 class Migration(migrations.Migration):
-    dependencies = [("api", "0002_idempotency_body_as_sent")]
+    dependencies = [("api", "0003_apiclient_from_wallets")]
 
     operations = [
         migrations.RunSQL(
-            sql.load("0003_idempotency_claim.pg.sql", folder=Path(__file__).parent), UNDO
+            sql.load("0004_idempotency_claim.pg.sql", folder=Path(__file__).parent), UNDO
         )
     ]
