@@ -4,9 +4,11 @@ registration to settled prizes. In its own database `bench_tournaments` (dropped
 1. Registrations/s into one tournament by THREADS clients (threads with their own database
    connection calling the registration service, as the API view does), as a ratio to deposits/s
    by as many clients in the same run (goal >= 0.5x: registrations must not queue on one row).
-2. A PLAYERS-player tournament (table size 6, three rounds, PAID ranks paid) from registration to
-   settled prizes, each phase timed; the payout's entries/s as a ratio to the ledger's batch rate
-   (one `transfers_post` of as many two-leg transfers, in the same run).
+2. A PLAYERS-player tournament (tables of 6, each table's winner goes on, PAID ranks paid) from
+   registration to settled prizes, each phase timed: registration (THREADS clients), the start,
+   each round posted and settled, the final posted and the payout (the final's settlement: ranks,
+   prizes, one ledger call); the payout's entries/s as a ratio to the ledger's batch rate (one
+   `transfers_post` of as many two-leg transfers, in the same run).
 
 Run: `.venv/bin/python bench/tournaments.py [--players 10000] [--paid 2500] [--threads 8]
 [--each 100]` (RUMMY_EMBEDDED=1, or DATABASE_URL's server). The last line is one JSON object.
@@ -50,6 +52,7 @@ from wallets.api_keys import api_client_create  # noqa: E402
 from wallets.models import CASH, Account, Entry, Transfer  # noqa: E402
 from wallets.services.accounts import platform_accounts  # noqa: E402
 from wallets.services.deposits import deposit_register  # noqa: E402
+from wallets.services.gst_rates import gst_rate_now  # noqa: E402
 from wallets.services.ledger import Leg, TransferRequest, transfers_post  # noqa: E402
 from wallets.services.players import players_get_or_create  # noqa: E402
 from wallets.tax import deposit_for_credit  # noqa: E402
@@ -88,13 +91,19 @@ def schedule(slug: str, players: int, paid: int) -> Tournament:
     )  # fmt: skip
 
 
-def fund(names: list[str]) -> None:
-    for name in names:
-        deposit_register(
-            player_external_id=name,
-            amount=Money(deposit_for_credit(Decimal("200.00")), CASH),
-            reference=f"fund-{name}",
-        )
+def fund(names: list[str], threads: int = 1) -> None:
+    """A deposit for each player (the real path, GST taken), by `threads` clients."""
+    amount = Money(deposit_for_credit(Decimal("200.00"), rate_percent=gst_rate_now()), CASH)
+    per = len(names) // threads + 1
+
+    def deposits(t):
+        for name in names[t * per : (t + 1) * per]:
+            deposit_register(player_external_id=name, amount=amount, reference=f"fund-{name}")
+
+    if threads == 1:
+        deposits(0)
+    else:
+        parallel(threads, deposits)
 
 
 def parallel(threads: int, work) -> float:
@@ -123,10 +132,10 @@ def registrations_vs_deposits(client, threads: int, each: int) -> dict:
     schedule("bench-one", n, 2)
     names = [f"reg-{i}" for i in range(n)]
     players_get_or_create(external_ids=names)
-    fund(names)
+    fund(names, threads)
     depositors = [f"dep-{i}" for i in range(n)]
     players_get_or_create(external_ids=depositors)
-    amount = Money(deposit_for_credit(Decimal("100.00")), CASH)
+    amount = Money(deposit_for_credit(Decimal("100.00"), rate_percent=gst_rate_now()), CASH)
 
     def deposits(t):
         for i in range(t * each, (t + 1) * each):
@@ -164,6 +173,22 @@ def standings(players: list[str], size: int) -> list[dict]:
     return tables
 
 
+class SettleTimer:
+    """The seconds `round_settle` (what the Celery task runs, here eagerly at the round's commit)
+    took for each round, so a round's posting and its settlement are timed apart."""
+
+    def __init__(self):
+        self.seconds: dict[int, float] = {}
+        self.settle = rounds.round_settle
+
+    def __call__(self, *, round_id: int) -> bool:
+        started = time.perf_counter()
+        try:
+            return self.settle(round_id=round_id)
+        finally:
+            self.seconds[round_id] = time.perf_counter() - started
+
+
 def big_tournament(client, players: int, paid: int, threads: int) -> dict:
     phases = {}
     started = time.perf_counter()
@@ -171,7 +196,7 @@ def big_tournament(client, players: int, paid: int, threads: int) -> dict:
     phases["schedule"] = time.perf_counter() - started
     names = [f"big-{i}" for i in range(players)]
     players_get_or_create(external_ids=names)
-    fund(names)
+    fund(names, threads)
     per = players // threads + 1
 
     def register(t):
@@ -182,15 +207,19 @@ def big_tournament(client, players: int, paid: int, threads: int) -> dict:
     started = time.perf_counter()
     rounds.tournament_start(client=client, slug="bench-big")
     phases["start"] = time.perf_counter() - started
+    timer = rounds.round_settle = SettleTimer()  # the task calls the module's round_settle
     alive = names
     final = knockout_rounds(players) + 1
     for number in range(1, final + 1):
         tables = standings(alive, 6)
         started = time.perf_counter()
-        # stored, and settled by the task run eagerly at the commit (the final: the payout)
-        rounds.round_store(client=client, slug="bench-big", number=number, tables=tables)
-        phases["payout" if number == final else f"round {number}"] = time.perf_counter() - started
+        stored = rounds.round_store(client=client, slug="bench-big", number=number, tables=tables)
+        settled = timer.seconds[stored.pk]
+        name = "final" if number == final else f"round {number}"
+        phases[f"{name} posted"] = time.perf_counter() - started - settled
+        phases["payout" if number == final else f"{name} settled"] = settled
         alive = [t["standings"][0]["player"] for t in tables]
+    rounds.round_settle = timer.settle
     assert Tournament.objects.get(slug="bench-big").status == Tournament.Status.FINISHED
     prizes = Transfer.objects.get(idempotency_key__endswith=":prizes")
     legs = Entry.objects.filter(transfer=prizes).count()
