@@ -42,6 +42,7 @@ from djmoney.money import Money  # noqa: E402
 
 from rummy_ledger.celery import app as celery_app  # noqa: E402
 from tournaments.models import Tournament  # noqa: E402
+from tournaments.references import tournament_reference  # noqa: E402
 from tournaments.services import tournament_entries as entries  # noqa: E402
 from tournaments.services import tournament_rounds as rounds  # noqa: E402
 from tournaments.services.tournament_setup import (  # noqa: E402
@@ -189,8 +190,16 @@ class SettleTimer:
             self.seconds[round_id] = time.perf_counter() - started
 
 
+class Phases(dict):
+    """Each phase's seconds, printed as it ends (a long run shows its progress)."""
+
+    def __setitem__(self, phase: str, seconds: float) -> None:
+        print(f"  {phase}: {seconds:.3f} s", flush=True)
+        super().__setitem__(phase, seconds)
+
+
 def big_tournament(client, players: int, paid: int, threads: int) -> dict:
-    phases = {}
+    phases = Phases()
     started = time.perf_counter()
     schedule("bench-big", players, paid)
     phases["schedule"] = time.perf_counter() - started
@@ -220,9 +229,12 @@ def big_tournament(client, players: int, paid: int, threads: int) -> dict:
         phases["payout" if number == final else f"{name} settled"] = settled
         alive = [t["standings"][0]["player"] for t in tables]
     rounds.round_settle = timer.settle
-    assert Tournament.objects.get(slug="bench-big").status == Tournament.Status.FINISHED
-    prizes = Transfer.objects.get(idempotency_key__endswith=":prizes")
-    legs = Entry.objects.filter(transfer=prizes).count()
+    tournament = Tournament.objects.get(slug="bench-big")
+    assert tournament.status == Tournament.Status.FINISHED
+    legs = Entry.objects.filter(
+        transfer__kind=Transfer.Kind.SETTLEMENT,
+        transfer__reference=tournament_reference(tournament.pk),
+    ).count()
     return {"phases_s": {k: round(v, 3) for k, v in phases.items()}, "payout_entries": legs}
 
 
@@ -262,7 +274,8 @@ def main() -> None:
     call_command("migrate", verbosity=0)
     client, _ = api_client_create(name="bench-lobby", scopes=["games"])
     out = {"registrations": registrations_vs_deposits(client, args.threads, args.each)}
-    print(f"registrations vs deposits ({args.threads} clients): {out['registrations']}")
+    print(f"registrations vs deposits ({args.threads} clients): {out['registrations']}", flush=True)
+    print(f"a {args.players}-player tournament, {args.paid} paid ranks:", flush=True)
     big = big_tournament(client, args.players, args.paid, args.threads)
     payout_rate = big["payout_entries"] / big["phases_s"]["payout"]
     batch_rate = ledger_batch_rate(big["payout_entries"] // 2)
@@ -270,8 +283,6 @@ def main() -> None:
     big["ledger_batch_entries_per_s"] = round(batch_rate, 1)
     big["payout_ratio"] = round(payout_rate / batch_rate, 3)
     out["big"] = big
-    for phase, seconds in big["phases_s"].items():
-        print(f"  {phase}: {seconds:.3f} s")
     print(
         f"payout: {big['payout_entries']} entries, {payout_rate:.0f}/s; ledger batch "
         f"{batch_rate:.0f}/s; ratio {big['payout_ratio']}"
