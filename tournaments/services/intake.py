@@ -14,6 +14,7 @@ from typing import Any
 
 from django.db import transaction
 
+from tournaments import metrics
 from tournaments.errors import DealExists, GameNotOpen
 from tournaments.formats import format_of
 from tournaments.models import Deal, Game
@@ -61,4 +62,5 @@ def deal_store(*, client: ApiClient, game_id: str, payload: dict[str, Any]) -> t
         payload_hash=digest,
     )
     settle_deal.delay(deal.pk)  # sent once this transaction commits
+    metrics.deal_stored()
     return deal, True
