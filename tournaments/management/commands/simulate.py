@@ -15,14 +15,15 @@ from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 from djmoney.money import Money
 
+from rummy_ledger.api.keys import api_client_rekey
+from rummy_ledger.api.models import ApiClient
 from tournaments.demo_tournaments import demo_kind
 from tournaments.models import TournamentEscrow
 from tournaments.simulator import Http, Simulator, WrongServer
 from tournaments.simulator_money import PaymentGateway
 from tournaments.simulator_tournaments import TournamentLobby, TournamentTally
-from wallets.api_keys import api_client_rekey
 from wallets.management.commands.seed_demo import DEMO_CLIENT, demo_key
-from wallets.models import CHIPS, Account, ApiClient, ReconciliationReport, WithdrawalReview
+from wallets.models import CHIPS, Account, ReconciliationReport, WithdrawalReview
 from wallets.reconciliation import reconcile_run
 from wallets.roles import APPROVER, OPERATOR, roles_ensure
 from wallets.services.deposits import chips_grant
