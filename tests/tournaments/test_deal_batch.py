@@ -12,7 +12,9 @@ from decimal import Decimal
 
 import pytest
 from django.db import connection, transaction
+from drf_spectacular.generators import SchemaGenerator
 
+from tests.architecture.test_openapi import _as_json_schema, conforms
 from tests.builders import (
     LOSER_22,
     LOSER_50,
@@ -29,6 +31,12 @@ from tournaments.models import Deal, Game
 from tournaments.services.games import game_open
 
 pytestmark = pytest.mark.django_db(transaction=True)
+BATCH = "/api/v1/deals"
+
+
+@pytest.fixture(scope="module")
+def openapi():
+    return _as_json_schema(SchemaGenerator().get_schema(request=None, public=True))
 
 
 @pytest.fixture
@@ -61,7 +69,7 @@ def summary(response) -> list[tuple]:
     ]
 
 
-def test_a_batch_is_answered_deal_by_deal_and_settled_by_a_real_worker(servers, settings):
+def test_a_batch_is_answered_deal_by_deal_and_settled_by_a_real_worker(servers, settings, openapi):
     ours, _ = servers
     bad_card = deal("g1")
     bad_card["results"][1]["groups"][0][0] = "11H"
@@ -93,8 +101,9 @@ def test_a_batch_is_answered_deal_by_deal_and_settled_by_a_real_worker(servers, 
                 ("g2", 1, 202, "stored"),
             ]
             assert "Retry-After" not in response.headers
+            conforms(openapi, BATCH, "post", response)
             assert wait_until(no_deal_stored, 60), "the batch was not settled by the worker"
-            busy_then_retried(ours, settings)
+            conforms(openapi, BATCH, "post", busy_then_retried(ours, settings))
             assert wait_until(no_deal_stored, 60), "the retry was not settled by the worker"
         finally:
             worker.stop()
@@ -126,7 +135,7 @@ def no_deal_stored() -> bool:
     return not Deal.objects.filter(status=Deal.Status.STORED).exists()
 
 
-def busy_then_retried(server: HttpApi, settings) -> None:
+def busy_then_retried(server: HttpApi, settings):
     """A deal whose game another transaction holds is 409 `busy` in a 200 with `Retry-After`:
     the others are stored, the answer is not remembered, and the retry with its key runs again."""
     settings.REQUEST_LOCK_TIMEOUT_MS = 200
@@ -157,6 +166,7 @@ def busy_then_retried(server: HttpApi, settings) -> None:
     assert [r[2] for r in summary(retry)] == [202, 202]  # g4's: a replay of the stored deal
     third = server.post("deals", batch, key="batch-busy")  # now remembered
     assert third.headers["Idempotent-Replayed"] == "true" and third.content == retry.content
+    return first
 
 
 def test_a_batch_takes_1_to_100_deals_and_up_to_1_mib(live_server):
