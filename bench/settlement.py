@@ -109,9 +109,10 @@ def single_transfer_rate(players: list[str], n: int, run: str) -> float:
     return n / (time.perf_counter() - started)
 
 
-def open_games(client: ApiClient, players: list[str], n: int, run: str) -> list[int]:
+def games_opened(client: ApiClient, players: list[str], n: int, run: str) -> list[dict]:
+    """Open n 6-player points games; their first deal's body (with its `game_id`), not posted."""
     rng = random.Random(run)
-    deal_ids = []
+    deals = []
     for g in range(n):
         seated = rng.sample(players, SEATS)
         game_id = f"{run}-{g}"
@@ -123,7 +124,14 @@ def open_games(client: ApiClient, players: list[str], n: int, run: str) -> list[
             {"player": p, "outcome": o, "groups": g}
             for p, (o, g) in zip(seated[1:], OTHERS, strict=True)
         ]
-        payload = {"deal_no": 1, "wild_joker": WILD, "results": results}
+        deals.append({"game_id": game_id, "deal_no": 1, "wild_joker": WILD, "results": results})
+    return deals
+
+
+def open_games(client: ApiClient, players: list[str], n: int, run: str) -> list[int]:
+    deal_ids = []
+    for payload in games_opened(client, players, n, run):
+        game_id = payload.pop("game_id")
         with mock.patch.object(settle_deal, "delay"):  # stored now, sent when measured
             deal, _ = intake.deal_store(client=client, game_id=game_id, payload=payload)
         deal_ids.append(deal.pk)

@@ -51,7 +51,19 @@ def servers(live_server):
         for player in players:
             funded_player(player, "100.00")
         game_open(client=server.client, game_id=game_id, template_slug="points-1", players=players)
+    template("pool-101", "pool101", entry_fee=Decimal("10.00"))
+    for player in ("x", "y"):
+        funded_player(player, "50.00")
+    game_open(client=ours.client, game_id="pool", template_slug="pool-101", players=["x", "y"])
     return ours, theirs
+
+
+def pool_deal(deal_no: int) -> dict:
+    """x shows, y shows wrong (80 points): y is out of the pool after two such deals."""
+    results = [res("x", "declared", WINNER), res("y", "wrong_show")]
+    return copy.deepcopy(
+        {"game_id": "pool", "deal_no": deal_no, "wild_joker": "KD", "results": results}
+    )
 
 
 def deal(game_id: str, deal_no: int = 1, second: str = "lost") -> dict:
@@ -83,6 +95,8 @@ def test_a_batch_is_answered_deal_by_deal_and_settled_by_a_real_worker(servers, 
         deal("g0", 1, second="first_drop"),  # g0's deal 1 again, with other content
         "not a deal",
         deal("g2", 1, second="middle_drop"),
+        pool_deal(1),  # two deals of one game: the earlier first
+        pool_deal(2),
     ]
     with private_queue() as queue:
         worker = Worker(queue, concurrency=1)
@@ -99,6 +113,8 @@ def test_a_batch_is_answered_deal_by_deal_and_settled_by_a_real_worker(servers, 
                 ("g0", 1, 409, "deal_exists"),
                 (None, None, 400, "invalid"),
                 ("g2", 1, 202, "stored"),
+                ("pool", 1, 202, "stored"),
+                ("pool", 2, 202, "stored"),
             ]
             assert "Retry-After" not in response.headers
             conforms(openapi, BATCH, "post", response)
@@ -116,10 +132,13 @@ def test_a_batch_is_answered_deal_by_deal_and_settled_by_a_real_worker(servers, 
         ("g2", 1),
         ("g3", 1),
         ("g4", 1),
+        ("pool", 1),
+        ("pool", 2),
     ]
     for game in Game.objects.filter(client=ours.client):
         assert game.status == Game.Status.FINISHED
         books_balance_for(game)
+    assert ours.send("GET", "games/pool").json()["paid_out"] == "18.00"  # 2 x 10 less 10 %
     assert Game.objects.get(game_id="theirs-0").status == Game.Status.OPEN
     assert ledger_violations() == []
 
@@ -128,7 +147,7 @@ def test_a_batch_is_answered_deal_by_deal_and_settled_by_a_real_worker(servers, 
     assert again.headers["Idempotent-Replayed"] == "true" and again.content == response.content
     repeat = ours.post("deals", {"deals": [deal("g0"), deal("g1")]})
     assert summary(repeat) == [("g0", 1, 202, "settled"), ("g1", 1, 202, "settled")]
-    assert Deal.objects.count() == 5
+    assert Deal.objects.count() == 7
 
 
 def no_deal_stored() -> bool:
