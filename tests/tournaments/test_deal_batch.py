@@ -1,7 +1,7 @@
 """`POST /api/v1/deals` (issue 23 §2) over real HTTP against the live server: a result per deal in
 the order posted, each deal checked and stored on its own, settled by a real Celery worker; the
 answer replays for its key unless a deal met contention; the 1 MiB body limit of this endpoint
-alone; 1 to 100 deals."""
+alone; 1 to 100 deals; and the settlement of a batch's message."""
 
 from __future__ import annotations
 
@@ -22,13 +22,17 @@ from tests.builders import (
     HttpApi,
     books_balance_for,
     funded_player,
+    make_api,
     res,
     template,
 )
 from tests.tournaments.worker import Worker, private_queue, wait_until
 from tests.wallets.invariants import ledger_violations
+from tournaments.errors import GameBusy
 from tournaments.models import Deal, Game
 from tournaments.services.games import game_open
+from tournaments.services.intake import deal_check_store
+from tournaments.services.settlement import deals_settle
 
 pytestmark = pytest.mark.django_db(transaction=True)
 BATCH = "/api/v1/deals"
@@ -219,3 +223,43 @@ def test_a_batch_takes_1_to_100_deals_and_up_to_1_mib(live_server):
     assert no_key.status_code == 400
     assert no_key.json()["error"]["code"] == "idempotency_key_required"
     assert Deal.objects.count() == 0
+
+
+def test_a_batch_message_settles_the_free_games_and_is_retried_for_a_locked_one():
+    client = make_api("games", name="settler")[1]
+    template("points-1", "points", point_value=Decimal("1.00"))
+    deal_ids = []
+    for game_id in ("g0", "g1"):
+        players = [f"{game_id}p{i}" for i in range(3)]
+        for player in players:
+            funded_player(player, "100.00")
+        game_open(client=client, game_id=game_id, template_slug="points-1", players=players)
+        body = deal(game_id)
+        del body["game_id"]
+        stored, _ = deal_check_store(client=client, game_id=game_id, payload=body)
+        deal_ids.append(stored.pk)
+    locked, release = threading.Event(), threading.Event()
+
+    def hold_g1():
+        with transaction.atomic():
+            Game.objects.select_for_update().get(game_id="g1")
+            locked.set()
+            release.wait(30)
+        connection.close()
+
+    holder = threading.Thread(target=hold_g1)
+    holder.start()
+    try:
+        assert locked.wait(10)
+        with pytest.raises(GameBusy):  # the task is retried...
+            deals_settle(deal_ids=deal_ids)
+        statuses = dict(Deal.objects.values_list("game__game_id", "status"))
+        assert statuses == {"g0": "settled", "g1": "stored"}  # ...after settling what it could
+    finally:
+        release.set()
+        holder.join()
+    assert deals_settle(deal_ids=deal_ids) == 1
+    assert deals_settle(deal_ids=deal_ids) == 0  # safe to run again
+    for game in Game.objects.all():
+        assert game.status == Game.Status.FINISHED
+        books_balance_for(game)
