@@ -60,10 +60,12 @@ screenshots: $(VENV)/.installed browser
 	  -k "find_a_game_and_its_transfers or reversal_of_a_settled_game or fee_report_and_its_csv"
 	$(PY) -m pytest -q tests/browser/test_money_out.py tests/browser/test_home_page.py \
 	  -k "first_withdrawal or operator_and_an_approver"
+	$(PY) -m pytest -q tests/browser/test_tournament_pages.py -k tournament_pnl
 	mkdir -p docs/screenshots
 	cp test-output/screenshots/game--viewer.png docs/screenshots/game.png
 	cp test-output/screenshots/reversal--approver.png docs/screenshots/reversal.png
 	cp test-output/screenshots/fee-report--viewer.png docs/screenshots/fee-report.png
+	cp test-output/screenshots/tournament-pnl--viewer.png docs/screenshots/tournament-pnl.png
 	cp test-output/screenshots/dashboard--approver.png docs/screenshots/dashboard.png
 	cp test-output/screenshots/withdrawal-review--operator.png docs/screenshots/withdrawal-review.png
 	cp test-output/screenshots/withdrawals-to-review--operator.png docs/screenshots/withdrawals-to-review.png

@@ -8,3 +8,6 @@ class RummyLedgerConfig(AppConfig):
     def ready(self) -> None:
         # Shared tasks bind to this app in every Django process (web, management commands).
         from rummy_ledger.celery import app  # noqa: F401
+        from rummy_ledger.metrics import broker, reading_register
+
+        reading_register("celery", broker.queue_depth)

@@ -257,28 +257,69 @@ def _redis_binary() -> Path:
 
 
 def _redis_answers(sock: Path) -> bool:
+    """One ping, no retries: redis-py's default policy retries a refused connection three times
+    with backoff (about 4 s on the stale socket a killed server leaves), during which the
+    supervisor, which restarts the broker, watched nothing else."""
     import redis
+    from redis.backoff import NoBackoff
+    from redis.retry import Retry
 
     if not sock.exists():
         return False
+    client = redis.Redis(unix_socket_path=str(sock), socket_timeout=1, retry=Retry(NoBackoff(), 0))
     try:
-        return bool(redis.Redis(unix_socket_path=str(sock), socket_timeout=1).ping())
+        return bool(client.ping())
     except redis.RedisError:
         return False
+    finally:
+        client.close()
 
 
-def ensure_redis(data_dir: Path) -> bool:
+def ensure_redis(data_dir: Path, *, keep_running: bool = False) -> bool:
     """Start the embedded Redis unless it already answers. Returns True if this call started it.
-    Processes starting it at the same moment (parallel test workers) take turns: one starts it."""
+    Processes starting it at the same moment (parallel test workers) take turns: one starts it.
+
+    The starter is recorded as its owner (`redis.owner`: a pid, or `keep` for `embedded start`,
+    which leaves it up until `embedded stop`), so that `serve` can tell a server left behind by a
+    killed process, which it adopts (`redis_adopt`), from one someone else still runs."""
     sock = redis_socket(data_dir)
-    if _redis_answers(sock):
+    if redis_pid(data_dir) is not None and _redis_answers(sock):
+        if keep_running:
+            _redis_owner_file(data_dir).write_text(KEEP)
         return False
     data_dir.mkdir(parents=True, exist_ok=True)
     with open(data_dir / "redis.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
-        if _redis_answers(sock):
+        if redis_pid(data_dir) is not None and _redis_answers(sock):
             return False
         _start_redis(data_dir, sock)
+        _redis_owner_file(data_dir).write_text(KEEP if keep_running else str(os.getpid()))
+    return True
+
+
+KEEP = "keep"
+
+
+def _redis_owner_file(data_dir: Path) -> Path:
+    return data_dir / "redis.owner"
+
+
+def redis_adopt(data_dir: Path) -> bool:
+    """Make this process the owner of a running embedded Redis whose owner is gone (a `serve`
+    or a test run that was killed); True if it did (it is then this process's to stop). A server
+    started by `embedded start`, or by a process still running, is left to its owner."""
+    if redis_pid(data_dir) is None:
+        return False
+    owner_file = _redis_owner_file(data_dir)
+    with open(data_dir / "redis.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            owner = owner_file.read_text().strip()
+        except FileNotFoundError:
+            owner = ""  # started by an older version: nobody claims it
+        if owner == KEEP or (owner.isdigit() and _process_alive(int(owner))):
+            return False
+        owner_file.write_text(str(os.getpid()))
     return True
 
 
@@ -310,8 +351,20 @@ def redis_pid(data_dir: Path) -> int | None:
     return _live_pid(data_dir / "redis.pid")
 
 
+def redis_release(data_dir: Path) -> None:
+    """Stop the embedded Redis if this process owns it (started or adopted it, and no `embedded
+    start` has claimed it since)."""
+    try:
+        owner = _redis_owner_file(data_dir).read_text().strip()
+    except FileNotFoundError:
+        return
+    if owner == str(os.getpid()):
+        stop_redis(data_dir)
+
+
 def stop_redis(data_dir: Path) -> None:
     _signal_pidfile(data_dir / "redis.pid", signal.SIGTERM)
+    _redis_owner_file(data_dir).unlink(missing_ok=True)
 
 
 def stop_postgres(data_dir: Path) -> None:

@@ -1,16 +1,16 @@
 """`make test-services`: the suite on this machine's own servers, as production runs.
 
-The tests that depend on the servers run once against the real PostgreSQL at 127.0.0.1:5432
-(via DATABASE_URL, database `rummy_ledger_services`, user `postgres` or `root` over trust auth),
-with RabbitMQ as the broker: the ledger and wallets, games and settlement, the reconciliation,
-the broker and database faults, the data migrations (SERVER_DEPENDENT). The Celery worker tests
-then run again with Redis as the broker. The rest (the pure rules engine, the admin's pages in
-the browser and the test client, the HTTP envelope and the schema fuzz, the `serve` tests, which
+The tests that depend on the servers run once against the real PostgreSQL at 127.0.0.1:5432 (via
+DATABASE_URL, database `rummy_ledger_services`, user `postgres` or `root` over trust auth), with
+RabbitMQ as the broker: the ledger and wallets, games and settlement, the reconciliation, the
+broker and database faults, every migration's SQL replayed (SERVER_DEPENDENT). The Celery worker
+tests then run again with Redis as the broker. The rest (the pure rules engine, the admin's pages
+in the browser and the test client, the HTTP envelope and the schema fuzz, the `serve` tests, which
 start embedded servers of their own) has just run in `make test` and does not touch what differs
 here; `--all` runs the whole suite on the servers instead (about twice as long: CI keeps to the
 first, to stay well under 15 minutes). Each server that does not answer is named in one line and
-its part skipped, so CI passes on a machine without them. Exit status: non-zero when any pytest
-run failed.
+its part skipped, so CI passes on a machine without them. Exit status: non-zero when any pytest run
+failed.
 """
 
 from __future__ import annotations
@@ -37,12 +37,15 @@ SERVER_DEPENDENT = [
     "tests/ops/test_broker_outage.py",
     "tests/ops/test_database_faults.py",
     "tests/ops/test_task_retries.py",
-    "tests/architecture/test_data_migrations.py",
     "tests/test_db_snapshot.py",
 ]
 # ...but for their slow parts that test something else: the admin's login throttling, the demo
-# data and the simulators (whose ledger paths the tests above cover).
+# data, the simulators (whose ledger paths the tests above cover) and the data migrations'
+# back-and-forth (Python over the ORM; every migration's SQL replays on this server in
+# tests/wallets/test_sql_files.py).
 SERVER_DEPENDENT_BUT = [
+    "tests/wallets/test_money_migration.py",
+    "tests/wallets/test_gst_migration.py",
     "tests/wallets/test_admin_security.py",
     "tests/wallets/test_seed_demo.py",
     "tests/wallets/test_simulator_money.py",

@@ -113,6 +113,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "rummy_ledger.instance.InstanceHeaderMiddleware",  # outermost: on every response
+    "rummy_ledger.metrics.http.RequestMetricsMiddleware",  # latency per route
     "django.middleware.security.SecurityMiddleware",
     "rummy_ledger.api.database.DatabaseFaultsMiddleware",  # API: bounded waits, 409/503
     "whitenoise.middleware.WhiteNoiseMiddleware",
@@ -255,6 +256,15 @@ REQUEST_STATEMENT_TIMEOUT_MS = int(os.environ.get("REQUEST_STATEMENT_TIMEOUT_MS"
 # Retry-After (seconds) of a 409 for contention, and of the 503 while the database is down.
 REQUEST_BUSY_RETRY_AFTER = int(os.environ.get("REQUEST_BUSY_RETRY_AFTER", "1"))
 REQUEST_UNAVAILABLE_RETRY_AFTER = int(os.environ.get("REQUEST_UNAVAILABLE_RETRY_AFTER", "2"))
+# The web process's own bound on a request's database calls (rummy_ledger.api.deadline): a
+# database that answers nothing at all (frozen, a hung host) gets the request a 503 + Retry-After
+# this long after it began. Above the statement timeout, so a server that runs answers first.
+REQUEST_DEADLINE_SECONDS = float(os.environ.get("REQUEST_DEADLINE_SECONDS", "6"))
+# Prometheus metrics at /metrics (rummy_ledger.metrics, docs/operations.md): only for a request
+# with `Authorization: Bearer <METRICS_TOKEN>`; unset, the endpoint is off (404).
+METRICS_TOKEN = os.environ.get("METRICS_TOKEN", "").strip()
+# /readyz (rummy_ledger.health) calls the database not ready when it has not answered in this long.
+READYZ_DEADLINE_SECONDS = float(os.environ.get("READYZ_DEADLINE_SECONDS", "2"))
 # A database host that does not answer fails a connection attempt after this many seconds
 # (instead of the operating system's minutes), so requests answer 503 while it is away.
 DATABASES["default"].setdefault("OPTIONS", {})["connect_timeout"] = int(

@@ -2,6 +2,8 @@ from django.contrib import admin
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
 
+from rummy_ledger import health
+from rummy_ledger.metrics.http import metrics_view
 from tournaments.api.hands import HandEvaluateView
 
 # The finance admin names the product; "View site" opens the API docs (there is no other site).
@@ -15,6 +17,10 @@ admin.site.enable_nav_sidebar = False
 
 urlpatterns = [
     path("admin/", admin.site.urls),
+    # for load balancers and Prometheus (docs/operations.md); not under /api/: no API key
+    path("healthz", health.healthz, name="healthz"),
+    path("readyz", health.readyz, name="readyz"),
+    path("metrics", metrics_view, name="metrics"),
     path("api/v1/", include("wallets.api.urls")),
     path("api/v1/", include("tournaments.api.urls")),
     path("api/v1/hands/evaluate", HandEvaluateView.as_view(), name="hands-evaluate"),

@@ -54,3 +54,30 @@ def pytest_testnodedown(node, error):
 
     started = getattr(node, "workeroutput", {}).get("started_broker", [])
     STARTED_BROKER.extend(Path(data_dir) for data_dir in started)
+
+
+# The files whose tests take tens of seconds each (a browser crawl, `serve`, migrations back and
+# forth, killed processes, the simulators), slowest first. pytest-xdist hands tests out in
+# collection order, so a long test collected last keeps one worker busy while the other idles:
+# run them first and the short ones fill the gaps (longest-first scheduling).
+SLOW_FIRST = (
+    "tests/browser/test_every_page.py",
+    "tests/ops/test_serve.py",
+    "tests/wallets/test_money_migration.py",
+    "tests/wallets/test_gst_migration.py",
+    "tests/wallets/test_wind_down_processes.py",
+    "tests/wallets/test_sql_files.py",
+    "tests/tournaments/test_simulator.py",
+    "tests/architecture/test_data_migrations.py",
+    "tests/ops/test_embedded_attach.py",
+    "tests/ops/test_tooling.py",
+    "tests/wallets/test_simulator_money.py",
+)
+
+
+def pytest_collection_modifyitems(items):
+    def rank(item) -> int:
+        path = item.nodeid.split("::")[0]
+        return SLOW_FIRST.index(path) if path in SLOW_FIRST else len(SLOW_FIRST)
+
+    items.sort(key=rank)  # stable: the rest keep their order

@@ -6,13 +6,24 @@ class TournamentsConfig(AppConfig):
     verbose_name = "Games and settlement"
     # What finance roles may do here beyond viewing (wallets.roles). Operators edit templates'
     # other fields and propose money terms; an approver applies them; only superusers add a
-    # template (its money terms are a new table's, with no approval).
+    # template (its money terms are a new table's, with no approval). Operators propose a new
+    # tournament; an approver creates it by approving.
     finance_permissions = {
-        "finance operator": ["change_gametemplate", "add_templatechange", "add_tournamentchange"],
-        "finance approver": ["approve_templatechange", "approve_tournamentchange"],
+        "finance operator": [
+            "change_gametemplate",
+            "add_templatechange",
+            "add_tournamentchange",
+            "add_newtournament",
+        ],
+        "finance approver": [
+            "approve_templatechange",
+            "approve_tournamentchange",
+            "approve_newtournament",
+        ],
     }
 
     def ready(self) -> None:
-        from tournaments import plugins
+        from tournaments import metrics, plugins
 
         plugins.register()
+        metrics.register()  # the deals waiting for settlement (rummy_ledger.metrics)

@@ -340,6 +340,7 @@ class FeeDay(models.Model):
 
 # Tournaments live in their own module; importing them here registers them with the app.
 from tournaments.tournament_models import (  # noqa: E402, F401
+    NewTournament,
     Rebuy,
     Registration,
     Tournament,

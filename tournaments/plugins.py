@@ -3,11 +3,11 @@ calls `register()` once):
 
 - reconciliation: the games' checks (`tournaments.reconciliation`);
 - maker-checker: a change of a template's (or a tournament's) money terms is a proposal kind,
-  applied on approval;
+  applied on approval, and so is a new tournament (created on approval);
 - an approved reversal of `game:<pk>` makes that game `reversed`;
 - search: an external game id (`sim-597bcd-5`) names the reference `game:<pk>`, and a game's
   reference is shown as its external id, linked to the game's page;
-- reports: the fee report is listed on the admin index;
+- reports: the fee report and the tournament P&L are listed on the admin index;
 - the wind-down: cancelling open cash games and open cash tournaments are two of its steps.
 - the one-way-flow report: what went from one player to another across games.
 """
@@ -19,9 +19,10 @@ from collections.abc import Collection
 from django.urls import reverse
 
 from tournaments import queries, reconciliation
-from tournaments.models import Game, TemplateChange, TournamentChange
+from tournaments.models import Game, NewTournament, TemplateChange, TournamentChange
 from tournaments.references import game_pk_of, game_reference
 from tournaments.services.games import cash_games_cancel, cash_games_open, game_mark_reversed
+from tournaments.services.new_tournaments import new_tournament_apply
 from tournaments.services.templates import template_change_apply
 from tournaments.services.tournament_rounds import cash_tournaments_cancel, cash_tournaments_open
 from tournaments.services.tournament_terms_changes import tournament_change_apply
@@ -60,14 +61,24 @@ FEE_REPORT = reports.Report(
 )
 
 
+TOURNAMENT_PNL = reports.Report(
+    title="Tournament P&L",
+    url_name="admin:tournaments_tournament_pnl",
+    permission="tournaments.view_tournament",
+    description="Entries, rebuys, fee, overlay, prizes and refunds per day or month: chart, CSV",
+)
+
+
 def register() -> None:
     reconciliation.register_checks()
     proposal_kind_register(TemplateChange, on_approve=template_change_apply)
     proposal_kind_register(TournamentChange, on_approve=tournament_change_apply)
+    proposal_kind_register(NewTournament, on_approve=new_tournament_apply)
     signals.proposal_decided.connect(reversal_decided, dispatch_uid="tournaments-reversed")
     search.reference_finder_register(game_references)
     search.reference_namer_register(game_names)
     reports.report_register(FEE_REPORT)
+    reports.report_register(TOURNAMENT_PNL)
     # The wind-down cancels open cash games and open cash tournaments, with full refunds.
     wind_down_step_register(
         CancelStep("cash games", lambda: cash_games_open().count(), cash_games_cancel)

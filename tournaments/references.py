@@ -23,6 +23,10 @@ def game_pk_of(reference: str) -> int | None:
     return int(rest) if rest.isdigit() else None
 
 
+# the third part of a rebuy's idempotency key (`tournament:<pk>:rebuy:<registration>:<n>`)
+TOURNAMENT_REBUY = "rebuy"
+
+
 def tournament_reference(tournament_pk: object) -> str:
     return references.join("tournament", tournament_pk)
 

@@ -271,10 +271,12 @@ class Simulator:
         return False
 
     def _settled(self, game_id: str, timeout: float = 60) -> dict:
+        """The game once every deal posted is settled (the game itself may go on)."""
         deadline = time.monotonic() + timeout
         while True:
             state = self.http.get(f"games/{game_id}")
-            if state["settled"] or time.monotonic() > deadline:
+            settled = all(deal["status"] == "settled" for deal in state["deals"])
+            if settled or time.monotonic() > deadline:
                 return state
             time.sleep(0.05)
 

@@ -283,3 +283,25 @@ class TournamentChange(Proposal):
 
     def __str__(self) -> str:
         return f"change #{self.pk} of {self.tournament}"
+
+
+class NewTournament(Proposal):
+    """A tournament finance proposes in admin: `spec` holds its fields under the names of
+    `manage.py create_tournament`'s file and is checked as that file is; the tournament is
+    created (`tournament`) only when another member of staff approves, so its first money
+    terms are maker-checked like every later change."""
+
+    approve_permission = "tournaments.approve_newtournament"
+
+    slug = models.SlugField(max_length=64)
+    spec = models.JSONField(help_text="The tournament's fields, as create_tournament's file.")
+    tournament = models.OneToOneField(
+        Tournament, null=True, blank=True, on_delete=models.PROTECT, related_name="proposal"
+    )
+
+    class Meta(Proposal.Meta):
+        verbose_name = "new tournament"
+        permissions = [("approve_newtournament", "Can approve or reject new tournaments")]
+
+    def __str__(self) -> str:
+        return f"new tournament #{self.pk} {self.slug}"

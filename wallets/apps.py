@@ -62,6 +62,9 @@ class WalletsConfig(AppConfig):
         proposal_kind_register(GstRateProposal, on_approve=gst_rates.gst_rate_add)
         proposal_kind_register(WindDown, on_approve=wind_down.wind_down_approved)
 
+        from wallets import metrics
+
+        metrics.register()  # withdrawals waiting, the last reconciliation (rummy_ledger.metrics)
         post_migrate.connect(roles.roles_after_migrate, dispatch_uid="wallets-finance-roles")
         post_migrate.connect(
             gst_rates.gst_history_after_migrate, dispatch_uid="wallets-gst-history"

@@ -25,6 +25,7 @@ from urllib.parse import urlencode
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
+from django.db import connection
 from django.db.models import Sum
 from django.urls import reverse
 from django.utils import timezone
@@ -80,8 +81,28 @@ def _can_view(user: AbstractBaseUser, model) -> bool:
 
 def _counted(queryset) -> tuple[str, bool]:
     """(the count as read, whether it is more than none)."""
-    n = count_capped(queryset, CAP)
+    return _shown(count_capped(queryset, CAP))
+
+
+def _shown(n: int) -> tuple[str, bool]:
     return (f"more than {CAP}" if n > CAP else count(n)), n > 0
+
+
+def _proposed_counts(models: list) -> list[int]:
+    """How many of each kind wait, each counted up to CAP + 1, in ONE query (a UNION ALL of
+    the capped counts): the page costs the same however many kinds the apps register."""
+    parts, params = [], []
+    for i, model in enumerate(models):
+        capped = model.objects.filter(status=ProposalStatus.PROPOSED).order_by().values("pk")
+        sql, part_params = capped[: CAP + 1].query.sql_with_params()
+        parts.append(f"SELECT {i}, count(*) FROM ({sql}) AS kind_{i}")
+        params += part_params
+    if not parts:
+        return []
+    with connection.cursor() as cursor:
+        cursor.execute(" UNION ALL ".join(parts), params)
+        by_kind = dict(cursor.fetchall())
+    return [by_kind[i] for i in range(len(models))]
 
 
 def withdrawals_waiting(user: AbstractBaseUser) -> list[Line]:
@@ -95,10 +116,9 @@ def withdrawals_waiting(user: AbstractBaseUser) -> list[Line]:
 
 def proposals_waiting(user: AbstractBaseUser) -> list[Line]:
     lines = []
-    for model in proposal_kinds():
-        if not _can_view(user, model):
-            continue
-        shown, waiting = _counted(model.objects.filter(status=ProposalStatus.PROPOSED))
+    models = [model for model in proposal_kinds() if _can_view(user, model)]
+    for model, n in zip(models, _proposed_counts(models), strict=True):
+        shown, waiting = _shown(n)
         url = changelist(model, status__exact=ProposalStatus.PROPOSED)
         label = f"{model._meta.verbose_name_plural} to approve"
         lines.append(Line(label, shown, url, waiting, user.has_perm(model.approve_permission)))

@@ -6,7 +6,9 @@
   that passes: 409 + `Retry-After` (code `busy`), and nothing is written (the request's
   transaction rolls back).
 - While the database does not answer (down, restarting, its connection cut), the API answers
-  503 + `Retry-After` (code `service_unavailable`) in the JSON envelope, not an HTML 500. Django
+  503 + `Retry-After` (code `service_unavailable`) in the JSON envelope, not an HTML 500; a
+  server that answers nothing at all (frozen) is given up on at the request's deadline
+  (`REQUEST_DEADLINE_SECONDS`, rummy_ledger.api.deadline) with the same answer. Django
   drops the broken connection at the end of the request and opens a new one for the next.
 
 The bounds are session settings of the connection, set before a request's first statement
@@ -19,11 +21,13 @@ from __future__ import annotations
 import contextlib
 import weakref
 
+import psycopg
 from django.conf import settings
 from django.db import DatabaseError, InterfaceError, OperationalError, connection
 from django.http import JsonResponse
 
 from rummy_ledger.api.codes import ApiErrorCode
+from rummy_ledger.api.deadline import request_deadline
 from rummy_ledger.api.errors import envelope
 from rummy_ledger.errors import CommonErrorCode
 
@@ -38,6 +42,10 @@ BUSY = {
 # SQLSTATEs of a database that is going away, starting or full; no SQLSTATE at all is a
 # connection that failed or broke on the client's side.
 UNAVAILABLE_STATES = {"57P01", "57P02", "57P03", "53300"}  # shutdown, crash, starting, too many
+
+# Django's wrapped errors, and the driver's own: the request bounds are set on the driver's
+# cursor (_BoundFirstQuery), outside Django's wrapping.
+DATABASE_ERRORS = (DatabaseError, psycopg.Error)
 
 # The raw connections whose session already carries the bounds (and which ones).
 _bounded: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
@@ -93,14 +101,14 @@ class _BoundFirstQuery:
 
 def fault_answer(exc: BaseException) -> JsonResponse | None:
     """The API's answer to a database fault, or None when `exc` is not one (a bug: 500)."""
-    if not isinstance(exc, DatabaseError):
+    if not isinstance(exc, DATABASE_ERRORS):
         return None
     sqlstate = _sqlstate(exc)
     message = busy_message(exc)
     if message is not None:
         return _answer(409, CommonErrorCode.BUSY, message, settings.REQUEST_BUSY_RETRY_AFTER)
-    connection_lost = isinstance(exc, InterfaceError) or (
-        isinstance(exc, OperationalError)
+    connection_lost = isinstance(exc, (InterfaceError, psycopg.InterfaceError)) or (
+        isinstance(exc, (OperationalError, psycopg.OperationalError))
         and (sqlstate is None or sqlstate.startswith("08") or sqlstate in UNAVAILABLE_STATES)
     )
     if connection_lost:
@@ -162,10 +170,34 @@ class DatabaseFaultsMiddleware:
     def __call__(self, request):
         if not request.path_info.startswith(API_PREFIX):
             return self.get_response(request)
-        with connection.execute_wrapper(_BoundFirstQuery()):
-            return self.get_response(request)
+        with (
+            request_deadline(settings.REQUEST_DEADLINE_SECONDS) as watch,
+            connection.execute_wrapper(_BoundFirstQuery()),
+        ):
+            request.database_deadline = watch
+            try:
+                return self.get_response(request)
+            finally:
+                if watch.abandoned:
+                    _drop_connection()  # its socket was cut: never reused
 
     def process_exception(self, request, exc):
         if not request.path_info.startswith(API_PREFIX):
             return None
+        watch = getattr(request, "database_deadline", None)
+        if watch is not None and watch.abandoned and isinstance(exc, DATABASE_ERRORS):
+            return deadline_answer()
         return fault_answer(exc)
+
+
+def deadline_answer() -> JsonResponse:
+    """The database did not answer within the request's deadline (rummy_ledger.api.deadline)."""
+    _drop_connection()
+    return _answer(
+        503,
+        ApiErrorCode.SERVICE_UNAVAILABLE,
+        f"The database did not answer within {settings.REQUEST_DEADLINE_SECONDS:g} s. Retry "
+        "shortly with the same Idempotency-Key (or reference): a write that did happen is "
+        "answered as it was.",
+        settings.REQUEST_UNAVAILABLE_RETRY_AFTER,
+    )

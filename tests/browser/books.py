@@ -14,12 +14,15 @@ from djmoney.money import Money
 
 from tests.browser.conftest import GAME_ID
 from tests.builders import bonus_granted, funded_player, points_game, staff, template
+from tests.tournaments.tournament_builders import scheduled, tournament_file
 from tests.wallets.payments import backdate, verified, won
 from tournaments.models import Game, GameTemplate
 from tournaments.queries import game_transfer_ids
 from tournaments.references import game_reference
 from tournaments.services.games import game_cancel, game_open
+from tournaments.services.new_tournaments import new_tournament_propose
 from tournaments.services.templates import template_change_propose
+from tournaments.services.tournament_terms_changes import tournament_change_propose
 from wallets import tax
 from wallets.api_keys import api_client_create
 from wallets.models import CASH, Adjustment, BonusGrant, Player, ReconciliationReport
@@ -171,6 +174,23 @@ def _player_extras() -> None:
     tds_year_end(fy=last_year)
 
 
+def _tournaments(maker) -> None:
+    """A tournament with new money terms waiting, and a new tournament waiting."""
+    api_client_create(name="lobby", scopes=["games"])
+    tournament_change_propose(
+        proposed_by=maker,
+        tournament=scheduled(),
+        entry_fee="200.00",
+        fee_percent="12.50",
+        guarantee="1000.00",
+        rebuy=None,
+        prizes=[{"ranks": "1", "percent": "100.00"}],
+        reason="bigger Sunday",
+    )
+    spec = tournament_file(slug="friday-250")
+    new_tournament_propose(proposed_by=maker, spec=spec, reason="Friday series")
+
+
 def rich_books(settings) -> dict:
     """Build it all; returns the ids the tests look for."""
     client, _ = api_client_create(name="game-server-1", scopes=["games"])
@@ -179,6 +199,7 @@ def rich_books(settings) -> dict:
     game = _games(client)
     _player_extras()
     _proposals(maker, checker, game)
+    _tournaments(maker)
     _wind_down(maker, settings)
     withdrawals = _withdrawals(maker, checker)
     gateway_statement_import(

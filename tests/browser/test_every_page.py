@@ -46,6 +46,8 @@ def test_every_page_every_button_for_every_role(login, settings):
         "bonusgrant",
         "withdrawalreview",
         "templatechange",
+        "tournamentchange",
+        "newtournament",
         "gstrateproposal",
         "winddown",
     }

@@ -14,9 +14,10 @@ from django.utils import timezone
 from djmoney.money import Money
 
 from tests.builders import bonus_granted, funded_player, points_game, staff
-from tests.tournaments.tournament_builders import scheduled
+from tests.tournaments.tournament_builders import scheduled, tournament_file
 from tests.wallets.payments import verified, won
 from tournaments.queries import game_transfer_ids
+from tournaments.services.new_tournaments import new_tournament_propose
 from tournaments.services.templates import template_change_propose
 from tournaments.services.tournament_entries import registration_create
 from tournaments.services.tournament_terms_changes import tournament_change_propose
@@ -101,6 +102,9 @@ def world(operator, game_server, settings):
         prizes=[{"ranks": "1", "percent": "60.00"}, {"ranks": "2-3", "percent": "20.00"}],
         reason="bigger Sunday",
     )
+    new_tournament_propose(
+        proposed_by=operator, spec=tournament_file(slug="friday-250"), reason="Friday series"
+    )
     funded_player("t1", "500.00")
     registration_create(client=lobby, slug=tournament.slug, player="t1")
     gst_rate_propose(
@@ -177,6 +181,7 @@ def test_every_page_renders_for_every_role(role, users, world):
     pages += [
         reverse("admin:wallets_player_statement", args=[player.pk]),
         reverse("admin:tournaments_game_fee_report"),
+        reverse("admin:tournaments_tournament_pnl"),
         reverse("admin:wallets_tax_statement") + f"?player=a&fy={fy}",
         reverse("admin:wallets_tds_report") + f"?fy={fy}&quarter=3",
         reverse("admin:wallets_gst_report"),

@@ -311,28 +311,12 @@ def test_the_nightly_close_runs_from_beat_after_yesterday_has_closed(settings):
     assert timedelta(hours=1, minutes=15) > DAY_CLOSED_AFTER
 
 
-def test_the_fee_report_shows_the_tax_summaries_registered_for_its_period(
-    viewer, games, monkeypatch
-):
-    from wallets import reports
+def test_the_fee_report_links_the_gst_and_tds_reports_it_does_not_repeat(viewer, games):
+    html = login(viewer).get(reverse("admin:tournaments_game_fee_report")).content.decode()
 
-    url = reverse("admin:tournaments_game_fee_report")
-    assert "once the tax reports are in place" in login(viewer).get(url).content.decode()
-    periods = []
-
-    def gst(start, end):
-        periods.append((start, end))
-        return [reports.SummaryLine("GST payable on fees", Money("3.96", "INR"))]
-
-    monkeypatch.setattr(reports, "_TAX_SUMMARIES", [])
-    reports.tax_summary_register(gst)
-
-    html = login(viewer).get(url).content.decode()
-
-    assert "GST payable on fees" in html and "₹3.96" in html
-    start, end = periods[0]
-    assert timezone.localtime(end).date() == timezone.localdate() + timedelta(days=1)
-    assert (end - start).days == 14  # the report's default fortnight
+    assert reverse("admin:wallets_gst_report") in html
+    assert reverse("admin:wallets_tds_report") in html
+    assert "once the tax reports are in place" not in html
 
 
 def test_the_reconciliation_list_reloads_itself_until_the_run_asked_for_has_its_report(

@@ -9,6 +9,8 @@
 
 from __future__ import annotations
 
+import os
+import signal
 import threading
 import time
 from contextlib import contextmanager
@@ -20,6 +22,7 @@ from django.conf import settings
 from django.db import connection
 from django.test import override_settings
 
+from rummy_ledger.api import database
 from rummy_ledger.api.database import bound_connection
 from tests.architecture.test_openapi import conforms
 from tests.builders import Server, funded_player, template
@@ -189,4 +192,46 @@ def test_a_connection_cut_in_the_middle_of_a_request_answers_503_and_the_next_on
     # then
     assert response.status_code == 503, response.content
     assert response.json()["error"]["code"] == "service_unavailable"
+    assert server.get("templates").status_code == 200
+
+
+@contextmanager
+def backend_frozen():
+    """The server process behind this thread's connection stops (SIGSTOP) and answers nothing,
+    as in a frozen database: no timeout of the server's own can fire. Only this test's backend
+    of the shared server is stopped; SIGCONT afterwards, whatever happens."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_backend_pid()")
+        pid = cursor.fetchone()[0]
+    try:
+        os.kill(pid, signal.SIGSTOP)
+    except PermissionError:
+        pytest.skip("this user may not signal the database's processes")
+    try:
+        yield
+    finally:
+        os.kill(pid, signal.SIGCONT)
+
+
+@pytest.mark.parametrize("stuck_in", ["a query", "setting the request bounds"])
+def test_a_frozen_database_answers_503_with_retry_after_at_the_request_deadline(stuck_in):
+    # given: the API's connection is open, then its server process freezes
+    server = Server()
+    assert server.get("templates").status_code == 200
+    if stuck_in == "setting the request bounds":  # as on a connection opened meanwhile
+        database._bounded.pop(connection.connection)
+    with override_settings(REQUEST_DEADLINE_SECONDS=1), backend_frozen():
+        # when
+        started = time.monotonic()
+        response = server.get("templates")
+        elapsed = time.monotonic() - started
+    # then: the web process gave up by itself at its deadline (before: it waited for the freeze)
+    assert response.status_code == 503, response.content
+    assert 1 <= elapsed < 1.5, f"answered after {elapsed:.2f} s"
+    assert response["Retry-After"] == "2"
+    error = response.json()["error"]
+    assert error["code"] == "service_unavailable"
+    assert "did not answer within 1 s" in error["message"]
+    conforms(openapi_json(), "/api/v1/templates", "get", response)
+    # and: the abandoned connection is not reused; the next request gets a new one
     assert server.get("templates").status_code == 200

@@ -1,5 +1,6 @@
 """`manage.py serve` as an operator runs it: a real process on its own embedded PostgreSQL and
-Redis (a data dir of its own), killed children, a killed database, a busy port, SIGTERM."""
+Redis (a data dir of its own), killed children, a killed database and broker, a frozen database,
+its metrics and probes, `serve` itself killed and started again, a busy port, SIGTERM."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ import tempfile
 import time
 import urllib.error
 import urllib.request
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -21,14 +23,25 @@ from django.conf import settings
 
 from rummy_ledger import embedded
 from rummy_ledger.instance import HEADER
+from tests.ops.test_metrics import parse, sample
 
 pytestmark = pytest.mark.timeout(120)
 
 
+METRICS_TOKEN = "serve-test-metrics"
+DEADLINE_S = 2  # the web's request deadline and connect timeout in these runs
+UNKNOWN_KEY = f"rl_{'0' * 12}_{'x' * 32}"  # well formed: looked up in the database, not found
+
+
 def serve_env(data_dir: Path) -> dict[str, str]:
     """The embedded defaults under `data_dir`, whatever database and broker the suite uses."""
-    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "CELERY_BROKER_URL")}
-    return {**env, "RUMMY_DATA_DIR": str(data_dir), "PYTHONUNBUFFERED": "1"}
+    ours = ("DATABASE_URL", "CELERY_BROKER_URL", "PROMETHEUS_MULTIPROC_DIR")
+    env = {k: v for k, v in os.environ.items() if k not in ours}
+    return {
+        **env, "RUMMY_DATA_DIR": str(data_dir), "PYTHONUNBUFFERED": "1",
+        "METRICS_TOKEN": METRICS_TOKEN, "REQUEST_DEADLINE_SECONDS": str(DEADLINE_S),
+        "DB_CONNECT_TIMEOUT": str(DEADLINE_S),
+    }  # fmt: skip
 
 
 def free_port() -> int:
@@ -51,6 +64,7 @@ class Serve:
     def __init__(self, data_dir: Path, port: int):
         self.port = port
         self.log_path = data_dir / "serve.log"
+        self.answered: Counter[int] = Counter()  # statuses of the API calls, for the metrics
         self.process = subprocess.Popen(
             [sys.executable, str(settings.BASE_DIR / "manage.py"), "serve", "--no-demo",
              "--port", str(port)],
@@ -75,15 +89,19 @@ class Serve:
 
     def call(self) -> tuple[int, str | None]:
         """An API call that reads the database (an unknown key is looked up): 401 when healthy."""
+        status, headers, _ = self.get("/api/v1/templates", f"Api-Key {UNKNOWN_KEY}")
+        self.answered[status] += 1
+        return status, headers.get(HEADER)
+
+    def get(self, path: str, authorization: str = "") -> tuple[int, dict, bytes]:
         request = urllib.request.Request(
-            f"http://127.0.0.1:{self.port}/api/v1/templates",
-            headers={"Authorization": "Api-Key not-a-key"},
+            f"http://127.0.0.1:{self.port}{path}", headers={"Authorization": authorization}
         )
         try:
             with urllib.request.urlopen(request, timeout=10) as response:
-                return response.status, response.headers.get(HEADER)
+                return response.status, response.headers, response.read()
         except urllib.error.HTTPError as exc:
-            return exc.code, exc.headers.get(HEADER)
+            return exc.code, exc.headers, exc.read()
 
     def answers(self, timeout: float = 30) -> tuple[int, str | None]:
         deadline = time.monotonic() + timeout
@@ -98,6 +116,19 @@ class Serve:
             time.sleep(0.2)
 
 
+def database_processes(data_dir: Path) -> list[int]:
+    postmaster = embedded.postgres_pid(data_dir)
+    children = subprocess.run(["pgrep", "-P", str(postmaster)], capture_output=True, text=True)
+    return [postmaster, *map(int, children.stdout.split())]
+
+
+def wait_until_gone(*pids: int, timeout: float = 20) -> None:
+    deadline = time.monotonic() + timeout
+    while any(alive(pid) for pid in pids):
+        assert time.monotonic() < deadline, [pid for pid in pids if alive(pid)]
+        time.sleep(0.1)
+
+
 def alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)
@@ -106,7 +137,7 @@ def alive(pid: int) -> bool:
     return True
 
 
-def test_serve_keeps_running_through_a_killed_worker_and_database_and_stops_cleanly(data_dir):
+def test_serve_keeps_running_through_killed_workers_database_broker_and_itself(data_dir):
     # given: serve on a free port, on its own embedded PostgreSQL and Redis
     serve = Serve(data_dir, free_port())
     try:
@@ -139,7 +170,64 @@ def test_serve_keeps_running_through_a_killed_worker_and_database_and_stops_clea
         assert serve.answers() == (401, instance)
         assert embedded.postgres_pid(data_dir) not in (None, postmaster)
 
-        # when: SIGTERM
+        # then: a load balancer's probes, through gunicorn
+        assert serve.get("/healthz")[0] == 200
+        status, _, body = serve.get("/readyz")
+        assert status == 200, body
+
+        # when: the embedded Redis is killed
+        broker = embedded.redis_pid(data_dir)
+        killed = time.monotonic()
+        os.kill(broker, signal.SIGKILL)
+        # then: it answers again about a second later (the supervisor's first restart delay;
+        # before, redis-py's retries on the stale socket made it 4.4 s and more)
+        while not embedded._redis_answers(embedded.redis_socket(data_dir)):
+            assert time.monotonic() - killed < 10, serve.log()[-3000:]
+            time.sleep(0.05)
+        assert time.monotonic() - killed < 3, f"broker back after {time.monotonic() - killed} s"
+        serve.wait_for_line(r"^serve: embedded Redis restarted")
+
+        # when: the database freezes (every PostgreSQL process stopped: no timeout of its own)
+        frozen = database_processes(data_dir)
+        for pid in frozen:
+            os.kill(pid, signal.SIGSTOP)
+        try:
+            started = time.monotonic()
+            status, _ = serve.call()
+            elapsed = time.monotonic() - started
+        finally:
+            for pid in frozen:
+                os.kill(pid, signal.SIGCONT)
+        # then: the web gave up at its deadline (or its connect timeout): 503, not a hang
+        assert status == 503 and elapsed < DEADLINE_S + 1.5, (status, elapsed)
+        assert serve.answers() == (401, instance)
+
+        # then: the metrics of every web worker summed (multiprocess mode), by route: what
+        # these calls caused (a call of the start-up, timed out by the client, may be counted)
+        def templates_401() -> float:
+            status, _, body = serve.get("/metrics", f"Bearer {METRICS_TOKEN}")
+            assert status == 200
+            metrics = parse(body.decode())
+            assert sample(metrics, "rummy_metrics_reading_up", reading="celery") == 1
+            latency = "rummy_http_request_duration_seconds_count"
+            return sample(metrics, latency, route="templates", method="GET", status="401")
+
+        before = templates_401()
+        assert [serve.call()[0] for _ in range(4)] == [401] * 4
+        assert templates_401() - before == 4
+
+        # when: serve itself is killed
+        serve.process.kill()
+        serve.process.wait()
+        # then: its children go with it, the embedded Redis stays (it is a daemon)
+        wait_until_gone(restarted, worker2, web, beat)
+        broker = embedded.redis_pid(data_dir)
+        assert broker is not None
+
+        # when: the next serve starts on the same data, and is stopped by SIGTERM
+        serve = Serve(data_dir, free_port())
+        serve.wait_for_line(rf"^serve: embedded Redis started \(pid {broker}\)")  # adopted
+        web = serve.pid_of("web")
         serve.process.send_signal(signal.SIGTERM)
         # then: everything stops, says so on its last line, and the exit status is 0
         assert serve.process.wait(timeout=60) == 0, serve.log()[-3000:]
@@ -147,9 +235,12 @@ def test_serve_keeps_running_through_a_killed_worker_and_database_and_stops_clea
     finally:
         if serve.process.poll() is None:
             serve.process.kill()
-    for pid in (restarted, worker2, web, beat):
-        assert not alive(pid)
-    assert embedded.redis_pid(data_dir) is None
+    assert not alive(web)
+    assert embedded.redis_pid(data_dir) is None  # the Redis it adopted too
+    deadline = time.monotonic() + 10  # the last process to detach stops PostgreSQL
+    while embedded.postgres_pid(data_dir) is not None and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert embedded.postgres_pid(data_dir) is None
     deadline = time.monotonic() + 10  # the last process to detach stops PostgreSQL
     while embedded.postgres_pid(data_dir) is not None and time.monotonic() < deadline:
         time.sleep(0.1)

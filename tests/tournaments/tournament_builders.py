@@ -100,4 +100,45 @@ def table(name: str, *rows: tuple[str, int, int]) -> dict:
     }
 
 
-__all__ = ["Lobby", "make_api", "scheduled", "table", "tournament_file"]
+def pnl_books(client) -> None:
+    """The tournament P&L's books, all of today: `sunday-100` (₹100, 15 % fee, ₹500 guarantee)
+    with five entries, one unregistered and one rebuy, finished (fee ₹67.50, overlay ₹117.50,
+    prizes ₹500); `chips-free`, a chips freeroll with a 1,000-chip guarantee, finished; and
+    `monday-50`, two entries of ₹50, cancelled (refunds ₹100)."""
+    from tests.builders import funded_player
+    from tournaments.services import tournament_entries as entries
+    from tournaments.services import tournament_rounds as rounds
+
+    scheduled()
+    for p in ("ana", "bo", "cy", "di", "ed"):
+        funded_player(p, "500.00")
+        entries.registration_create(client=client, slug="sunday-100", player=p)
+    entries.registration_withdraw(client=client, slug="sunday-100", player="ed")
+    rounds.tournament_start(client=client, slug="sunday-100")
+    entries.rebuy_create(client=client, slug="sunday-100", player="ana")
+    first = table("A", ("ana", 1, 900), ("bo", 2, 700), ("cy", 3, 300), ("di", 4, 100))
+    stored = rounds.round_store(client=client, slug="sunday-100", number=1, tables=[first])
+    rounds.round_settle(round_id=stored.pk)
+    final = table("F", ("bo", 1, 0), ("ana", 2, 0))
+    stored = rounds.round_store(client=client, slug="sunday-100", number=2, tables=[final])
+    rounds.round_settle(round_id=stored.pk)
+
+    scheduled(
+        slug="chips-free", currency="CHP", entry_fee="0.00", fee_percent="0.00", rebuy=None,
+        guarantee="1000.00", min_players=2, max_players=6, rounds=[{"final": True}],
+        prizes=[{"ranks": "1", "percent": "100.00"}],
+    )  # fmt: skip
+    for p in ("ana", "bo"):
+        entries.registration_create(client=client, slug="chips-free", player=p)
+    rounds.tournament_start(client=client, slug="chips-free")
+    final = table("F", ("ana", 1, 0), ("bo", 2, 0))
+    stored = rounds.round_store(client=client, slug="chips-free", number=1, tables=[final])
+    rounds.round_settle(round_id=stored.pk)
+
+    scheduled(slug="monday-50", entry_fee="50.00", rebuy=None)
+    for p in ("cy", "di"):
+        entries.registration_create(client=client, slug="monday-50", player=p)
+    rounds.tournament_cancel(client=client, slug="monday-50")
+
+
+__all__ = ["Lobby", "make_api", "pnl_books", "scheduled", "table", "tournament_file"]

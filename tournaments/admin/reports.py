@@ -1,10 +1,9 @@
 """The fee (rake) report: fee earned per day and format, as a table with totals and a grand
-total, an SVG chart (a ₹ scale and a date axis), CSV, and the period's GST and TDS summaries
-from whatever tax reports are registered (`wallets.reports.tax_summary_register`)."""
+total, an SVG chart (a ₹ scale and a date axis) and CSV; it links the GST and TDS reports,
+which are not fees."""
 
 from __future__ import annotations
 
-import math
 from collections import defaultdict
 from datetime import timedelta
 from decimal import Decimal
@@ -16,13 +15,13 @@ from django.template.response import TemplateResponse
 from django.utils import timezone
 from djmoney.money import Money
 
+from tournaments.admin.charts import bar_chart
 from tournaments.models import Format
 from tournaments.services.escrow import fee_account_id
 from tournaments.services.fee_report import fee_report_days
-from wallets import reports
 from wallets.admin.base import DateRangeForm, csv_response
 from wallets.amounts import amount_text
-from wallets.formatting import money, unit
+from wallets.formatting import unit
 from wallets.models import CASH, Account
 
 COLOURS = {
@@ -32,60 +31,13 @@ COLOURS = {
     Format.DEALS: "#5b8c5a",
     Format.RUMMY500: "#a05050",
 }
-# the chart's frame: room for the ₹ scale on the left and the dates below
-LEFT, BOTTOM, TOP, HEIGHT, BAR, GAP = 90, 36, 10, 200, 18, 6
-DATE_LABELS = 10  # at most this many dates under the bars
 
 
 def fee_chart(rows: list[dict], days: list) -> dict:
-    """Stacked bars of cash fee per day and format, as SVG shapes (no JavaScript, no CDN)."""
-    totals: dict = defaultdict(Decimal)
-    per_day: dict = defaultdict(dict)
-    for r in rows:
-        if r["currency"] == CASH:
-            per_day[r["day"]][r["format"]] = r["fee"]
-            totals[r["day"]] += r["fee"]
-    top = max(totals.values(), default=Decimal(0))
-    bars = []
-    for i, day in enumerate(days):
-        y = TOP + HEIGHT
-        for fmt in Format.values:
-            value = per_day[day].get(fmt, Decimal(0))
-            if value <= 0 or top <= 0:
-                continue
-            h = float(value / top) * HEIGHT
-            y -= h
-            bars.append(
-                {
-                    "x": LEFT + i * (BAR + GAP),
-                    "y": round(y, 2),
-                    "h": round(h, 2),
-                    "w": BAR,
-                    "colour": COLOURS[fmt],
-                    "title": f"{day:%d %b %Y} {fmt}: {money(value, CASH)}",
-                }
-            )
-    step = max(1, math.ceil(len(days) / DATE_LABELS))
-    width = LEFT + max(len(days) * (BAR + GAP), 100)
-    return {
-        "bars": bars,
-        "width": width,
-        "height": TOP + HEIGHT + BOTTOM,
-        "left": LEFT,
-        "base": TOP + HEIGHT,
-        "scale": [
-            {"y": round(TOP + HEIGHT * (1 - share), 2), "label": money(top * Decimal(share), CASH)}
-            for share in (0, 0.5, 1)
-            if top > 0 or share == 0
-        ],
-        "dates": [
-            {"x": LEFT + i * (BAR + GAP) + BAR / 2, "label": f"{day:%d %b}"}
-            for i, day in enumerate(days)
-            if i % step == 0
-        ],
-        "top": top,
-        "legend": [(fmt, COLOURS[fmt]) for fmt in Format.values],
-    }
+    """Stacked bars of cash fee per day and format."""
+    values = {(r["day"], r["format"]): r["fee"] for r in rows if r["currency"] == CASH}
+    series = [(fmt, COLOURS[fmt]) for fmt in Format.values]
+    return bar_chart(days, values, series, currency=CASH, stacked=True)
 
 
 def fee_report_view(model_admin: admin.ModelAdmin, request: HttpRequest):
@@ -104,7 +56,6 @@ def fee_report_view(model_admin: admin.ModelAdmin, request: HttpRequest):
     }
     if form.is_valid():
         first, last = form.cleaned_data["start"], form.cleaned_data["end"]
-        start, end = form.period()
         fee_account = Account.objects.get(pk=fee_account_id())
         rows = fee_report_days(fee_account=fee_account, first=first, last=last)
         if request.GET.get("format") == "csv":
@@ -121,7 +72,6 @@ def fee_report_view(model_admin: admin.ModelAdmin, request: HttpRequest):
             grand_totals=[Money(v, c) for c, v in sorted(grand.items())],
             games=sum(r["games"] for r in rows),
             chart=fee_chart(rows, days),
-            taxes=reports.tax_summaries(start, end),
         )
     return TemplateResponse(request, "admin/tournaments/game/fee_report.html", context)
 

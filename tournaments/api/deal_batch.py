@@ -15,13 +15,12 @@ from __future__ import annotations
 from typing import Any
 
 from django.conf import settings
-from django.db import DatabaseError
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_field
 from rest_framework import exceptions, serializers
 from rest_framework.response import Response
 
 from rummy_ledger import ids
-from rummy_ledger.api.database import busy_message
+from rummy_ledger.api.database import DATABASE_ERRORS, busy_message
 from rummy_ledger.api.errors import envelope, exception_handler
 from rummy_ledger.api.fields import ExternalIdField, StrictSerializer
 from rummy_ledger.api.idempotency import IDEMPOTENCY_HEADER, idempotent
@@ -176,7 +175,7 @@ def _one(client, item: Any) -> tuple[dict, int | None, bool]:
         answer = exception_handler(exc, {})
         error = answer.data["error"]
         return {**echo, "status": answer.status_code, "error": error}, None, retryable
-    except DatabaseError as exc:  # the savepoint is rolled back: contention, or a real fault
+    except DATABASE_ERRORS as exc:  # the savepoint is rolled back: contention, or a real fault
         message = busy_message(exc)
         if message is None:
             raise

@@ -253,7 +253,9 @@ def game_out(game: Game) -> dict[str, Any]:
         "outcome": game.outcome or None,
         "terms": game.terms,
         "deals_played": game.deals_played,
-        "settled": all(d.status == Deal.Status.SETTLED for d in deals),
+        # nothing of the game waits for settlement: closed, every deal settled (docs/api.md)
+        "settled": game.status != Game.Status.OPEN
+        and all(d.status == Deal.Status.SETTLED for d in deals),
         "collected": _amount(game.collected),
         "paid_out": _amount(game.paid_out),
         "refunded": _amount(game.refunded),
@@ -412,7 +414,11 @@ class GameOut(serializers.Serializer):
     outcome = serializers.CharField(allow_null=True, help_text="How it ended; null while open.")
     terms = TermsOut(help_text="The terms the game opened with (a copy of its template's).")
     deals_played = serializers.IntegerField(help_text="Deals posted.")
-    settled = serializers.BooleanField(help_text="Every posted deal is settled.")
+    settled = serializers.BooleanField(
+        help_text="Nothing of the game waits for settlement: it is closed (finished, cancelled or "
+        "reversed: its escrow paid out) and every deal posted is settled. False while it is open, "
+        "also before its first deal; each deal's own `status` says whether it is settled."
+    )
     collected = Amount(help_text="Entries taken into escrow.")
     paid_out = Amount(help_text="Prizes paid.")
     refunded = Amount(help_text="Returned to the players.")

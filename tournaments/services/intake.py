@@ -15,6 +15,7 @@ from typing import Any
 
 from django.db import transaction
 
+from tournaments import metrics
 from tournaments.errors import DealExists, GameNotOpen
 from tournaments.formats import format_of
 from tournaments.models import Deal, Game
@@ -80,4 +81,5 @@ def deal_check_store(
         results=checked.results,
         payload_hash=digest,
     )
+    metrics.deal_stored()
     return deal, True

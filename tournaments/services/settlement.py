@@ -18,6 +18,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from rummy_ledger.errors import Retryable
+from tournaments import metrics
 from tournaments.errors import GameBusy
 from tournaments.formats import Table, format_of
 from tournaments.models import Deal, Game, GamePlayer
@@ -154,6 +155,7 @@ def games_settle(*, games: list[Game]) -> int:
         deals,
         links,
     )
+    metrics.deals_settled(deals)
     return len(deals)
 
 

@@ -28,7 +28,7 @@ from tournaments.models import (
     TournamentSeat,
 )
 from tournaments.payouts import ZERO, refund_by_bucket
-from tournaments.references import tournament_key, tournament_reference
+from tournaments.references import TOURNAMENT_REBUY, tournament_key, tournament_reference
 from tournaments.services.escrow import (
     Release,
     entry_legs,
@@ -311,7 +311,7 @@ def rebuy_create(*, client: ApiClient, slug: str, player: str) -> Registration:
         tournament=tournament,
         registration=registration,
         amount=rebuy.price,
-        key=tournament_key(tournament.pk, "rebuy", registration.pk, number),
+        key=tournament_key(tournament.pk, TOURNAMENT_REBUY, registration.pk, number),
         memo=f"rebuy {number} in tournament {slug}",
     )
     Rebuy.objects.create(

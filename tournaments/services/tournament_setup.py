@@ -113,6 +113,10 @@ def tournament_fields_checked(data: Any, *, now: datetime | None = None) -> Tour
     return TournamentSpec(slug, name.strip(), client, closes_at, terms)
 
 
+def slug_taken(slug: str) -> TermsInvalid:
+    return TermsInvalid("slug", f"a tournament {slug!r} exists already")
+
+
 @transaction.atomic
 def tournament_create(*, spec: TournamentSpec, created_by: str) -> Tournament:
     """Create the tournament with its prize rows, escrow shards and `max_players` seats."""
@@ -137,7 +141,7 @@ def tournament_create(*, spec: TournamentSpec, created_by: str) -> Tournament:
                 created_by=created_by,
             )
     except IntegrityError as exc:
-        raise TermsInvalid("slug", f"a tournament {spec.slug!r} exists already") from exc
+        raise slug_taken(spec.slug) from exc
     TournamentPrize.objects.bulk_create(
         TournamentPrize(
             tournament=tournament,

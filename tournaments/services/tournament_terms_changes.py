@@ -15,7 +15,13 @@ from django.contrib.auth.models import AbstractBaseUser
 from tournaments.errors import TermsInvalid
 from tournaments.models import Tournament, TournamentChange, TournamentPrize
 from tournaments.services.tournament_setup import terms_of
-from tournaments.tournament_terms import TournamentTerms, prizes_json, prizes_of, rebuy_of
+from tournaments.tournament_terms import (
+    TournamentTerms,
+    decimal_of,
+    prizes_json,
+    prizes_of,
+    rebuy_of,
+)
 from wallets.amounts import amount_text
 from wallets.errors import ProposalInvalid
 from wallets.services.proposals import permission_required, reason_required
@@ -27,12 +33,14 @@ def money_terms(tournament: Tournament) -> dict[str, Any]:
 
 
 def _proposed_terms(tournament: Tournament, change: dict[str, Any]) -> TournamentTerms:
+    """The tournament's terms with these money terms (amounts as Decimals or as the decimal
+    strings of create_tournament's file), checked as create_tournament checks them."""
     try:
         return dataclasses.replace(
             terms_of(tournament),
-            entry_fee=change["entry_fee"],
-            fee_percent=change["fee_percent"],
-            guarantee=change["guarantee"],
+            entry_fee=decimal_of("entry_fee", change["entry_fee"]),
+            fee_percent=decimal_of("fee_percent", change["fee_percent"]),
+            guarantee=decimal_of("guarantee", change["guarantee"]),
             rebuy=rebuy_of(change["rebuy"]),
             prizes=prizes_of(change["prizes"]),
         )
@@ -47,18 +55,17 @@ def _nobody_registered(tournament: Tournament) -> None:
         )
 
 
-def tournament_change_propose(
+def tournament_change_checked(
     *,
-    proposed_by: AbstractBaseUser,
     tournament: Tournament,
-    entry_fee: Decimal,
-    fee_percent: Decimal,
-    guarantee: Decimal,
+    entry_fee: Decimal | str,
+    fee_percent: Decimal | str,
+    guarantee: Decimal | str,
     rebuy: dict | None,
     prizes: list[dict],
-    reason: str,
-) -> TournamentChange:
-    permission_required(proposed_by, "tournaments.add_tournamentchange")
+) -> TournamentTerms:
+    """The terms a change would give, or `ProposalInvalid` (`details["field"]`: the field at
+    fault): what proposing refuses, run by the admin's form before anything is written."""
     _nobody_registered(tournament)
     change = {
         "entry_fee": entry_fee,
@@ -68,9 +75,32 @@ def tournament_change_propose(
         "prizes": prizes,
     }
     terms = _proposed_terms(tournament, change)
-    previous = money_terms(tournament)
-    if _as_json(terms) == previous:
+    if _as_json(terms) == money_terms(tournament):
         raise ProposalInvalid(f"these are the money terms {tournament} has now: nothing changes")
+    return terms
+
+
+def tournament_change_propose(
+    *,
+    proposed_by: AbstractBaseUser,
+    tournament: Tournament,
+    entry_fee: Decimal | str,
+    fee_percent: Decimal | str,
+    guarantee: Decimal | str,
+    rebuy: dict | None,
+    prizes: list[dict],
+    reason: str,
+) -> TournamentChange:
+    permission_required(proposed_by, "tournaments.add_tournamentchange")
+    terms = tournament_change_checked(
+        tournament=tournament,
+        entry_fee=entry_fee,
+        fee_percent=fee_percent,
+        guarantee=guarantee,
+        rebuy=rebuy,
+        prizes=prizes,
+    )
+    previous = money_terms(tournament)
     return TournamentChange.objects.create(
         tournament=tournament,
         previous=previous,
@@ -94,6 +124,17 @@ def _as_json(terms: TournamentTerms) -> dict[str, Any]:
     }
 
 
+def change_terms(change: TournamentChange) -> dict[str, Any]:
+    """The money terms a change proposes, as comparable JSON (the shape of `money_terms`)."""
+    return {
+        "entry_fee": amount_text(change.entry_fee),
+        "fee_percent": amount_text(change.fee_percent),
+        "guarantee": amount_text(change.guarantee),
+        "rebuy": change.rebuy,
+        "prizes": change.prizes,
+    }
+
+
 def tournament_change_apply(change: TournamentChange) -> None:
     """What approving does (inside the decision's transaction): the tournament, locked, takes
     the terms, unless someone registered or its terms changed since the proposal."""
@@ -104,14 +145,7 @@ def tournament_change_apply(change: TournamentChange) -> None:
             f"the money terms of {tournament} changed since {change} was proposed: "
             "reject it and propose again from the terms in force"
         )
-    proposed = {
-        "entry_fee": change.entry_fee,
-        "fee_percent": change.fee_percent,
-        "guarantee": change.guarantee,
-        "rebuy": change.rebuy,
-        "prizes": change.prizes,
-    }
-    terms = _proposed_terms(tournament, proposed)
+    terms = _proposed_terms(tournament, change_terms(change))
     tournament.entry_fee = terms.entry_fee
     tournament.fee_percent = terms.fee_percent
     tournament.guarantee = terms.guarantee

@@ -50,13 +50,17 @@ class ProposalForm(forms.ModelForm):
     def check(self, data: dict) -> None:
         raise NotImplementedError
 
+    def refused(self, exc: DomainError) -> None:
+        """Show the service's refusal on the form (a form may put it on the field at fault)."""
+        self.add_error(None, exc.message)
+
     def clean(self):
         data = super().clean()
         if not self.errors:
             try:
                 self.check(data)
             except DomainError as exc:
-                raise forms.ValidationError(exc.message) from exc
+                self.refused(exc)
         return data
 
 

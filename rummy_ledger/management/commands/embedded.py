@@ -28,7 +28,7 @@ class Command(BaseCommand):
         elif action == "start":
             started = embedded.ensure_postgres(data_dir, keep_running=True)
             self._line("PostgreSQL", embedded.postgres_pid(data_dir), started)
-            started = embedded.ensure_redis(data_dir)
+            started = embedded.ensure_redis(data_dir, keep_running=True)
             self._line("Redis", embedded.redis_pid(data_dir), started)
         else:
             # Loading the settings may just have started PostgreSQL: report what was found.

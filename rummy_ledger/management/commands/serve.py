@@ -12,15 +12,18 @@ gunicorn's and Celery's start-up, every task, beat's sweeps and the simulator's 
 
 import os
 import secrets
+import shutil
 import signal
 import socket
 import sys
+from pathlib import Path
 
 from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 
 from rummy_ledger import embedded, instance
+from rummy_ledger.metrics import MULTIPROC_ENV
 from rummy_ledger.supervisor import Child, Daemon, Supervisor
 
 PORT_IN_USE = 2
@@ -110,15 +113,19 @@ class Command(BaseCommand):
                 Daemon(
                     "embedded Redis",
                     pid=lambda: embedded.redis_pid(data_dir),
-                    ensure=lambda: embedded.ensure_redis(data_dir),
-                    stop=lambda: embedded.stop_redis(data_dir),
+                    # one a killed run left behind is adopted, and stopped with this run
+                    ensure=lambda: (
+                        embedded.ensure_redis(data_dir) or embedded.redis_adopt(data_dir)
+                    ),
+                    stop=lambda: embedded.redis_release(data_dir),
                 )
             )
         return daemons
 
     def _children(self, listener, port: int, workers: int, token: str, *, demo: bool) -> list:
         debug = settings.LOG_LEVEL == "DEBUG"
-        web_env = {**os.environ, instance.ENV: token}
+        metrics = _metrics_dir()
+        web_env = {**os.environ, instance.ENV: token, MULTIPROC_ENV: str(metrics)}
         # Celery's banners and its warning about running as root (a demo on a root shell) are
         # noise in an operator's log; they come back with LOG_LEVEL=DEBUG.
         celery = [
@@ -129,7 +136,9 @@ class Command(BaseCommand):
             "rummy_ledger",
             *([] if debug else ["--quiet"]),
         ]
-        celery_env = os.environ if debug else {**os.environ, "PYTHONWARNINGS": _NOT_AS_ROOT}
+        celery_env = {**os.environ, MULTIPROC_ENV: str(metrics)}
+        if not debug:
+            celery_env["PYTHONWARNINGS"] = _NOT_AS_ROOT
         level = "INFO" if debug else "WARNING"  # INFO: every task, and beat's sweep every 10 s
         fd = listener.fileno()
         children = [
@@ -140,6 +149,8 @@ class Command(BaseCommand):
                  *(["--access-logfile", "-"] if debug else []),
                  # gunicorn's own 400/414/431 in the JSON envelope, not its HTML page
                  "--worker-class", WEB_WORKER,
+                 # marks a dead worker's metrics files (rummy_ledger.metrics)
+                 "--config", "python:rummy_ledger.gunicorn_hooks",
                  # gunicorn's default control socket is one per user, shared by every gunicorn
                  # on the machine: each run gets its own.
                  "--control-socket", str(settings.DATA_DIR / "gunicorn.ctl")],
@@ -160,6 +171,16 @@ class Command(BaseCommand):
             ]  # fmt: skip
             children.append(Child("simulator", simulate, restart=False, when_done=self._started))
         return children
+
+
+def _metrics_dir() -> Path:
+    """Where every process of this run writes its metrics for the web to sum (prometheus-client's
+    multiprocess mode): emptied at each start, so a run counts from zero and no dead process of an
+    earlier run is summed."""
+    path = Path(os.environ.get(MULTIPROC_ENV) or settings.DATA_DIR / "metrics")
+    shutil.rmtree(path, ignore_errors=True)
+    path.mkdir(parents=True)
+    return path
 
 
 def _listen(host: str, port: int) -> socket.socket:
