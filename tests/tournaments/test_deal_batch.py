@@ -45,12 +45,12 @@ def openapi():
 
 @pytest.fixture
 def servers(live_server):
-    """Two game servers (clients) over HTTP, and 3-player points games: g0..g4 of the first,
+    """Two game servers (clients) over HTTP, and 3-player points games: g0..g6 of the first,
     theirs-0 of the second."""
     template("points-1", "points", point_value=Decimal("1.00"), fee_percent=Decimal("12.5"))
     ours = HttpApi(live_server.url, "games", name="ours")
     theirs = HttpApi(live_server.url, "games", name="theirs")
-    for server, game_id in [*((ours, f"g{n}") for n in range(5)), (theirs, "theirs-0")]:
+    for server, game_id in [*((ours, f"g{n}") for n in range(7)), (theirs, "theirs-0")]:
         players = [f"{game_id}p{i}" for i in range(3)]
         for player in players:
             funded_player(player, "100.00")
@@ -124,6 +124,7 @@ def test_a_batch_is_answered_deal_by_deal_and_settled_by_a_real_worker(servers, 
             conforms(openapi, BATCH, "post", response)
             assert wait_until(no_deal_stored, 60), "the batch was not settled by the worker"
             conforms(openapi, BATCH, "post", busy_then_retried(ours, settings))
+            out_of_time_then_retried(ours, settings)
             assert wait_until(no_deal_stored, 60), "the retry was not settled by the worker"
         finally:
             worker.stop()
@@ -136,6 +137,8 @@ def test_a_batch_is_answered_deal_by_deal_and_settled_by_a_real_worker(servers, 
         ("g2", 1),
         ("g3", 1),
         ("g4", 1),
+        ("g5", 1),
+        ("g6", 1),
         ("pool", 1),
         ("pool", 2),
     ]
@@ -151,7 +154,7 @@ def test_a_batch_is_answered_deal_by_deal_and_settled_by_a_real_worker(servers, 
     assert again.headers["Idempotent-Replayed"] == "true" and again.content == response.content
     repeat = ours.post("deals", {"deals": [deal("g0"), deal("g1")]})
     assert summary(repeat) == [("g0", 1, 202, "settled"), ("g1", 1, 202, "settled")]
-    assert Deal.objects.count() == 7
+    assert Deal.objects.count() == 9
 
 
 def no_deal_stored() -> bool:
@@ -190,6 +193,17 @@ def busy_then_retried(server: HttpApi, settings):
     third = server.post("deals", batch, key="batch-busy")  # now remembered
     assert third.headers["Idempotent-Replayed"] == "true" and third.content == retry.content
     return first
+
+
+def out_of_time_then_retried(server: HttpApi, settings) -> None:
+    """Past API_BATCH_SECONDS a batch tries no more deals: the rest are 409 `busy`, retried."""
+    settings.API_BATCH_SECONDS = 0
+    batch = {"deals": [deal("g5"), deal("g6")]}
+    first = server.post("deals", batch, key="batch-late")
+    assert summary(first) == [("g5", 1, 202, "stored"), ("g6", 1, 409, "busy")]
+    assert first.headers["Retry-After"] == "1"
+    retry = server.post("deals", batch, key="batch-late")  # a replay first: g6 is tried too
+    assert [r[2] for r in summary(retry)] == [202, 202] and "Retry-After" not in retry.headers
 
 
 def test_a_batch_takes_1_to_100_deals_and_up_to_1_mib(live_server):

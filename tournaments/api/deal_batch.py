@@ -8,10 +8,13 @@ settlement in one Celery message after the commit (`intake.deals_queue`). The an
 the same `Idempotency-Key`, except when a deal met contention (409 `busy`, `game_busy`,
 `ledger_busy`): then what was stored commits, the key is let go, the answer carries
 `Retry-After`, and a retry with the same key runs again (the deals stored answer as replays).
+A batch stops trying deals after `API_BATCH_SECONDS` (well within the request's deadline,
+`REQUEST_DEADLINE_SECONDS`, past which the whole request would be lost): the rest are 409 `busy`.
 """
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from django.conf import settings
@@ -149,9 +152,14 @@ class DealBatchView(GamesScope):
         def run():
             body = DealBatchIn(data=request.data)
             body.is_valid(raise_exception=True)
-            results, stored, retry = [], [], False
+            results, stored, retry, worked = [], [], False, False
+            ends = time.monotonic() + settings.API_BATCH_SECONDS
             for item in body.validated_data["deals"]:
-                result, deal_pk, retryable = _one(request.auth, item)
+                if worked and time.monotonic() > ends:
+                    result, deal_pk, retryable = _out_of_time(item), None, True
+                else:
+                    result, deal_pk, retryable = _one(request.auth, item)
+                    worked = worked or not (result["status"] == 202 and deal_pk is None)
                 results.append(result)
                 stored += [deal_pk] if deal_pk is not None else []
                 retry = retry or retryable
@@ -183,6 +191,13 @@ def _one(client, item: Any) -> tuple[dict, int | None, bool]:
         return {**echo, "status": 409, "error": error}, None, True
     result = {**echo, "status": 202, "deal_status": deal.status}
     return result, deal.pk if created else None, False
+
+
+def _out_of_time(item: Any) -> dict:
+    """A deal not tried: the batch has run for API_BATCH_SECONDS (well within the request's
+    deadline) after at least one deal that was not a replay, so that every retry makes progress."""
+    message = "The batch ran out of time before this deal; nothing was written for it. Retry."
+    return {**_echo(item), "status": 409, "error": envelope(CommonErrorCode.BUSY, message)["error"]}
 
 
 def _valid(item: Any) -> tuple[str, dict]:
