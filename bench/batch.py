@@ -40,6 +40,7 @@ from django.db import connection  # noqa: E402
 
 from rummy_ledger import embedded  # noqa: E402
 from rummy_ledger.management.commands.serve import WEB_WORKER  # noqa: E402
+from tournaments.models import Deal  # noqa: E402
 from tournaments.tasks import settle_deal  # noqa: E402
 from wallets.api_keys import api_client_create  # noqa: E402
 
@@ -79,6 +80,13 @@ def settle_only(client, players, n: int, run: str) -> float:
 
 
 def post_batches(url: str, key: str, batches: list[list[dict]], latencies: list, refused: list):
+    try:
+        _post(url, key, batches, latencies, refused)
+    except BaseException as exc:  # a thread's failure is the run's
+        refused.append({"status": "the client failed", "error": repr(exc)})
+
+
+def _post(url: str, key: str, batches: list[list[dict]], latencies: list, refused: list):
     session = requests.Session()
     session.headers["Authorization"] = f"Api-Key {key}"
     for batch in batches:
@@ -146,12 +154,12 @@ def main() -> None:
         baseline.wait_settled(http_client, 600)
         elapsed = time.perf_counter() - clock
     finally:
-        for process in started:
-            os.killpg(process.pid, signal.SIGTERM)
-        for process in started:
-            process.wait(timeout=30)
+        baseline.stop(started)
     if refused:
         raise SystemExit(f"{len(refused)} deals refused, e.g. {refused[0]}")
+    settled = Deal.objects.filter(game__client=http_client, status=Deal.Status.SETTLED).count()
+    if settled != args.games:
+        raise SystemExit(f"{settled} deals settled of {args.games} posted")
     rate = args.games / elapsed
     ratio = rate / settle_rate
     p50, p99 = percentile(latencies, 0.5) * 1000, percentile(latencies, 0.99) * 1000

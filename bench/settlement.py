@@ -154,6 +154,14 @@ def start_workers(pool: str) -> list[subprocess.Popen]:
     ]
 
 
+def stop(processes: list[subprocess.Popen]) -> None:
+    """SIGTERM each process group started here (`start_new_session`), and wait for them."""
+    for process in processes:
+        os.killpg(process.pid, signal.SIGTERM)
+    for process in processes:
+        process.wait(timeout=30)
+
+
 def unsettled(client: ApiClient) -> int:
     """Stored deals of this run's games: one cheap query on the partial index of stored deals
     (the poll must not steal the CPU the workers need)."""
@@ -201,10 +209,7 @@ def main() -> None:
         wait_settled(client, 600)
         elapsed = time.perf_counter() - started
     finally:
-        for worker in workers:
-            os.killpg(worker.pid, signal.SIGTERM)
-        for worker in workers:
-            worker.wait(timeout=30)
+        stop(workers)
     rate = args.games / elapsed
     ratio = rate / single
     finished = Game.objects.filter(

@@ -3,11 +3,11 @@ multipart body is a 415 before any view sees it.
 
 Everything that costs the server is checked before `json.loads` runs: the body's size
 (`API_MAX_BODY_BYTES`, `API_MAX_BATCH_BODY_BYTES` for the batch endpoint: the Content-Length
-first, then at most that many bytes are read) and its
-nesting depth (`API_MAX_JSON_DEPTH`: a scan of the raw bytes; 100,000 nested `[` used to be a
-RecursionError). Then the parse itself refuses what JSON allows but a money API must not guess
-at: a key given twice (the last one winning silently), `NaN` and `Infinity`, and a number too
-large for a float (`1e999` would be Infinity by the time a field saw it).
+first, then at most that many bytes are read) and its nesting depth (`API_MAX_JSON_DEPTH`: a scan
+of the raw bytes; 100,000 nested `[` used to be a RecursionError). Then the parse itself refuses
+what JSON allows but a money API must not guess at: a key given twice (the last one winning
+silently), `NaN` and `Infinity`, and a number too large for a float (`1e999` would be Infinity by
+the time a field saw it).
 """
 
 from __future__ import annotations

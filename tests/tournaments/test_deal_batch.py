@@ -8,6 +8,7 @@ from __future__ import annotations
 import copy
 import json
 import threading
+from contextlib import contextmanager
 from decimal import Decimal
 
 import pytest
@@ -157,6 +158,28 @@ def test_a_batch_is_answered_deal_by_deal_and_settled_by_a_real_worker(servers, 
     assert Deal.objects.count() == 9
 
 
+@contextmanager
+def game_locked(game_id: str):
+    """Another transaction (a thread with its own connection) holds the game's row lock."""
+    locked, release = threading.Event(), threading.Event()
+
+    def hold():
+        with transaction.atomic():
+            Game.objects.select_for_update().get(game_id=game_id)
+            locked.set()
+            release.wait(30)
+        connection.close()
+
+    holder = threading.Thread(target=hold)
+    holder.start()
+    try:
+        assert locked.wait(10)
+        yield
+    finally:
+        release.set()
+        holder.join()
+
+
 def no_deal_stored() -> bool:
     return not Deal.objects.filter(status=Deal.Status.STORED).exists()
 
@@ -165,24 +188,9 @@ def busy_then_retried(server: HttpApi, settings):
     """A deal whose game another transaction holds is 409 `busy` in a 200 with `Retry-After`:
     the others are stored, the answer is not remembered, and the retry with its key runs again."""
     settings.REQUEST_LOCK_TIMEOUT_MS = 200
-    locked, release = threading.Event(), threading.Event()
-
-    def hold_g3():
-        with transaction.atomic():
-            Game.objects.select_for_update().get(game_id="g3")
-            locked.set()
-            release.wait(30)
-        connection.close()
-
-    holder = threading.Thread(target=hold_g3)
-    holder.start()
-    try:
-        assert locked.wait(10)
-        batch = {"deals": [deal("g3"), deal("g4")]}
+    batch = {"deals": [deal("g3"), deal("g4")]}
+    with game_locked("g3"):
         first = server.post("deals", batch, key="batch-busy")
-    finally:
-        release.set()
-        holder.join()
     assert first.status_code == 200 and first.headers["Retry-After"] == "1"
     assert summary(first) == [("g3", 1, 409, "busy"), ("g4", 1, 202, "stored")]
     assert not Deal.objects.filter(game__game_id="g3").exists()
@@ -252,26 +260,10 @@ def test_a_batch_message_settles_the_free_games_and_is_retried_for_a_locked_one(
         del body["game_id"]
         stored, _ = deal_check_store(client=client, game_id=game_id, payload=body)
         deal_ids.append(stored.pk)
-    locked, release = threading.Event(), threading.Event()
-
-    def hold_g1():
-        with transaction.atomic():
-            Game.objects.select_for_update().get(game_id="g1")
-            locked.set()
-            release.wait(30)
-        connection.close()
-
-    holder = threading.Thread(target=hold_g1)
-    holder.start()
-    try:
-        assert locked.wait(10)
-        with pytest.raises(GameBusy):  # the task is retried...
-            deals_settle(deal_ids=deal_ids)
-        statuses = dict(Deal.objects.values_list("game__game_id", "status"))
-        assert statuses == {"g0": "settled", "g1": "stored"}  # ...after settling what it could
-    finally:
-        release.set()
-        holder.join()
+    with game_locked("g1"), pytest.raises(GameBusy):  # the task is retried...
+        deals_settle(deal_ids=deal_ids)
+    statuses = dict(Deal.objects.values_list("game__game_id", "status"))
+    assert statuses == {"g0": "settled", "g1": "stored"}  # ...after settling what it could
     assert deals_settle(deal_ids=deal_ids) == 1
     assert deals_settle(deal_ids=deal_ids) == 0  # safe to run again
     for game in Game.objects.all():
