@@ -78,6 +78,7 @@ bench: $(VENV)/.installed
 	$(PY) bench/batch.py
 	$(PY) bench/reconcile.py
 	$(PY) bench/admin_pages.py
+	$(PY) bench/wind_down.py
 
 ## chaos: the load-and-fault run (bench/faults.py): concurrent tables over HTTP while a Celery
 ## worker, a gunicorn worker, the broker and PostgreSQL fail; checks every deal settled once.

@@ -1,8 +1,8 @@
 """The README's walk-through (deposit, KYC, open a game, post its deal, withdraw, finance's review
-and approval, the gateway's `/paid`) is run as written, on the demo data `make run` seeds: every
-request is accepted with the status the README shows, and the answer it shows (in part) is the
-answer given. The README never shows a request that fails or an answer the service does not
-give."""
+and approval, the gateway's `/paid`), then its refund with real money off (a deposit refused, the
+whole balance withdrawn with its TDS, `/paid`), is run as written, on the demo data `make run`
+seeds: every request is answered with the status the README shows, and the answer it shows (in
+part) is the answer given. The README never shows an answer the service does not give."""
 
 from __future__ import annotations
 
@@ -15,10 +15,12 @@ from django.core.management import call_command
 
 from tests.builders import funded_player, make_api
 from tournaments.management.commands.simulate import finance_approves
+from wallets.models import Withdrawal
 
 pytestmark = pytest.mark.django_db
 
 README = Path(__file__).resolve().parents[1] / "README.md"
+LAW = "## The law in India"  # its walk runs with REAL_MONEY=off
 # curl -s http://127.0.0.1:8000/api/v1/<path> \ <headers> <<'JSON' <body> JSON # <status> <answer>
 EXAMPLE = re.compile(
     r"curl -s http://127\.0\.0\.1:8000/api/v1/(?P<path>\S+) \\\n(?P<headers>.*?)<<'JSON'\n"
@@ -30,8 +32,10 @@ IDS = {"transfer_id", "withdrawal_id"}  # numbered by the database: any number w
 
 
 def examples() -> list[dict]:
+    text = README.read_text(encoding="utf-8")
+    law_from = text.index(LAW)
     found = []
-    for m in EXAMPLE.finditer(README.read_text(encoding="utf-8")):
+    for m in EXAMPLE.finditer(text):
         key = KEY.search(m["headers"])
         answer = re.sub(r"\n#\s*", " ", m["answer"])
         found.append(
@@ -41,6 +45,7 @@ def examples() -> list[dict]:
                 "body": json.loads(m["body"]),
                 "status": int(m["status"]),
                 "answer": json.loads(answer),
+                "real_money": "off" if m.start() > law_from else "on",
             }
         )
     return found
@@ -58,21 +63,27 @@ def shown_in(shown, given, where: str = "") -> None:
         assert shown == given, where
 
 
-def test_the_readme_walks_from_a_deposit_to_a_paid_withdrawal():
-    assert [e["path"].split("/")[-1] for e in examples()] == [
-        "deposits", "kyc", "games", "deals", "withdrawals", "paid",
+def test_the_readme_walks_from_a_deposit_to_a_paid_withdrawal_then_to_a_refund():
+    assert [(e["real_money"], e["path"].split("/")[-1]) for e in examples()] == [
+        ("on", "deposits"), ("on", "kyc"), ("on", "games"), ("on", "deals"),
+        ("on", "withdrawals"), ("on", "paid"),
+        ("off", "deposits"), ("off", "withdrawals"), ("off", "paid"),
     ]  # fmt: skip
 
 
-def test_the_readme_walk_gives_the_answers_it_shows(eager, django_capture_on_commit_callbacks):
+def test_the_readme_walk_gives_the_answers_it_shows(
+    eager, django_capture_on_commit_callbacks, settings
+):
     call_command("seed_games", verbosity=0)
     funded_player("demo-player-2", "1000.00")
     api, _ = make_api("games", "payments")
     withdrawal_id = None
 
     for example in examples():
+        settings.REAL_MONEY = example["real_money"]
         path = example["path"].replace("$WD", str(withdrawal_id))
-        if path.endswith("/paid"):
+        waits = Withdrawal.objects.filter(pk=withdrawal_id, status="requested").exists()
+        if path.endswith("/paid") and waits:
             finance_approves()(withdrawal_id)  # step 6: an operator reviews, an approver approves
         headers = {"HTTP_IDEMPOTENCY_KEY": example["key"]} if example["key"] else {}
         with django_capture_on_commit_callbacks(execute=True):  # a deal is settled at once

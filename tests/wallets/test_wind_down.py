@@ -4,25 +4,38 @@ report, run again (idempotent; a failed refund issued again under a new referenc
 refused meanwhile."""
 
 import csv
+import threading
 from datetime import timedelta
 from decimal import Decimal
 from pathlib import Path
 
 import pytest
 from django.core.management import CommandError, call_command
+from django.db import connection, transaction
 from django.utils import timezone
 
-from tests.builders import staff
+from tests.builders import make_api, staff
 from tests.wallets.invariants import ledger_violations
-from tests.wallets.payments import verified
+from tests.wallets.payments import deposited, verified
 from tests.wallets.wind_down import a_book, wind_down_approved
 from tournaments.models import Game
+from tournaments.simulator import ApiError, Http
+from wallets.api_keys import api_client_create
 from wallets.errors import ProposalInvalid, SelfApproval
-from wallets.models import Account, BonusLot, WindDown, WindDownLine, Withdrawal
+from wallets.models import (
+    Account,
+    ApiClient,
+    BonusLot,
+    Player,
+    Transfer,
+    WindDown,
+    WindDownLine,
+    Withdrawal,
+)
 from wallets.reconciliation import reconcile_run
 from wallets.roles import APPROVER, OPERATOR
 from wallets.services.proposals import proposal_decide
-from wallets.services.wind_down import wind_down_propose
+from wallets.services.wind_down import wind_down_propose, wind_down_run
 
 pytestmark = pytest.mark.django_db
 D = Decimal
@@ -165,15 +178,27 @@ def test_run_again_repeats_nothing_and_reissues_a_failed_refund(tmp_path, gatewa
     assert back.status_code == 201 and back.json()["gst_rate"] == "40.00"
 
 
-def test_a_player_depositing_during_a_wind_down_is_refused(gateway, settings, book):
+@pytest.mark.django_db(transaction=True)
+def test_a_player_depositing_during_a_wind_down_is_refused_over_http(live_server, settings):
+    # given: a player with a deposit; real money off and a wind-down approved
+    verified("kyc")
+    deposited("kyc", "1000.00")
+    _, key = api_client_create(name="gateway", scopes=["payments"])
+    http = Http(live_server.url, key)
+    settings.REAL_MONEY = "off"
     wind_down_approved()
     settings.REAL_MONEY = "on"  # even if someone switches real money back on meanwhile
 
-    refused = gateway.deposit("kyc", "100.00")
+    # when
+    with pytest.raises(ApiError) as refused:
+        http.post("players/kyc/deposits", {"amount": "100.00", "reference": "upi-late"})
 
-    assert refused.status_code == 409
-    assert refused.json()["error"]["code"] == "real_money_unavailable"
-    assert "wind-down" in refused.json()["error"]["message"]
+    # then: refused, and nothing written
+    assert refused.value.status == 409
+    assert refused.value.body["error"]["code"] == "real_money_unavailable"
+    assert "wind-down" in refused.value.body["error"]["message"]
+    assert Account.objects.get(code="player:kyc:deposit").balance.amount == D("1000.00")
+    assert Transfer.objects.filter(kind="deposit").count() == 1
 
 
 def test_a_run_waits_for_the_grace_period_and_needs_real_money_off(
@@ -188,3 +213,45 @@ def test_a_run_waits_for_the_grace_period_and_needs_real_money_off(
         run(tmp_path)
     assert not Withdrawal.objects.filter(reference__startswith="wind-down").exists()
     assert timezone.now() - WindDown.objects.get().decided_at < timedelta(minutes=30)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_chunk_that_fails_is_done_player_by_player_and_a_busy_one_left_to_the_next_run(settings):
+    # given: three players with deposits; another transaction holds b's deposit account
+    make_api("payments", name="gateway")
+    for player in ("a", "b", "c"):
+        verified(player)
+        deposited(player, "100.00")
+    settings.REAL_MONEY, settings.WIND_DOWN_GRACE_MINUTES = "off", 0
+    settings.LEDGER_LOCK_TIMEOUT_MS = 100
+    wind_down, client = wind_down_approved(), ApiClient.objects.get(name="gateway")
+    held, release = threading.Event(), threading.Event()
+
+    def hold() -> None:
+        try:
+            with transaction.atomic():
+                Account.objects.select_for_update().get(code="player:b:deposit")
+                held.set()
+                release.wait(60)
+        finally:
+            connection.close()
+
+    holder = threading.Thread(target=hold)
+    holder.start()
+    assert held.wait(60)
+
+    # when: a run meets the lock (its one chunk fails in the ledger), then a run after it
+    try:
+        first = wind_down_run(wind_down=wind_down, client=client)
+    finally:
+        release.set()
+        holder.join()
+    second = wind_down_run(wind_down=wind_down, client=client)
+
+    # then: a and c refunded by the first run, b by the second; once each
+    b = Player.objects.get(external_id="b").pk
+    assert (first.refunds, first.busy, second.refunds, second.busy) == (2, [b], 1, [])
+    references = Withdrawal.objects.values_list("reference", flat=True)
+    assert sorted(references) == ["wind-down-a", "wind-down-b", "wind-down-c"]
+    assert reconcile_run(trigger="command").status == "clean"
+    assert ledger_violations() == []

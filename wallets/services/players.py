@@ -74,15 +74,37 @@ def player_lock(*, external_id: str, create: bool = False) -> Player:
     """
     if create:
         player_get_or_create(external_id=external_id)
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT set_config('lock_timeout', %s, true)", [f"{settings.LEDGER_LOCK_TIMEOUT_MS}ms"]
-        )
+    _lock_timeout_set()
     try:
         return Player.objects.select_for_update(no_key=True).get(external_id=external_id)
     except Player.DoesNotExist as exc:
         raise UnknownPlayer(f"no player {external_id!r}") from exc
     except OperationalError as exc:
-        if getattr(exc.__cause__, "sqlstate", None) == "55P03":
+        if _lock_timed_out(exc):
             raise LedgerBusy(f"player {external_id} is busy: try again") from exc
         raise
+
+
+def players_lock(*, ids: list[int], skip_locked: bool = False) -> list[Player]:
+    """Many players' rows locked as `player_lock` locks one, in id order (two transactions
+    locking overlapping sets never wait in a circle). `skip_locked`: the players another
+    transaction holds are left out rather than waited for."""
+    _lock_timeout_set()
+    rows = Player.objects.select_for_update(no_key=True, skip_locked=skip_locked)
+    try:
+        return list(rows.filter(pk__in=ids).order_by("pk"))
+    except OperationalError as exc:
+        if _lock_timed_out(exc):
+            raise LedgerBusy(f"{len(ids)} player(s) are busy: try again") from exc
+        raise
+
+
+def _lock_timeout_set() -> None:
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT set_config('lock_timeout', %s, true)", [f"{settings.LEDGER_LOCK_TIMEOUT_MS}ms"]
+        )
+
+
+def _lock_timed_out(exc: OperationalError) -> bool:
+    return getattr(exc.__cause__, "sqlstate", None) == "55P03"

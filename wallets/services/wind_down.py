@@ -11,14 +11,14 @@ time (a run is idempotent per player and resumable):
 2. unspent INR bonus lots expire into promotions (`bonus_expire`: with real money off every
    lot is due);
 3. every player with INR in deposit or winnings gets one refund withdrawal of all of it,
-   reference `wind-down-<player>`, TDS per Rule 133 (`withdrawal_request`), approved by the
-   wind-down's approval; the gateway pays or fails it as any withdrawal. A player without
-   verified KYC gets back what owes no TDS (their deposits, net of what they lost) and the
-   rest (their winnings) is held until KYC arrives (`refundable`). Each
-   player is done in their own transaction under their lock, and a refund still with the
-   gateway is never doubled: a killed run, run again, misses nobody and repeats nothing; a
-   refund that failed, or winnings released once KYC arrives, are refunded by a later run
-   under a new reference (`wind-down-<player>-2`, ...). Practice chips are untouched.
+   reference `wind-down-<player>`, TDS per Rule 133, approved by the wind-down's approval; the
+   gateway pays or fails it as any withdrawal. A player without verified KYC gets back what
+   owes no TDS (their deposits, net of what they lost) and the rest (their winnings) is held
+   until KYC arrives (`refundable`). Players are done `CHUNK` at a time, each chunk in one
+   transaction under their locks (`wallets.services.wind_down_refunds`), and a refund still
+   with the gateway is never doubled: a killed run, run again, misses nobody and repeats
+   nothing; a refund that failed, or winnings released once KYC arrives, are refunded by a
+   later run under a new reference (`wind-down-<player>-2`, ...). Practice chips are untouched.
 
 A player depositing while a wind-down is approved and not finished is refused (`deposit_register`).
 """
@@ -29,19 +29,18 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from decimal import Decimal
+from itertools import islice
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
-from django.db import transaction
-from django.db.models import Sum
+from django.db import IntegrityError
 from django.utils import timezone
-from djmoney.money import Money
 
+from rummy_ledger.errors import DomainError
 from wallets import tax
 from wallets.amounts import amount_text
 from wallets.errors import LedgerBusy, ProposalInvalid, RealMoneyUnavailable
 from wallets.models import (
-    CASH,
     Account,
     ApiClient,
     BonusLot,
@@ -51,20 +50,18 @@ from wallets.models import (
     ProposalStatus,
     WindDown,
     WindDownLine,
-    Withdrawal,
 )
-from wallets.services.accounts import player_accounts
+from wallets.services.accounts import platform_accounts
 from wallets.services.bonuses import bonus_expire
 from wallets.services.ledger import ledger_now
-from wallets.services.players import player_lock
 from wallets.services.proposals import permission_required, reason_required
 from wallets.services.real_money import OFF
-from wallets.services.tax import tax_position, tax_positions
-from wallets.services.withdrawals import withdrawal_approve_with, withdrawal_request
+from wallets.services.tax import tax_positions
+from wallets.services.wind_down_refunds import IN_FLIGHT, Outcome, refundable, refunds_issue
 
 ZERO = tax.ZERO
 Held = WindDownLine.Held
-IN_FLIGHT = (Withdrawal.Status.REQUESTED, Withdrawal.Status.APPROVED)
+CHUNK = 500  # players refunded in one transaction (`refunds_issue`) unless a run says
 
 
 # --- what other apps cancel (the ledger never names their tables) -------------------------------
@@ -132,14 +129,6 @@ def deposits_refused_check() -> None:
 
 
 # --- the plan -----------------------------------------------------------------------------------
-
-
-def refundable(*, verified: bool, held: Decimal, untaxed: Decimal) -> Decimal:
-    """What a refund gives back of the `held` deposit + winnings: all of it with verified KYC;
-    without, what owes no TDS (needs no PAN): up to the point where the year's net winnings
-    reach zero (`untaxed`: the year's net winnings before it, `TaxPosition.untaxed`), so the
-    deposits come back and the winnings stay."""
-    return held if verified else min(held, max(ZERO, -untaxed))
 
 
 @dataclass(frozen=True)
@@ -211,7 +200,19 @@ class Run:
     held: Decimal = ZERO
     held_players: int = 0
     in_flight: int = 0  # refunds (of any run) not paid or failed yet
-    busy: list[str] = field(default_factory=list)
+    busy: list[int] = field(default_factory=list)  # players
+
+    def count(self, outcomes: list[Outcome]) -> None:
+        for outcome in outcomes:
+            self.players += 1
+            if (issued := outcome.issued) is not None:
+                self.refunds += 1
+                self.refunded += issued.amount.amount
+                self.tds += issued.tds.amount
+            line = outcome.line
+            if line.held and line.held_reason != Held.IN_FLIGHT:
+                self.held_players += 1
+                self.held += line.held
 
     def summary(self) -> str:
         cancelled = ", ".join(f"{n} {name}" for name, n in self.cancelled.items()) or "nothing"
@@ -252,9 +253,11 @@ def wind_down_run(
     *,
     wind_down: WindDown,
     client: ApiClient,
-    progress: Callable[[Iterable[str]], Iterable[str]] = iter,
+    progress: Callable[[Iterable[int]], Iterable[int]] = iter,
+    chunk: int = CHUNK,
 ) -> Run:
-    """Run the approved wind-down (again): steps 1 to 3 of the module's docstring."""
+    """Run the approved wind-down (again): steps 1 to 3 of the module's docstring, `chunk`
+    players to a transaction."""
     now = timezone.now()
     if now < grace_ends(wind_down):
         raise ProposalInvalid(
@@ -268,102 +271,43 @@ def wind_down_run(
         run.cancelled[name] = step.cancel()
     while expired := bonus_expire(limit=10_000):
         run.bonus_lots_expired += expired
-    candidates = _candidates(wind_down)
-    for external_id in progress(candidates):
-        _player_run(run, wind_down, client, external_id)
-    for external_id in list(run.busy):  # once more, for those a concurrent run held
-        run.busy.remove(external_id)
-        _player_run(run, wind_down, client, external_id)
+    platform = platform_accounts()
+    busy: list[int] = []
+    players = iter(progress(_candidates(wind_down)))
+    while ids := list(islice(players, chunk)):
+        try:
+            done = refunds_issue(
+                wind_down=wind_down, client=client, platform=platform, player_ids=ids
+            )
+        except (DomainError, IntegrityError):  # someone's balance moved, say: each alone below
+            busy += ids
+            continue
+        run.count(done.outcomes)
+        busy += done.skipped
+    for pk in busy:  # alone, waiting for them: a concurrent run held them, or their chunk failed
+        try:
+            done = refunds_issue(
+                wind_down=wind_down, client=client, platform=platform, player_ids=[pk], wait=True
+            )
+        except LedgerBusy:
+            run.busy.append(pk)
+            continue
+        run.count(done.outcomes)
     run.in_flight = wind_down.lines.filter(withdrawal__status__in=IN_FLIGHT).count()
     if not run.busy and run.in_flight == 0:
         WindDown.objects.filter(pk=wind_down.pk).update(finished_at=timezone.now())
     return run
 
 
-def _candidates(wind_down: WindDown) -> list[str]:
+def _candidates(wind_down: WindDown) -> list[int]:
     """Players with INR in deposit or winnings, and those the wind-down already reached (their
     line is refreshed: a refund paid or failed since)."""
     ids = set(balances_held()) | set(wind_down.lines.values_list("player_id", flat=True))
-    return list(
-        Player.objects.filter(pk__in=ids).order_by("pk").values_list("external_id", flat=True)
-    )
-
-
-def _player_run(run: Run, wind_down: WindDown, client: ApiClient, external_id: str) -> None:
-    try:
-        line, issued = _player_refund(wind_down=wind_down, client=client, external_id=external_id)
-    except LedgerBusy:
-        run.busy.append(external_id)
-        return
-    run.players += 1
-    if issued is not None:
-        run.refunds += 1
-        run.refunded += issued.amount.amount
-        run.tds += issued.tds.amount
-    if line.held and line.held_reason != Held.IN_FLIGHT:
-        run.held_players += 1
-        run.held += line.held
-
-
-def refund_references(external_id: str, count: int) -> list[str]:
-    first = f"wind-down-{external_id}"
-    return [first] + [f"{first}-{n}" for n in range(2, count + 1)]
-
-
-@transaction.atomic
-def _player_refund(*, wind_down: WindDown, client: ApiClient, external_id: str):
-    """One player, under their lock: issue the refund unless one is with the gateway; then
-    their line says where they stand. Returns (line, the refund issued now or None)."""
-    player = player_lock(external_id=external_id)
-    line, _ = WindDownLine.objects.get_or_create(wind_down=wind_down, player=player)
-    issued_before = WindDownLine.objects.filter(player=player).aggregate(n=Sum("refunds"))["n"] or 0
-    issued, reason = None, Held.NONE
-    if _refunds(player, issued_before).filter(status__in=IN_FLIGHT).exists():
-        reason = Held.IN_FLIGHT
-    else:
-        issued, reason = _refund(player, line, issued_before, client)
-    count = issued_before + (issued is not None)
-    mine = _refunds(player, count)
-    accounts = player_accounts(player=player)
-    counted = mine.filter(status__in=Withdrawal.COUNTED).aggregate(a=Sum("amount"), t=Sum("tds"))
-    line.refunded = counted["a"] or ZERO
-    line.tds = counted["t"] or ZERO
-    line.held = accounts[Bucket.DEPOSIT].balance.amount + accounts[Bucket.WINNINGS].balance.amount
-    line.held_reason = reason if reason == Held.IN_FLIGHT or line.held else Held.NONE
-    line.withdrawal = mine.filter(reference=refund_references(external_id, count)[-1]).first()
-    line.save()
-    return line, issued
+    return sorted(ids)
 
 
 def _this_year() -> tax.FinancialYear:
     return tax.financial_year_of(ledger_now())
-
-
-def _refunds(player: Player, count: int):
-    """The player's wind-down refunds, the first `count` references."""
-    return Withdrawal.objects.filter(
-        player=player, reference__in=refund_references(player.external_id, count)
-    )
-
-
-def _refund(player: Player, line: WindDownLine, issued_before: int, client: ApiClient):
-    accounts = player_accounts(player=player)
-    held = accounts[Bucket.DEPOSIT].balance.amount + accounts[Bucket.WINNINGS].balance.amount
-    verified = player.kyc_status == KycStatus.VERIFIED
-    untaxed = ZERO if verified else tax_position(player=player, fy=_this_year()).untaxed
-    amount = refundable(verified=verified, held=held, untaxed=untaxed)
-    if amount <= 0:
-        return None, Held.NONE if verified else Held.NO_KYC
-    reference = refund_references(player.external_id, issued_before + 1)[-1]
-    withdrawal, _ = withdrawal_request(
-        player_external_id=player.external_id,
-        amount=Money(amount, CASH),
-        reference=reference,
-        client=client,  # the gateway that reports the refund paid or failed
-    )
-    withdrawal = withdrawal_approve_with(withdrawal_id=withdrawal.pk)
-    line.refunds += 1
-    return withdrawal, Held.NONE if verified else Held.NO_KYC
 
 
 REPORT_HEADER = [

@@ -28,7 +28,7 @@ from decimal import Decimal
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 from djmoney.money import Money
 
@@ -42,6 +42,7 @@ from wallets.errors import (
 )
 from wallets.models import (
     CASH,
+    Account,
     ApiClient,
     Bucket,
     KycStatus,
@@ -53,10 +54,16 @@ from wallets.models import (
 )
 from wallets.services import refunds
 from wallets.services.accounts import platform_accounts, player_accounts
-from wallets.services.ledger import Leg, ledger_now, transfer_post, transfer_reverse
+from wallets.services.ledger import (
+    Leg,
+    TransferRequest,
+    ledger_now,
+    transfer_reverse,
+    transfers_post,
+)
 from wallets.services.players import player_lock
 from wallets.services.proposals import permission_required, reason_required
-from wallets.services.tax import tax_position, tds_rate
+from wallets.services.tax import TaxPosition, tax_position, tds_rate
 
 Status = Withdrawal.Status
 
@@ -79,40 +86,22 @@ def withdrawal_request(
     # real money on: winnings only, always with a PAN (checked before anything else is read)
     refunds.kyc_checked(player=player, pan_needed=refunds.winnings_only(player))
     accounts = player_accounts(player=player)
-    sources = refunds.withdrawal_sources(player=player, accounts=accounts, amount=amount.amount)
-    position = tax_position(player=player, fy=tax.financial_year_of(ledger_now()))
-    due = tax.tds_at_withdrawal(
-        amount=amount.amount,
-        withdrawn_before=position.withdrawals,
-        deposits=position.deposits,
-        opening=position.opening,
-        taxed_before=position.taxed_net_winnings,
-        rate_percent=tds_rate(),
-        threshold=Decimal(settings.TDS_THRESHOLD),
-    )
-    pan_needed = refunds.pan_required(player=player, net_winnings=due.net_winnings)
-    refunds.kyc_checked(player=player, pan_needed=pan_needed)
     first = not player.withdrawals.filter(status__in=[Status.APPROVED, Status.PAID]).exists()
+    withdrawal, sources = withdrawal_new(
+        player=player,
+        client=client,
+        reference=reference,
+        amount=amount,
+        accounts=accounts,
+        position=tax_position(player=player, fy=tax.financial_year_of(ledger_now())),
+        first=first,
+    )
     try:
         with transaction.atomic():
-            withdrawal = Withdrawal.objects.create(
-                player=player,
-                client=client,
-                reference=reference,
-                amount=amount,
-                net_winnings=due.net_winnings,
-                taxed_net_winnings=due.taxed,
-                tds=Money(due.tds, CASH),
-                payout=Money(amount.amount - due.tds, CASH),
-                pan=player.pan if pan_needed else "",
-                from_deposit=sources.deposit,
-                pan_required=pan_needed,
-                needs_approval=first
-                or amount.amount > Decimal(settings.WITHDRAWAL_AUTO_APPROVE_MAX),
-            )
+            withdrawal.save(force_insert=True)
     except IntegrityError as exc:  # another player's request took the reference meanwhile
         raise _reference_used(reference) from exc
-    legs = [*sources.legs(accounts, -1), Leg(accounts[Bucket.PENDING].pk, amount)]
+    legs = _request_legs(withdrawal, sources, accounts)
     try:
         with transaction.atomic():  # a savepoint: the balance can be read again after a refusal
             withdrawal.request_transfer_id = _post(withdrawal, "request", legs)
@@ -128,6 +117,48 @@ def withdrawal_request(
     return withdrawal, True
 
 
+def withdrawal_new(
+    *,
+    player: Player,
+    client: ApiClient | None,
+    reference: str,
+    amount: Money,
+    accounts: dict[str, Account],
+    position: TaxPosition,
+    first: bool,
+) -> tuple[Withdrawal, refunds.Sources]:
+    """The withdrawal a request makes, not saved yet, and the buckets it takes from: TDS by Rule
+    133 from the player's `position` in the year, the PAN checked where one is needed. `first`:
+    the player has no approved or paid withdrawal (it waits for finance)."""
+    sources = refunds.withdrawal_sources(player=player, accounts=accounts, amount=amount.amount)
+    due = tax.tds_at_withdrawal(
+        amount=amount.amount,
+        withdrawn_before=position.withdrawals,
+        deposits=position.deposits,
+        opening=position.opening,
+        taxed_before=position.taxed_net_winnings,
+        rate_percent=tds_rate(),
+        threshold=Decimal(settings.TDS_THRESHOLD),
+    )
+    pan_needed = refunds.pan_required(player=player, net_winnings=due.net_winnings)
+    refunds.kyc_checked(player=player, pan_needed=pan_needed)
+    withdrawal = Withdrawal(
+        player=player,
+        client=client,
+        reference=reference,
+        amount=amount,
+        net_winnings=due.net_winnings,
+        taxed_net_winnings=due.taxed,
+        tds=Money(due.tds, CASH),
+        payout=Money(amount.amount - due.tds, CASH),
+        pan=player.pan if pan_needed else "",
+        from_deposit=sources.deposit,
+        pan_required=pan_needed,
+        needs_approval=first or amount.amount > Decimal(settings.WITHDRAWAL_AUTO_APPROVE_MAX),
+    )
+    return withdrawal, sources
+
+
 def _reference_used(reference: str, withdrawal_id: int | None = None) -> IdempotencyConflict:
     details = {"reference": reference}
     if withdrawal_id is not None:  # the asking client's own withdrawal
@@ -138,29 +169,51 @@ def _reference_used(reference: str, withdrawal_id: int | None = None) -> Idempot
     )
 
 
-def _post(withdrawal: Withdrawal, step: str, legs: list[Leg]) -> int:
-    return transfer_post(
+def _transfer(withdrawal: Withdrawal, step: str, legs: list[Leg]) -> TransferRequest:
+    return TransferRequest(
         kind=Transfer.Kind.WITHDRAWAL,
         reference=references.join("withdrawal", withdrawal.pk),
         idempotency_key=references.join("withdrawal", withdrawal.pk, step),
         legs=legs,
         memo=f"withdrawal {withdrawal.reference}: {step}",
-    ).transfer_id
+    )
 
 
-def _approve(withdrawal: Withdrawal) -> list[str]:
-    """pending -amount -> gateway clearing +payout, TDS payable +tds; returns the fields set."""
-    pending = player_accounts(player=withdrawal.player)[Bucket.PENDING]
-    platform = platform_accounts()
+def _post(withdrawal: Withdrawal, step: str, legs: list[Leg]) -> int:
+    return transfers_post(requests=[_transfer(withdrawal, step, legs)])[0].transfer_id
+
+
+def _request_legs(
+    withdrawal: Withdrawal, sources: refunds.Sources, accounts: dict[str, Account]
+) -> list[Leg]:
+    """the buckets -amount -> pending +amount"""
+    return [*sources.legs(accounts, -1), Leg(accounts[Bucket.PENDING].pk, withdrawal.amount)]
+
+
+def _approval_legs(
+    withdrawal: Withdrawal, pending: Account, platform: dict[str, Account]
+) -> list[Leg]:
+    """pending -amount -> gateway clearing +payout, TDS payable +tds"""
     legs = [Leg(pending.pk, -withdrawal.amount)]
     if withdrawal.payout.amount:
         legs.append(Leg(platform[PlatformAccount.GATEWAY_CLEARING].pk, withdrawal.payout))
     if withdrawal.tds.amount:
         legs.append(Leg(platform[PlatformAccount.TDS_PAYABLE].pk, withdrawal.tds))
-    withdrawal.approval_transfer_id = _post(withdrawal, "approval", legs)
+    return legs
+
+
+def _approved(withdrawal: Withdrawal) -> list[str]:
     withdrawal.status = Status.APPROVED
     withdrawal.decided_at = timezone.now()
     return ["approval_transfer", "status", "decided_at"]
+
+
+def _approve(withdrawal: Withdrawal) -> list[str]:
+    """Post the approval (`_approval_legs`); returns the fields set."""
+    pending = player_accounts(player=withdrawal.player)[Bucket.PENDING]
+    legs = _approval_legs(withdrawal, pending, platform_accounts())
+    withdrawal.approval_transfer_id = _post(withdrawal, "approval", legs)
+    return _approved(withdrawal)
 
 
 def _give_back(withdrawal: Withdrawal) -> list[str]:
@@ -332,12 +385,40 @@ def withdrawal_review_propose(
 # --- the wind-down (`wallets.services.wind_down`) -----------------------------------------------
 
 
-def withdrawal_approve_with(*, withdrawal_id: int) -> Withdrawal:
-    """Approve a refund the wind-down requested: the wind-down's own approval (maker-checker,
-    by two people) is its finance decision. Already approved: unchanged."""
-    withdrawal = _locked(withdrawal_id)
-    if withdrawal.status == Status.REQUESTED:
-        withdrawal.save(update_fields=_approve(withdrawal))
-    elif withdrawal.status != Status.APPROVED:
-        raise _refuse(withdrawal, Status.APPROVED)
-    return withdrawal
+def withdrawals_issue_approved(
+    *,
+    issued: list[tuple[Withdrawal, refunds.Sources]],
+    accounts: dict[int, dict[str, Account]],
+    platform: dict[str, Account],
+) -> None:
+    """Save many new withdrawals (from `withdrawal_new`, their players locked), approved at once:
+    the wind-down's refunds, whose finance decision is the wind-down's own approval (by two
+    people). Their request and approval transfers, with the keys and legs of `withdrawal_request`
+    and of an approval, in one ledger call; then the rows, whole, in one INSERT (their ids are
+    taken from the table's sequence first: the transfers' keys name them)."""
+    if not issued:
+        return
+    requests = []
+    for (withdrawal, sources), pk in zip(issued, _ids_reserved(len(issued)), strict=True):
+        withdrawal.pk = pk
+        mine = accounts[withdrawal.player_id]
+        approval = _approval_legs(withdrawal, mine[Bucket.PENDING], platform)
+        requests += [
+            _transfer(withdrawal, "request", _request_legs(withdrawal, sources, mine)),
+            _transfer(withdrawal, "approval", approval),
+        ]
+    posted = transfers_post(requests=requests)
+    for (withdrawal, _), request, approval in zip(issued, posted[::2], posted[1::2], strict=True):
+        withdrawal.request_transfer_id = request.transfer_id
+        withdrawal.approval_transfer_id = approval.transfer_id
+        _approved(withdrawal)
+    Withdrawal.objects.bulk_create([w for w, _ in issued])
+
+
+def _ids_reserved(n: int) -> list[int]:
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT nextval(pg_get_serial_sequence(%s, 'id')) FROM generate_series(1, %s)",
+            [Withdrawal._meta.db_table, n],
+        )
+        return [row[0] for row in cursor.fetchall()]

@@ -1,4 +1,4 @@
-"""`manage.py wind_down --client NAME [--plan] [--csv PATH]`: run the approved wind-down
+"""`manage.py wind_down --client NAME [--plan] [--csv PATH] [--chunk N]`: run the approved wind-down
 (`wallets.services.wind_down`; proposed and approved in the admin, by two people), or with
 `--plan` print what it would do and change nothing. Afterwards (and with `--plan`) the CSV at
 `--csv` (default `wind-down-<plan|report>.csv`) lists every player. A progress bar on a
@@ -6,6 +6,7 @@ terminal, a summary line otherwise; run it again at any time (idempotent, resuma
 
 from __future__ import annotations
 
+import argparse
 import csv
 import sys
 from pathlib import Path
@@ -16,6 +17,13 @@ from tqdm import tqdm
 from rummy_ledger.errors import DomainError
 from wallets.amounts import amount_text
 from wallets.services import wind_down as service
+
+
+def positive(text: str) -> int:
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"a whole number of at least 1, not {text!r}")
+    return int(text)
+
 
 PLAN_HEADER = ["player", "kyc_status", "deposit", "winnings", "refund", "held"]
 
@@ -34,8 +42,14 @@ class Command(BaseCommand):
         parser.add_argument("--client", required=True, help="the payments client of the refunds")
         parser.add_argument("--plan", action="store_true", help="print the plan, change nothing")
         parser.add_argument("--csv", type=Path, help="where to write the plan or the report")
+        parser.add_argument(
+            "--chunk",
+            type=positive,
+            default=service.CHUNK,
+            help=f"players refunded in one transaction (default {service.CHUNK})",
+        )
 
-    def handle(self, *args, client: str, plan: bool, csv: Path | None, **options):
+    def handle(self, *args, client: str, plan: bool, csv: Path | None, chunk: int, **options):
         try:
             wind_down, payments = service.wind_down_ready(client_name=client)
             if plan:
@@ -45,7 +59,9 @@ class Command(BaseCommand):
             def progress(players):
                 return tqdm(players, desc="players", unit="player", disable=not tty)
 
-            run = service.wind_down_run(wind_down=wind_down, client=payments, progress=progress)
+            run = service.wind_down_run(
+                wind_down=wind_down, client=payments, progress=progress, chunk=chunk
+            )
         except DomainError as exc:
             raise CommandError(str(exc)) from exc
         path = csv or Path("wind-down-report.csv")
