@@ -44,6 +44,13 @@ def openapi():
     return _as_json_schema(SchemaGenerator().get_schema(request=None, public=True))
 
 
+@pytest.fixture(autouse=True)
+def no_time_limit(settings):
+    """A loaded machine must not turn a deal into `busy` (out of time) or cut a request at its
+    deadline: the time limit has a test of its own (out_of_time_then_retried)."""
+    settings.API_BATCH_SECONDS = settings.REQUEST_DEADLINE_SECONDS = 120
+
+
 @pytest.fixture
 def servers(live_server):
     """Two game servers (clients) over HTTP, and 3-player points games: g0..g6 of the first,
