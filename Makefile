@@ -82,9 +82,10 @@ bench: $(VENV)/.installed
 
 ## chaos: the load-and-fault run (bench/faults.py): concurrent tables over HTTP while a Celery
 ## worker, a gunicorn worker, the broker and PostgreSQL fail; checks every deal settled once.
-## On the machine's servers: DATABASE_URL=... CELERY_BROKER_URL=... make chaos
+## On the machine's servers: DATABASE_URL=... CELERY_BROKER_URL=... make chaos; NODES=2 there
+## runs two serve nodes, load over both, and kills -9 the one whose beat schedules.
 chaos: $(VENV)/.installed
-	$(PY) bench/faults.py
+	$(PY) bench/faults.py $(if $(NODES),--nodes $(NODES))
 
 ## stop: stop the embedded services even if a killed process left them running
 stop: $(VENV)/.installed

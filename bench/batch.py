@@ -39,10 +39,10 @@ from django.conf import settings  # noqa: E402
 from django.db import connection  # noqa: E402
 
 from rummy_ledger import embedded  # noqa: E402
+from rummy_ledger.api.keys import api_client_create  # noqa: E402
 from rummy_ledger.management.commands.serve import WEB_WORKER  # noqa: E402
 from tournaments.models import Deal  # noqa: E402
 from tournaments.tasks import settle_deal  # noqa: E402
-from wallets.api_keys import api_client_create  # noqa: E402
 
 
 def free_port() -> int:

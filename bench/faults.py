@@ -23,7 +23,16 @@ machine's own servers: RabbitMQ is stopped with `rabbitmqctl stop_app` / `start_
 `redis-cli shutdown` and started again as the machine starts it, PostgreSQL 15 restarted with
 `pg_ctlcluster`. Everything it stops it starts again. The last line is one JSON object.
 
-Run: `.venv/bin/python bench/faults.py [--clients 8] [--phase-seconds 20] [--no-faults]`
+Two nodes (`--nodes 2`, on the machine's servers only): two `serve` instances, each with its own
+port, directory (control socket, beat schedule) and worker names, started one after the other on
+one database and broker; the clients spread over both and move to the other node when theirs
+refuses or cuts a connection, as behind a load balancer. The same throughput phase, then the
+faults phase has one fault: the node whose beat holds the schedule lock (rummy_ledger.beat) is
+killed -9 whole (serve and every process under it, at once). Recorded: full recovery, the
+seconds until the other node's beat schedules, and the same checks.
+
+Run: `.venv/bin/python bench/faults.py [--clients 8] [--phase-seconds 20] [--no-faults]
+[--nodes 2]`
 """
 
 from __future__ import annotations
@@ -33,6 +42,7 @@ import json
 import os
 import random
 import re
+import secrets
 import shutil
 import signal
 import socket
@@ -69,9 +79,9 @@ from django.db.models import Count, F, Q  # noqa: E402
 from djmoney.money import Money  # noqa: E402
 
 from rummy_ledger import embedded  # noqa: E402
+from rummy_ledger.api.keys import api_client_create  # noqa: E402
 from tournaments.models import Deal, Game, GameTemplate  # noqa: E402
 from tournaments.simulator import Simulator  # noqa: E402
-from wallets.api_keys import api_client_create  # noqa: E402
 from wallets.models import Account, Transfer  # noqa: E402
 from wallets.services.deposits import deposit_register  # noqa: E402
 
@@ -92,18 +102,26 @@ def free_port() -> int:
 
 
 class Stack:
-    """`manage.py serve --no-demo` on a port of its own; its log names every child's pid."""
+    """`manage.py serve --no-demo` on a port of its own; its log names every child's pid. A node
+    of several (`data_dir`) has a directory of its own: control socket, beat schedule, statics."""
 
-    def __init__(self, web_workers: int):
-        self.port = free_port()
+    def __init__(self, web_workers: int, data_dir: Path | None = None, port: int | None = None):
+        self.port = port or free_port()
+        self.web_workers, self.data_dir = web_workers, data_dir
         self.log_path = Path(tempfile.mkstemp(prefix="rl-chaos-serve-", suffix=".log")[1])
         env = {**os.environ, "WEB_CONCURRENCY": str(web_workers), "PYTHONUNBUFFERED": "1"}
+        if data_dir is not None:
+            env["RUMMY_DATA_DIR"] = str(data_dir)
         self.process = subprocess.Popen(
             [sys.executable, str(ROOT / "manage.py"), "serve", "--no-demo", "--workers", "2",
              "--port", str(self.port)],
             env=env, stdout=self.log_path.open("w"), stderr=subprocess.STDOUT,
         )  # fmt: skip
         self.wait_for(r"^serve: Serving on", 180)
+
+    @property
+    def base(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
 
     def log(self) -> str:
         return self.log_path.read_text()
@@ -123,6 +141,18 @@ class Stack:
         pids = re.findall(rf"^serve: {name} (?:started|restarted) \(pid (\d+)\)", self.log(), re.M)
         return int(pids[-1])
 
+    def kill_node(self) -> int:
+        """kill -9 the whole node at once: `serve` and every process under it (its children
+        run in sessions of their own, so one process group would not reach them). All are
+        stopped first, so none sees another die (serve's children get SIGTERM when it dies)."""
+        tree = process_tree(self.process.pid)
+        for pid in tree:
+            os.kill(pid, signal.SIGSTOP)
+        for pid in tree:
+            os.kill(pid, signal.SIGKILL)
+        self.process.wait()
+        return len(tree)
+
     def stop(self) -> None:
         if self.process.poll() is None:
             self.process.send_signal(signal.SIGTERM)
@@ -130,6 +160,22 @@ class Stack:
                 self.process.wait(timeout=60)
             except subprocess.TimeoutExpired:
                 self.process.kill()
+
+
+def process_tree(root: int) -> list[int]:
+    """`root` and its descendants, from `ps`."""
+    children: dict[int, list[int]] = {}
+    for line in subprocess.run(
+        ["ps", "-e", "-o", "pid=,ppid="], capture_output=True, text=True, check=True
+    ).stdout.splitlines():
+        pid, ppid = map(int, line.split())
+        children.setdefault(ppid, []).append(pid)
+    tree, todo = [], [root]
+    while todo:
+        pid = todo.pop()
+        tree.append(pid)
+        todo.extend(children.get(pid, []))
+    return tree
 
 
 def seed() -> tuple[str, list[str]]:
@@ -169,10 +215,16 @@ class Tally:
 
 class Client:
     """One game server's HTTP calls: a retryable answer (409/503 with Retry-After, a cut
-    connection) is retried with the same Idempotency-Key until it succeeds."""
+    connection) is retried with the same Idempotency-Key until it succeeds. With several nodes
+    (`base` a list, as behind a load balancer) a refused or cut connection moves to the next."""
 
-    def __init__(self, base: str, key: str, tally: Tally):
-        self.base, self.key, self.tally = base + "/api/v1/", key, tally
+    def __init__(self, base: str | list[str], key: str, tally: Tally):
+        self.bases = [b + "/api/v1/" for b in ([base] if isinstance(base, str) else base)]
+        self.key, self.tally = key, tally
+
+    @property
+    def base(self) -> str:
+        return self.bases[0]
 
     def call(self, operation: str, method: str, path: str, body: dict | None = None) -> dict:
         headers = {"Authorization": f"Api-Key {self.key}", "Content-Type": "application/json"}
@@ -199,6 +251,7 @@ class Client:
                 pause = min(float(retry_after), 2.0) * random.uniform(0.25, 1.0)
             except (OSError, urllib.error.URLError) as exc:  # a killed web worker, a reset
                 self.tally.add(operation, type(exc).__name__)
+                self.bases.append(self.bases.pop(0))  # the next node, if there are several
                 pause = 0.2
             if time.monotonic() > deadline:
                 raise SystemExit(f"{operation} {path} did not succeed within 300 s")
@@ -208,11 +261,11 @@ class Client:
 class Tables:
     """`clients` threads, each a table that opens a game and posts its deal, again and again."""
 
-    def __init__(self, base: str, key: str, players: list[str], clients: int, run: str):
+    def __init__(self, bases: list[str], key: str, players: list[str], clients: int, run: str):
         self.tally = Tally()
         self.stop = threading.Event()
-        self.base, self.key, self.players, self.run = base, key, players, run
-        templates = Client(base, key, self.tally).call("get", "GET", "templates")["templates"]
+        self.bases, self.key, self.players, self.run = bases, key, players, run
+        templates = Client(bases, key, self.tally).call("get", "GET", "templates")["templates"]
         rules = next(t for t in templates if t["slug"] == TEMPLATE)
         sim = Simulator(None, [], seed=7)  # only its hand builder: seats 0..3, named at play
         self.bodies = [sim._deal13(rules, list(range(SEATS)), 1) for _ in range(64)]
@@ -230,7 +283,7 @@ class Tables:
             thread.join(timeout=400)
 
     def _table(self, n: int) -> None:
-        client = Client(self.base, self.key, self.tally)
+        client = Client(spread(self.bases, n), self.key, self.tally)
         rng = random.Random(f"{self.run}-{n}")
         played = 0
         while not self.stop.is_set():
@@ -250,16 +303,22 @@ class Tables:
                 self.tally.acked.append((game_id, time.monotonic()))
 
 
-def get_rate(base: str, key: str, clients: int, seconds: float) -> tuple[float, Tally]:
+def spread(bases: list[str], n: int) -> list[str]:
+    """Client `n`'s nodes, its own first: clients spread evenly over the nodes."""
+    first = n % len(bases)
+    return bases[first:] + bases[:first]
+
+
+def get_rate(bases: list[str], key: str, clients: int, seconds: float) -> tuple[float, Tally]:
     tally = Tally()
     stop = time.monotonic() + seconds
 
-    def loop():
-        client = Client(base, key, tally)
+    def loop(n: int):
+        client = Client(spread(bases, n), key, tally)
         while time.monotonic() < stop:
             client.call("get", "GET", "templates")
 
-    threads = [threading.Thread(target=loop) for _ in range(clients)]
+    threads = [threading.Thread(target=loop, args=(n,)) for n in range(clients)]
     started = time.perf_counter()
     for thread in threads:
         thread.start()
@@ -297,15 +356,19 @@ def wait_settled(run: str, games: list[str], timeout: float) -> float:
         time.sleep(0.2)
 
 
-def api_answers(base: str, key: str) -> bool:
-    request = urllib.request.Request(
-        base + "/api/v1/templates", headers={"Authorization": f"Api-Key {key}"}
-    )
-    try:
-        with urllib.request.urlopen(request, timeout=5) as response:
-            return response.status == 200
-    except OSError:
-        return False
+def api_answers(bases: list[str], key: str) -> bool:
+    """Some node answers (as a load balancer in front of them would)."""
+    for base in bases:
+        request = urllib.request.Request(
+            base + "/api/v1/templates", headers={"Authorization": f"Api-Key {key}"}
+        )
+        try:
+            with urllib.request.urlopen(request, timeout=5) as response:
+                if response.status == 200:
+                    return True
+        except OSError:
+            continue
+    return False
 
 
 def percentile(values: list[float], p: float) -> float:
@@ -427,24 +490,66 @@ def faults(stack: Stack) -> list[tuple[str, object]]:
     ]
 
 
+LEADER = r"beat: this node now schedules"
+
+
+def node_faults(stacks: list[Stack], notes: dict) -> list[tuple[str, object]]:
+    """Two nodes: kill -9 the one whose beat schedules; the other's beat must take over."""
+
+    def kill_leader_node():
+        leaders = [s for s in stacks if re.search(LEADER, s.log())]
+        if len(leaders) != 1:
+            raise SystemExit(f"{len(leaders)} nodes say their beat schedules, not one")
+        leader, survivor = leaders[0], next(s for s in stacks if s is not leaders[0])
+        after = len(survivor.log())
+        killed_at = time.monotonic()
+        notes["killed_node_port"] = leader.port
+        notes["processes_killed"] = leader.kill_node()
+
+        def takeover():
+            survivor.wait_for(LEADER, 120, after)
+            notes["beat_takeover_s"] = round(time.monotonic() - killed_at, 2)
+
+        threading.Thread(target=takeover, daemon=True).start()
+
+    return [("node kill -9 (serve, gunicorn master and workers, beat, Celery workers)",
+             kill_leader_node)]  # fmt: skip
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--clients", type=int, default=8)
     parser.add_argument("--phase-seconds", type=float, default=20)
     parser.add_argument("--web-workers", type=int, default=3)
     parser.add_argument("--no-faults", action="store_true")
+    parser.add_argument(
+        "--nodes", type=int, default=1, choices=(1, 2),
+        help="2: two serve instances on the machine's servers, load over both, one killed -9",
+    )  # fmt: skip
     args = parser.parse_args()
-    stack = Stack(args.web_workers)
-    figures: dict = {"clients": args.clients, "web_workers": args.web_workers,
+    if args.nodes > 1 and not SYSTEM:
+        raise SystemExit("--nodes 2 runs on the machine's servers: set DATABASE_URL and "
+                         "CELERY_BROKER_URL (e.g. PostgreSQL 15 and RabbitMQ)")  # fmt: skip
+    if args.nodes > 1:  # nodes behind one load balancer share the key (sessions, signed links)
+        os.environ.setdefault("DJANGO_SECRET_KEY", secrets.token_urlsafe(50))
+    node_dirs = [Path(tempfile.mkdtemp(prefix=f"rl-node-{n}-")) for n in range(args.nodes)]
+    # One after the other (serve's migrate would take turns anyway, under an advisory lock).
+    stacks = (
+        [Stack(args.web_workers, node_dir) for node_dir in node_dirs]
+        if args.nodes > 1
+        else [Stack(args.web_workers)]
+    )
+    bases = [stack.base for stack in stacks]
+    figures: dict = {"nodes": args.nodes, "clients": args.clients,
+                     "web_workers": args.web_workers,
                      "celery_workers": 2, "broker": broker_kind(),
                      "database": "postgresql-15" if SYSTEM else "embedded"}  # fmt: skip
     try:
         key, players = seed()
-        base = f"http://127.0.0.1:{stack.port}"
-        get_per_s, get_tally = get_rate(base, key, args.clients, args.phase_seconds)
+        get_per_s, get_tally = get_rate(bases, key, args.clients, args.phase_seconds)
 
         run = f"c{uuid.uuid4().hex[:6]}"
-        tables = Tables(base, key, players, args.clients, run)
+        tables = Tables(bases, key, players, args.clients, run)
         started = time.perf_counter()
         tables.start()
         time.sleep(args.phase_seconds)
@@ -469,7 +574,8 @@ def main() -> None:
             "settlement_lag_p99_s": round(percentile(lags, 99), 3),
         }
         print(
-            f"no fault, {args.clients} clients: GET /templates {get_per_s:,.0f}/s; deal posts "
+            f"no fault, {args.nodes} node(s), {args.clients} clients: GET /templates "
+            f"{get_per_s:,.0f}/s; deal posts "
             f"{deals_per_s:,.0f}/s = {deals_per_s / get_per_s:.2f} x GET (goal 0.5), game opens "
             f"{opens_per_s:,.0f}/s = {opens_per_s / get_per_s:.2f} x GET (goal 0.5); ingest p50 "
             f"{figures['ingest_p50_ms']} ms, p99 {figures['ingest_p99_ms']} ms (goal < 100); "
@@ -480,9 +586,12 @@ def main() -> None:
         figures["no_fault_check"] = check(run, acked)
 
         if not args.no_faults:
-            figures |= fault_run(stack, base, key, players, args)
+            figures |= fault_run(stacks, bases, key, players, args)
     finally:
-        stack.stop()
+        for stack in stacks:
+            stack.stop()
+        for node_dir in node_dirs:
+            shutil.rmtree(node_dir, ignore_errors=True)
         connection.close()
         if not SYSTEM:
             embedded.stop_redis(settings.DATA_DIR)
@@ -500,20 +609,22 @@ def main() -> None:
     print("faults: every acknowledged deal settled exactly once, no game stuck, reconcile clean")
 
 
-def fault_run(stack: Stack, base: str, key: str, players: list[str], args) -> dict:
+def fault_run(stacks: list[Stack], bases: list[str], key: str, players: list[str], args) -> dict:
     run = f"f{uuid.uuid4().hex[:6]}"
-    tables = Tables(base, key, players, args.clients, run)
+    tables = Tables(bases, key, players, args.clients, run)
     started = time.perf_counter()
     tables.start()
-    recoveries = {}
+    recoveries: dict = {}
+    notes: dict = {}
+    injected_faults = faults(stacks[0]) if len(stacks) == 1 else node_faults(stacks, notes)
     try:
         time.sleep(args.phase_seconds / 2)
-        for name, inject in faults(stack):
+        for name, inject in injected_faults:
             injected = time.monotonic()
             inject()
             with tables.tally.lock:
                 acked = [g for g, _ in tables.tally.acked]
-            while not api_answers(base, key):
+            while not api_answers(bases, key):
                 time.sleep(0.1)
             wait_settled(run, acked, 300)
             recoveries[name] = round(time.monotonic() - injected, 2)
@@ -538,6 +649,7 @@ def fault_run(stack: Stack, base: str, key: str, players: list[str], args) -> di
         "fault_settlement_lag_p99_s": round(percentile(lags, 99), 3),
         "fault_settlement_lag_max_s": round(max(lags, default=0), 3),
         "recovery_s": recoveries,
+        **notes,
         "answers": answers,
         "bad_answers": tables.tally.bad[:20],
     }

@@ -54,6 +54,7 @@ BATCH = 100
 FRESH_DATABASE = "bench_ledger_fresh"
 LEDGER_TABLES = ("wallets_account", "wallets_entry", "wallets_transfer", "wallets_player")
 ONE = Money(Decimal("1.00"), CASH)
+GOAL_SINGLE, GOAL_BATCH = 0.5, 3.0  # issue 23: ratios to pgbench TPC-B on the same server
 
 
 def pgbench_tps(clients: int, seconds: int) -> float:
@@ -203,8 +204,8 @@ def main() -> None:
         single, batch = measure()
         print(
             f"{name} database: ledger single transfers: {single:,.0f}/s = "
-            f"{single / baseline:.2f} x pgbench (goal 0.25); batched ({BATCH}/call): "
-            f"{batch:,.0f}/s = {batch / baseline:.2f} x pgbench (goal 1.0)"
+            f"{single / baseline:.2f} x pgbench (goal {GOAL_SINGLE}); batched ({BATCH}/call): "
+            f"{batch:,.0f}/s = {batch / baseline:.2f} x pgbench (goal {GOAL_BATCH})"
         )
         prefix = "" if name == "analysed" else "unanalysed_"
         figures |= {
@@ -213,7 +214,11 @@ def main() -> None:
             f"{prefix}batch_per_s": round(batch, 1),
             f"{prefix}batch_ratio": round(batch / baseline, 3),
         }
-    figures |= {"batch_size": BATCH, "goal_single_ratio": 0.25, "goal_batch_ratio": 1.0}
+    figures |= {
+        "batch_size": BATCH,
+        "goal_single_ratio": GOAL_SINGLE,
+        "goal_batch_ratio": GOAL_BATCH,
+    }
     print(json.dumps(figures))
 
 

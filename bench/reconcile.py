@@ -56,8 +56,9 @@ from django.conf import settings  # noqa: E402
 from django.core.management import call_command  # noqa: E402
 from django.db import connection  # noqa: E402
 
+from rummy_ledger.api.models import ApiClient  # noqa: E402
 from tournaments.models import GameTemplate  # noqa: E402
-from wallets.models import ApiClient, ReconciliationReport  # noqa: E402
+from wallets.models import ReconciliationReport  # noqa: E402
 from wallets.reconciliation import reconcile_run  # noqa: E402
 
 

@@ -38,6 +38,7 @@ from django.db import connection  # noqa: E402
 from django.utils import timezone  # noqa: E402
 from djmoney.money import Money  # noqa: E402
 
+from rummy_ledger.api.keys import api_client_create  # noqa: E402
 from rummy_ledger.celery import app as celery_app  # noqa: E402
 from tournaments.models import Tournament  # noqa: E402
 from tournaments.services import tournament_entries as entries  # noqa: E402
@@ -46,7 +47,6 @@ from tournaments.services.tournament_setup import (  # noqa: E402
     tournament_create,
     tournament_fields_checked,
 )
-from wallets.api_keys import api_client_create  # noqa: E402
 from wallets.models import CASH, Account, Entry, Transfer  # noqa: E402
 from wallets.services.accounts import platform_accounts  # noqa: E402
 from wallets.services.deposits import deposit_register  # noqa: E402

@@ -39,8 +39,9 @@ from django.core.management import call_command  # noqa: E402
 from django.db import connection  # noqa: E402
 from djmoney.money import Money  # noqa: E402
 
-from wallets.api_keys import api_client_create  # noqa: E402
-from wallets.models import CASH, ApiClient, WindDown  # noqa: E402
+from rummy_ledger.api.keys import api_client_create  # noqa: E402
+from rummy_ledger.api.models import ApiClient  # noqa: E402
+from wallets.models import CASH, WindDown  # noqa: E402
 from wallets.roles import APPROVER, OPERATOR, roles_ensure  # noqa: E402
 from wallets.services.accounts import platform_accounts  # noqa: E402
 from wallets.services.ledger import Leg, TransferRequest, transfers_post  # noqa: E402

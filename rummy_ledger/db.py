@@ -21,3 +21,20 @@ def snapshot() -> Iterator[None]:
         with connection.cursor() as cursor:
             cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
         yield
+
+
+# Advisory lock keys (one bigint each; advisory locks are per database). The digits spell "migr".
+MIGRATE_LOCK = 0x6D696772
+
+
+@contextmanager
+def advisory_lock(key: int) -> Iterator[None]:
+    """Hold a session-level PostgreSQL advisory lock on the default connection, waiting for it:
+    e.g. two nodes' `serve` starting at once migrate one after the other, not both at once."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_advisory_lock(%s)", [key])
+    try:
+        yield
+    finally:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_unlock(%s)", [key])

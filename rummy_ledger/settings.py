@@ -303,6 +303,8 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 4
 CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", False)
 CELERY_TIMEZONE = TIME_ZONE
 CELERY_BEAT_SCHEDULE_FILENAME = str(DATA_DIR / "celerybeat-schedule")
+# Every node runs beat; only the one holding a PostgreSQL advisory lock sends (rummy_ledger.beat).
+CELERY_BEAT_SCHEDULER = "rummy_ledger.beat:LeaderScheduler"
 RECONCILE_AT = os.environ.get("RECONCILE_AT", "02:00")
 CELERY_BEAT_SCHEDULE: dict = {}
 CELERY_BEAT_SCHEDULE["sweep-unsettled-deals"] = {

@@ -4,7 +4,6 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, Spec
 
 from rummy_ledger import health
 from rummy_ledger.metrics.http import metrics_view
-from tournaments.api.hands import HandEvaluateView
 
 # The finance admin names the product; "View site" opens the API docs (there is no other site).
 admin.site.site_header = "rummy-ledger finance"
@@ -15,6 +14,7 @@ admin.site.site_url = "/api/docs/"
 # screen (1366 px) from the lists.
 admin.site.enable_nav_sidebar = False
 
+# The apps' endpoints are named by their URL modules' paths: this module imports no app's code.
 urlpatterns = [
     path("admin/", admin.site.urls),
     # for load balancers and Prometheus (docs/operations.md); not under /api/: no API key
@@ -23,7 +23,6 @@ urlpatterns = [
     path("metrics", metrics_view, name="metrics"),
     path("api/v1/", include("wallets.api.urls")),
     path("api/v1/", include("tournaments.api.urls")),
-    path("api/v1/hands/evaluate", HandEvaluateView.as_view(), name="hands-evaluate"),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="docs"),
     path("api/redoc/", SpectacularRedocView.as_view(url_name="schema"), name="redoc"),

@@ -13,11 +13,11 @@ from django.db.models import Sum
 from djmoney.money import Money
 from rest_framework.test import APIClient
 
+from rummy_ledger.api.keys import api_client_create
 from tournaments.models import Game, GameTemplate
 from tournaments.services.games import game_open
 from tournaments.services.intake import deal_store
 from tournaments.services.settlement import deal_settle
-from wallets.api_keys import api_client_create
 from wallets.models import CASH, Account, BonusLot, Entry
 from wallets.roles import roles_ensure
 from wallets.services.accounts import player_accounts

@@ -23,7 +23,10 @@ class TournamentsConfig(AppConfig):
     }
 
     def ready(self) -> None:
+        from rummy_ledger.api.codes import error_codes_register
         from tournaments import metrics, plugins
+        from tournaments.errors import GameErrorCode
 
+        error_codes_register(GameErrorCode)  # the API's catalogue names no app
         plugins.register()
         metrics.register()  # the deals waiting for settlement (rummy_ledger.metrics)

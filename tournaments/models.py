@@ -13,12 +13,13 @@ from django.db import models
 from django.db.models import Q
 from django.utils.functional import cached_property
 
+from rummy_ledger.api.models import ApiClient
 from tournaments.errors import TermsInvalid
 from tournaments.field_classes import FieldClasses
 from tournaments.formats import FORMATS, FormatName, game_terms
 from tournaments.terms import BONUS_CAP_PERCENT, GameTerms
 from wallets.amounts import ZERO
-from wallets.models import CASH, CHIPS, Account, ApiClient, Player, Proposal, Transfer
+from wallets.models import CASH, CHIPS, Account, Player, Proposal, Transfer
 
 Format = models.TextChoices("Format", [(f.name, f.value) for f in FormatName])
 

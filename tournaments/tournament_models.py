@@ -14,7 +14,8 @@ from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import Q
 
-from wallets.models import CASH, CHIPS, Account, ApiClient, Player, Proposal
+from rummy_ledger.api.models import ApiClient
+from wallets.models import CASH, CHIPS, Account, Player, Proposal
 
 ZERO = Decimal("0.00")
 

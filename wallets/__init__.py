@@ -7,5 +7,6 @@ codes and references (`references`), the finance roles (`roles`), the reconcilia
 May not touch: `tournaments` (never imported: games register with this app, not the other way
 round: their reconciliation checks, finance permissions, proposal kinds (`services.proposals`),
 what their ids name in a search (`search`), their reports (`reports`), and they follow decisions
-through `signals`), the API layer.
+through `signals`), the API layer (but for the model of its callers, `ApiClient`: a deposit or a
+withdrawal is a client's, and its guards are per client).
 """

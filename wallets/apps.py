@@ -30,7 +30,9 @@ class WalletsConfig(AppConfig):
     }
 
     def ready(self) -> None:
+        from rummy_ledger.api.codes import error_codes_register
         from wallets import checks, roles  # noqa: F401  (checks register by being imported)
+        from wallets.errors import WalletErrorCode
         from wallets.models import (
             Adjustment,
             BonusGrant,
@@ -62,6 +64,7 @@ class WalletsConfig(AppConfig):
         proposal_kind_register(GstRateProposal, on_approve=gst_rates.gst_rate_add)
         proposal_kind_register(WindDown, on_approve=wind_down.wind_down_approved)
 
+        error_codes_register(WalletErrorCode)  # the API's catalogue names no app
         from wallets import metrics
 
         metrics.register()  # withdrawals waiting, the last reconciliation (rummy_ledger.metrics)

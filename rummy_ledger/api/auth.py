@@ -3,7 +3,7 @@
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from rest_framework import authentication, exceptions, permissions
 
-from wallets.api_keys import api_client_for_key
+from rummy_ledger.api.keys import api_client_for_key
 
 
 class ApiKeyAuthentication(authentication.BaseAuthentication):

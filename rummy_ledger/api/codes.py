@@ -1,10 +1,11 @@
-"""The API's own error codes, and the whole catalogue: every app's codes, one meaning each."""
+"""The API's own error codes, and the whole catalogue: every app's codes, one meaning each.
+
+The apps hand their enums in from `AppConfig.ready()` (`error_codes_register`): this layer names
+no app."""
 
 from enum import StrEnum
 
 from rummy_ledger.errors import CommonErrorCode
-from tournaments.errors import GameErrorCode
-from wallets.errors import WalletErrorCode
 
 
 class ApiErrorCode(StrEnum):
@@ -27,8 +28,18 @@ class ApiErrorCode(StrEnum):
     SERVICE_UNAVAILABLE = "service_unavailable"  # the database does not answer: retry (503)
 
 
-CATALOGUE = (CommonErrorCode, ApiErrorCode, WalletErrorCode, GameErrorCode)
+_catalogue: list[type[StrEnum]] = [CommonErrorCode, ApiErrorCode]
+
+
+def error_codes_register(enum: type[StrEnum]) -> None:
+    """Add an app's codes to the catalogue (once: `ready()` may run again in a test)."""
+    if enum not in _catalogue:
+        _catalogue.append(enum)
+
+
+def catalogue() -> tuple[type[StrEnum], ...]:
+    return tuple(_catalogue)
 
 
 def all_codes() -> list[str]:
-    return [code.value for enum in CATALOGUE for code in enum]
+    return [code.value for enum in _catalogue for code in enum]

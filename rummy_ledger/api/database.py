@@ -86,16 +86,27 @@ def _set_bounds(cursor) -> None:
 
 class _BoundFirstQuery:
     """An execute wrapper: before the request's first statement, the bounds (one round trip on
-    a new connection, none after); a request that never reads the database costs nothing."""
+    a new connection, none after); a request that never reads the database costs nothing.
+
+    A first statement that must open its transaction (`SET TRANSACTION ...`, a snapshot's: with
+    the key's client remembered, a read can be a request's first statement) runs first, and the
+    bounds right after it, in the same transaction."""
 
     def __init__(self):
         self.checked = False
 
     def __call__(self, execute, sql, params, many, context):
-        if not self.checked:
-            self.checked = True
-            if needs_bounds():
-                _set_bounds(context["cursor"].cursor)  # the driver's cursor: no re-entry here
+        if self.checked:
+            return execute(sql, params, many, context)
+        self.checked = True
+        if not needs_bounds():
+            return execute(sql, params, many, context)
+        cursor = context["cursor"].cursor  # the driver's cursor: no re-entry here
+        if isinstance(sql, str) and sql.lstrip()[:15].upper() == "SET TRANSACTION":
+            result = execute(sql, params, many, context)
+            _set_bounds(cursor)
+            return result
+        _set_bounds(cursor)
         return execute(sql, params, many, context)
 
 

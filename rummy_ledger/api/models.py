@@ -1,6 +1,63 @@
-from django.db import models
+"""The API layer's tables: the machine clients that call it (`ApiClient`, their keys stored as
+hashes: `rummy_ledger.api.keys`) and the record of each idempotent write (`IdempotencyRecord`).
 
-from wallets.models import ApiClient
+The apps' tables point at `ApiClient` (who owns a game, a deposit, a withdrawal; whose players a
+games client may seat): it is the callers' identity, as the user model is a person's. Its table
+kept the name it had in the ledger app (`wallets_apiclient`, migration `api.0003`): moving the
+model moved no row and no foreign key.
+"""
+
+from django.db import models
+from django.db.models import Q
+
+
+class ApiClient(models.Model):
+    """A machine client (game server, payment gateway). The key is stored only as a hash."""
+
+    class Scope(models.TextChoices):
+        GAMES = "games"
+        PAYMENTS = "payments"
+
+    name = models.CharField(max_length=100, unique=True)
+    key_prefix = models.CharField(max_length=16, unique=True)
+    key_hash = models.CharField(max_length=64)
+    scopes = models.JSONField(default=list)
+    is_active = models.BooleanField(default=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    # Guards of a games client (docs/trust-model.md; enforced by wallets.services.client_guards),
+    # off by default: set by a superuser, like the key and its scopes.
+    paired_players_only = models.BooleanField(
+        default=False,
+        db_default=False,
+        help_text="games: seat only players of the payments clients this client is paired with",
+    )
+    hourly_escrow_cap = models.DecimalField(
+        max_digits=14,
+        decimal_places=2,
+        null=True,
+        blank=True,
+        help_text="games: the most INR its games may take into escrow in any rolling hour "
+        "(entries and rejoins); empty: no cap",
+    )
+
+    class Meta:
+        db_table = "wallets_apiclient"  # the ledger app's table, taken over as it was
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(hourly_escrow_cap__isnull=True) | Q(hourly_escrow_cap__gt=0),
+                name="apiclient_escrow_cap_positive",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+    @property
+    def is_authenticated(self) -> bool:
+        return True
+
+    def has_scope(self, scope: str) -> bool:
+        return self.is_active and scope in self.scopes
 
 
 class IdempotencyRecord(models.Model):

@@ -10,10 +10,11 @@ from decimal import Decimal
 import pytest
 import requests
 
+from rummy_ledger.api.models import ApiClient
 from tests.api.conftest import ledger_state
 from tests.builders import LOSER_80, WILD, WINNER, HttpApi, res, template
 from tests.tournaments.tournament_builders import Lobby, scheduled
-from wallets.models import ApiClient, ClientPairing
+from wallets.models import ClientPairing
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

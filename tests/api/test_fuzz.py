@@ -34,9 +34,9 @@ from schemathesis.specs.openapi.checks import (
 )
 
 from rummy_ledger.api.idempotency import HEADER, KEY_PATTERN
+from rummy_ledger.api.keys import api_client_create
 from tests.api.conftest import ledger_state
 from tests.builders import funded_player, template
-from wallets.api_keys import api_client_create
 from wallets.models import Account, ReconciliationReport, Withdrawal
 from wallets.reconciliation import reconcile_run
 

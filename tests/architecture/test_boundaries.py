@@ -1,6 +1,7 @@
 """What each package may import (the package docstrings say why): `wallets` never imports
 `tournaments`; the rules engine, the payout formulas, the terms and the formats are pure (no
-Django); the domain never imports the API layer."""
+Django); the domain never imports the API layer, but for the model of its callers; the API layer
+imports no app."""
 
 import ast
 import subprocess
@@ -38,13 +39,28 @@ def test_wallets_never_imports_tournaments():
     assert offenders("wallets", ("tournaments",)) == []
 
 
+# The API client is the API layer's model (who calls, with which key and scopes); a game, a
+# deposit, a withdrawal is owned by one, and the ledger's guards are set per client, so the
+# domain names the model, as domain code names the user model. Nothing else of the layer.
+CALLERS_MODEL = "rummy_ledger.api.models"
+
+
 def test_domain_never_imports_the_api_layer():
     domain = [
         *offenders("wallets/services", ("rummy_ledger.api",)),
+        *offenders("wallets/models", ("rummy_ledger.api",)),
         *offenders("tournaments/services", ("rummy_ledger.api",)),
         *offenders("tournaments/formats", ("rummy_ledger.api",)),
     ]
-    assert domain == []
+    assert [o for o in domain if not o.endswith(f": {CALLERS_MODEL}")] == []
+    assert offenders("tournaments/formats", ("rummy_ledger.api",)) == []  # pure: not even that
+
+
+def test_the_api_layer_imports_no_app():
+    apps = ("wallets", "tournaments")
+    assert offenders("rummy_ledger/api", apps) == []
+    project = ["rummy_ledger/urls.py", "rummy_ledger/errors.py", "rummy_ledger/ids.py"]
+    assert [o for o in offenders("rummy_ledger", apps) if o.split(":")[0] in project] == []
 
 
 def test_the_formats_load_without_django():

@@ -174,6 +174,13 @@ def test_with_one_payments_client_ever_the_untraced_rows_are_its():
     player = old.get_model("wallets", "Player").objects.create(external_id="p")
     _withdrawal(old, player, "wd-1")
     _deposit(old, "dep-1")
+    # a database from before the move: the clients' permissions are the ledger app's
+    ContentType = old.get_model("contenttypes", "ContentType")
+    ContentType.objects.filter(model="apiclient").delete()  # and their permissions
+    ledger_clients = ContentType.objects.create(app_label="wallets", model="apiclient")
+    stale_permission = old.get_model("auth", "Permission").objects.create(
+        codename="add_apiclient", name="Can add api client", content_type=ledger_clients
+    )
 
     _migrate_to_the_end()
 
@@ -181,3 +188,11 @@ def test_with_one_payments_client_ever_the_untraced_rows_are_its():
 
     assert Withdrawal.objects.get().client.name == "gw"
     assert GatewayDeposit.objects.get().client.name == "gw"
+    # the client left the ledger app (api 0003): its rows, and its permissions with it
+    from django.contrib.auth.models import Permission
+
+    from rummy_ledger.api.models import ApiClient as MovedClient
+
+    assert sorted(MovedClient.objects.values_list("name", flat=True)) == ["games", "gw"]
+    assert Permission.objects.get(codename="add_apiclient").content_type.app_label == "api"
+    assert Permission.objects.get(codename="add_apiclient").pk == stale_permission.pk

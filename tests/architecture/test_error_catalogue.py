@@ -4,7 +4,7 @@ from enum import StrEnum
 
 import pytest
 
-from rummy_ledger.api.codes import CATALOGUE, all_codes
+from rummy_ledger.api.codes import all_codes, catalogue
 from rummy_ledger.errors import DomainError
 
 
@@ -29,6 +29,6 @@ def test_every_domain_error_class_uses_a_catalogue_code():
     import wallets.errors  # noqa: F401
     from rummy_ledger.api import idempotency  # noqa: F401
 
-    enums = set(CATALOGUE)
+    enums = set(catalogue())
     for cls in [DomainError, *_subclasses(DomainError)]:
         assert isinstance(cls.code, StrEnum) and type(cls.code) in enums, cls

@@ -12,6 +12,7 @@ from decimal import Decimal
 from django.utils import timezone
 from djmoney.money import Money
 
+from rummy_ledger.api.keys import api_client_create
 from tests.browser.conftest import GAME_ID
 from tests.builders import bonus_granted, funded_player, points_game, staff, template
 from tests.tournaments.tournament_builders import scheduled, tournament_file
@@ -24,7 +25,6 @@ from tournaments.services.new_tournaments import new_tournament_propose
 from tournaments.services.templates import template_change_propose
 from tournaments.services.tournament_terms_changes import tournament_change_propose
 from wallets import tax
-from wallets.api_keys import api_client_create
 from wallets.models import CASH, Adjustment, BonusGrant, Player, ReconciliationReport
 from wallets.reconciliation import reconcile_run
 from wallets.reconciliation.gateway import gateway_statement_import

@@ -20,8 +20,8 @@ from pathlib import Path
 import pytest
 from django.contrib.auth.models import User
 
+from rummy_ledger.api.keys import api_client_create
 from tests.builders import points_game, staff
-from wallets.api_keys import api_client_create
 
 ROOT = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent

@@ -7,8 +7,9 @@ from decimal import Decimal
 
 import pytest
 
-from wallets.api_keys import api_client_create
-from wallets.models import ApiClient, ClientPairing
+from rummy_ledger.api.keys import api_client_create
+from rummy_ledger.api.models import ApiClient
+from wallets.models import ClientPairing
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -30,11 +31,11 @@ def test_a_superuser_pairs_clients_and_turns_the_guards_on(login):
     assert pairing.created_by == tab.user
     assert "lobby seats players of gateway" in tab.messages()
 
-    tab.visit(f"/admin/wallets/apiclient/{games.pk}/change/", "client-guards")
+    tab.visit(f"/admin/api/apiclient/{games.pk}/change/", "client-guards")
     tab.page.check("#id_paired_players_only")
     tab.page.fill("#id_hourly_escrow_cap", "5000.00")
     tab.page.click("input[name=_save]")
-    tab.page.wait_for_url("**/admin/wallets/apiclient/")
+    tab.page.wait_for_url("**/admin/api/apiclient/")
     tab.shot("client-guarded")
 
     games.refresh_from_db()
@@ -62,6 +63,6 @@ def test_finance_roles_are_not_offered_pairings_or_guards(login):
 
     tab.visit("/admin/wallets/clientpairing/", "pairings-operator")
     assert tab.page.locator(".object-tools a.addlink").count() == 0
-    tab.visit(f"/admin/wallets/apiclient/{games.pk}/change/", "client-operator")
+    tab.visit(f"/admin/api/apiclient/{games.pk}/change/", "client-operator")
     assert tab.page.locator("#id_paired_players_only").count() == 0
     assert not ApiClient.objects.get(pk=games.pk).paired_players_only

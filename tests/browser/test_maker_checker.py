@@ -13,9 +13,10 @@ from decimal import Decimal
 
 import pytest
 
+from rummy_ledger.api.models import ApiClient
 from tests.browser.test_finance_paths import QUICK_MS, fill_adjustment
 from tournaments.models import GameTemplate, TemplateChange
-from wallets.models import Adjustment, ApiClient
+from wallets.models import Adjustment
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -56,16 +57,16 @@ def test_new_money_terms_are_proposed_and_approved_by_two_people(login, game):
 
 def test_api_keys_are_issued_by_superusers_only(login):
     operator = login("operator")
-    operator.visit("/admin/wallets/apiclient/", "api-clients")
+    operator.visit("/admin/api/apiclient/", "api-clients")
     assert operator.page.locator(".object-tools a.addlink").count() == 0
     with operator.refused(403):
-        response = operator.page.goto(f"{operator.base_url}/admin/wallets/apiclient/add/")
+        response = operator.page.goto(f"{operator.base_url}/admin/api/apiclient/add/")
         operator.shot("api-client-add-refused")
     assert response.status == 403 and operator.page.locator("#header").count() == 1
     assert "Not allowed" in operator.text()
 
     root = login("superuser")
-    root.visit("/admin/wallets/apiclient/add/", "api-client-add")
+    root.visit("/admin/api/apiclient/add/", "api-client-add")
     root.page.fill("#id_name", "payment-gateway")
     root.page.check("input[name=scopes][value=payments]")
     root.page.click("input[name=_save]")

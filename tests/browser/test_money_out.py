@@ -11,9 +11,9 @@ from decimal import Decimal
 
 import pytest
 
+from rummy_ledger.api.keys import api_client_create
 from tests.browser.test_finance_paths import QUICK_MS
 from tests.wallets.payments import won
-from wallets.api_keys import api_client_create
 from wallets.models import Withdrawal, WithdrawalReview
 
 pytestmark = pytest.mark.django_db(transaction=True)

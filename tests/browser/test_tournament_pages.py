@@ -9,13 +9,13 @@ from decimal import Decimal
 import pytest
 from django.utils import timezone
 
+from rummy_ledger.api.keys import api_client_create
 from tests.browser.test_finance_paths import QUICK_MS, download
 from tests.builders import bonus_granted, funded_player
 from tests.tournaments.tournament_builders import pnl_books, scheduled
 from tournaments.models import NewTournament, Tournament, TournamentChange
 from tournaments.services import tournament_entries as entries
 from tournaments.services import tournament_rounds as rounds
-from wallets.api_keys import api_client_create
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

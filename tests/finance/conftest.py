@@ -1,7 +1,7 @@
 import pytest
 
+from rummy_ledger.api.keys import api_client_create
 from tests.builders import funded_player, staff
-from wallets.api_keys import api_client_create
 from wallets.roles import APPROVER, OPERATOR, VIEWER
 
 

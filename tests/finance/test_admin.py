@@ -13,6 +13,7 @@ from django.urls import reverse
 from django.utils import timezone
 from djmoney.money import Money
 
+from rummy_ledger.api.keys import api_client_create
 from tests.builders import bonus_granted, funded_player, points_game, staff
 from tests.tournaments.tournament_builders import scheduled, tournament_file
 from tests.wallets.payments import verified, won
@@ -21,7 +22,6 @@ from tournaments.services.new_tournaments import new_tournament_propose
 from tournaments.services.templates import template_change_propose
 from tournaments.services.tournament_entries import registration_create
 from tournaments.services.tournament_terms_changes import tournament_change_propose
-from wallets.api_keys import api_client_create
 from wallets.models import (
     Account,
     Adjustment,
@@ -208,7 +208,7 @@ def test_nobody_edits_the_ledger_not_even_a_superuser(superuser, world):
 
 PROPOSE_PAGES = ["wallets_adjustment", "wallets_gatewaystatement", "tournaments_templatechange"]
 # what no finance role may add: a `payments` key moves money, a template's money terms too
-SUPERUSER_PAGES = ["wallets_apiclient", "tournaments_gametemplate"]
+SUPERUSER_PAGES = ["api_apiclient", "tournaments_gametemplate"]
 
 
 @pytest.mark.parametrize(
@@ -413,33 +413,33 @@ def test_only_operators_start_a_reconciliation(viewer, operator, world):
 def test_api_client_key_is_shown_once(superuser, db):
     client = login(superuser)
     response = client.post(
-        reverse("admin:wallets_apiclient_add"),
+        reverse("admin:api_apiclient_add"),
         {"name": "table-server-7", "scopes": ["games"]},
         follow=True,
     )
     html = response.content.decode()
     assert "rl_" in html and "never be shown again" in html
-    again = client.get(reverse("admin:wallets_apiclient_changelist")).content.decode()
+    again = client.get(reverse("admin:api_apiclient_changelist")).content.decode()
     assert "never be shown again" not in again
 
 
 def test_no_finance_role_issues_or_changes_api_keys(users, world):
     """Issue 13 item 2: an operator minted a `payments` key and credited ₹50,000 with no
     approver. API clients are a superuser's, whatever a group grants."""
-    from wallets.models import ApiClient
+    from rummy_ledger.api.models import ApiClient
 
     existing = ApiClient.objects.get(name="game-server-1")
     names = sorted(ApiClient.objects.values_list("name", "is_active"))
     for role in ("viewer", "operator", "approver"):
         client = login(users[role])
         add = client.post(
-            reverse("admin:wallets_apiclient_add"), {"name": "minted", "scopes": ["payments"]}
+            reverse("admin:api_apiclient_add"), {"name": "minted", "scopes": ["payments"]}
         )
         change = client.post(
-            reverse("admin:wallets_apiclient_change", args=[existing.pk]), {"is_active": ""}
+            reverse("admin:api_apiclient_change", args=[existing.pk]), {"is_active": ""}
         )
         assert (add.status_code, change.status_code) == (403, 403), role
-        assert not users[role].has_perm("wallets.add_apiclient")
+        assert not users[role].has_perm("api.add_apiclient")
     assert sorted(ApiClient.objects.values_list("name", "is_active")) == names
     # nor pair clients: a pairing widens whom a games key may stake (docs/trust-model.md)
     for role in ("viewer", "operator", "approver"):

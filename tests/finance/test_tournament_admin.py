@@ -14,13 +14,13 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
+from rummy_ledger.api.keys import api_client_create
 from tests.builders import funded_player
 from tests.tournaments.tournament_builders import pnl_books, scheduled, tournament_file
 from tournaments.errors import TermsInvalid
 from tournaments.models import NewTournament, Tournament, TournamentChange
 from tournaments.services.tournament_entries import registration_create
 from tournaments.services.tournament_setup import tournament_fields_checked
-from wallets.api_keys import api_client_create
 from wallets.models import Entry, Transfer
 
 PNL = "admin:tournaments_tournament_pnl"

@@ -9,9 +9,9 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 from django.test import Client
 
+from rummy_ledger.api.models import ApiClient
 from rummy_ledger.instance import ENV, HEADER
 from tournaments.simulator import Http, WrongServer
-from wallets.models import ApiClient
 
 
 def test_every_response_carries_the_instance_token(monkeypatch):

@@ -12,11 +12,11 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.utils import timezone
 
+from rummy_ledger.api.keys import api_client_create
 from tests.builders import funded_player
 from tournaments.models import Registration, Tournament
 from tournaments.services import tournament_entries as entries
 from tournaments.services import tournament_rounds as rounds
-from wallets.api_keys import api_client_create
 
 pytestmark = pytest.mark.django_db
 DOC = Path(__file__).resolve().parents[2] / "docs" / "tournaments.md"

@@ -5,11 +5,11 @@ from decimal import Decimal
 
 import pytest
 
+from rummy_ledger.api.keys import api_client_create
 from tests.builders import funded_player
 from tests.tournaments.tournament_builders import scheduled
 from tournaments.models import Registration
 from tournaments.services import tournament_entries as entries
-from wallets.api_keys import api_client_create
 from wallets.errors import ClientCapReached
 
 pytestmark = pytest.mark.django_db

@@ -8,12 +8,12 @@ import pytest
 from django.db.models import F
 from django.utils import timezone
 
+from rummy_ledger.api.keys import api_client_create
 from tests.builders import funded_player
 from tests.tournaments.tournament_builders import scheduled
 from tournaments.models import Registration, Tournament
 from tournaments.services import tournament_entries as entries
 from tournaments.services import tournament_rounds as rounds
-from wallets.api_keys import api_client_create
 from wallets.models import Discrepancy, Transfer
 from wallets.reconciliation.runner import reconcile_run
 

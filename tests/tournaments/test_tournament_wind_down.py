@@ -7,12 +7,12 @@ from io import StringIO
 import pytest
 from django.core.management import call_command
 
+from rummy_ledger.api.keys import api_client_create
 from tests.builders import funded_player, make_api
 from tests.tournaments.tournament_builders import scheduled
 from tests.wallets.wind_down import wind_down_approved
 from tournaments.models import Tournament
 from tournaments.services.tournament_entries import registration_create
-from wallets.api_keys import api_client_create
 from wallets.models import Withdrawal
 
 pytestmark = pytest.mark.django_db

@@ -12,10 +12,10 @@ from datetime import timedelta
 
 from django.utils import timezone
 
+from rummy_ledger.api.keys import api_client_create
 from tests.builders import make_api
 from tournaments.models import Tournament
 from tournaments.services.tournament_setup import tournament_create, tournament_fields_checked
-from wallets.api_keys import api_client_create
 
 
 def tournament_file(**overrides) -> dict:

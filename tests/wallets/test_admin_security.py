@@ -6,9 +6,10 @@ from django.test import Client
 from django.urls import reverse
 from rest_framework.test import APIClient
 
+from rummy_ledger.api.keys import api_client_create
+from rummy_ledger.api.models import ApiClient
 from tests.builders import funded_player, staff
-from wallets.api_keys import api_client_create
-from wallets.models import ApiClient, Player
+from wallets.models import Player
 from wallets.roles import APPROVER, VIEWER
 
 pytestmark = pytest.mark.django_db
@@ -28,7 +29,7 @@ def logged_in(user) -> Client:
 )
 def test_no_one_can_filter_api_clients_by_key_hash(query):
     client, _key = api_client_create(name="gateway", scopes=["payments"])
-    url = reverse("admin:wallets_apiclient_changelist")
+    url = reverse("admin:api_apiclient_changelist")
     for user in (staff("viewer", VIEWER), staff("root", superuser=True)):
         response = logged_in(user).get(f"{url}?{query.format(client.key_hash[:1])}")
         assert response.status_code == 400, (user, response.status_code)
@@ -37,7 +38,7 @@ def test_no_one_can_filter_api_clients_by_key_hash(query):
 
 def test_the_list_filter_still_works():
     api_client_create(name="gateway", scopes=["payments"])
-    url = reverse("admin:wallets_apiclient_changelist")
+    url = reverse("admin:api_apiclient_changelist")
     response = logged_in(staff("viewer", VIEWER)).get(f"{url}?is_active__exact=1")
     assert response.status_code == 200 and b"gateway" in response.content
 
@@ -45,7 +46,7 @@ def test_the_list_filter_still_works():
 def test_a_new_key_is_shown_on_the_answer_itself_and_never_in_a_cookie():
     admin = logged_in(staff("root", superuser=True))
     response = admin.post(
-        reverse("admin:wallets_apiclient_add"), {"name": "table-9", "scopes": ["games"]}
+        reverse("admin:api_apiclient_add"), {"name": "table-9", "scopes": ["games"]}
     )
 
     assert response.status_code == 200  # the page itself, not a redirect carrying a message
@@ -60,7 +61,7 @@ def test_a_new_key_is_shown_on_the_answer_itself_and_never_in_a_cookie():
     api.credentials(HTTP_AUTHORIZATION=f"Api-Key {key}")
     assert api.get("/api/v1/templates").status_code == 200
     # the next page shows no key
-    page = admin.get(reverse("admin:wallets_apiclient_change", args=[stored.pk]))
+    page = admin.get(reverse("admin:api_apiclient_change", args=[stored.pk]))
     assert key not in page.content.decode()
 
 

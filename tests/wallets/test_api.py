@@ -4,8 +4,9 @@ import pytest
 from django.core.management import call_command
 from rest_framework.test import APIClient
 
+from rummy_ledger.api.models import ApiClient
 from tests.builders import make_api
-from wallets.models import ApiClient, Entry, Player, Transfer
+from wallets.models import Entry, Player, Transfer
 
 pytestmark = pytest.mark.django_db
 

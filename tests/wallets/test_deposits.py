@@ -7,8 +7,9 @@ import pytest
 from django.db.models import Sum
 from djmoney.money import Money
 
+from rummy_ledger.api.models import ApiClient
 from tests.wallets.invariants import ledger_violations
-from wallets.models import CASH, ApiClient, Entry, GatewayDeposit, Player, Transfer
+from wallets.models import CASH, Entry, GatewayDeposit, Player, Transfer
 from wallets.services.accounts import platform_accounts, player_accounts
 from wallets.services.ledger import Leg, transfer_post
 from wallets.services.players import player_get_or_create

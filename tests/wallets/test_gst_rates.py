@@ -13,11 +13,11 @@ from pathlib import Path
 import pytest
 from django.db import DatabaseError, connection, transaction
 
+from rummy_ledger.api.keys import api_client_create
 from tests.builders import staff
 from tests.wallets.invariants import ledger_violations
 from tournaments.simulator import Http
 from wallets import selectors, tax
-from wallets.api_keys import api_client_create
 from wallets.errors import ProposalInvalid, SelfApproval
 from wallets.models import DepositGst, GstRate, GstRateProposal, ProposalStatus
 from wallets.reconciliation import reconcile_run

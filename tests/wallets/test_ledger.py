@@ -192,3 +192,32 @@ def test_the_same_amount_written_differently_is_the_same_transfer():
     again = move(alice["deposit"], bob["deposit"], "30.00", "k")
     assert again == Posted(transfer_id=first.transfer_id, created=False)
     assert balance(account=bob["deposit"]) == inr("30.00")
+
+
+def test_a_batch_answers_in_request_order_and_replays_only_what_it_already_holds():
+    # given three transfers of different amounts, keys out of alphabetical order
+    alice, bob = funded_player("alice", "100.00"), funded_player("bob", "0")
+
+    def request(key: str, amount: str) -> TransferRequest:
+        legs = [Leg(alice["deposit"].pk, inr(f"-{amount}")), Leg(bob["deposit"].pk, inr(amount))]
+        return TransferRequest(kind="transfer", reference="r", idempotency_key=key, legs=legs)
+
+    first = transfers_post(requests=[request("z", "1.00"), request("a", "2.00")])
+    # when the same two come again with a new one between them
+    again = transfers_post(
+        requests=[request("z", "1.00"), request("m", "4.00"), request("a", "2.00")]
+    )
+    # then each answer is its own request's transfer, the old ones replayed, posted once
+    assert [p.created for p in first] == [True, True]
+    assert [p.created for p in again] == [False, True, False]
+    assert [again[0].transfer_id, again[2].transfer_id] == [p.transfer_id for p in first]
+    keys = dict(Transfer.objects.values_list("pk", "idempotency_key"))
+    assert [keys[p.transfer_id] for p in again] == ["z", "m", "a"]
+    amounts = {
+        p.transfer_id: Entry.objects.get(transfer_id=p.transfer_id, account=bob["deposit"]).amount
+        for p in again
+    }
+    assert [amounts[p.transfer_id] for p in again] == [inr("1.00"), inr("4.00"), inr("2.00")]
+    assert balance(account=bob["deposit"]) == inr("7.00")
+    assert Entry.objects.filter(transfer__reference="r").count() == 6
+    assert ledger_violations() == []

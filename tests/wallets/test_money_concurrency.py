@@ -11,12 +11,12 @@ import pytest
 from djmoney.money import Money
 from rest_framework.test import APIClient
 
+from rummy_ledger.api.keys import api_client_create
 from tests.builders import template
 from tests.concurrency import run_in_threads
 from tests.wallets.invariants import ledger_violations
 from tests.wallets.payments import verified, won
 from tournaments.services.games import game_open
-from wallets.api_keys import api_client_create
 from wallets.errors import InsufficientFunds, LedgerBusy
 from wallets.models import CASH, Account, Player, Withdrawal
 from wallets.services import withdrawals

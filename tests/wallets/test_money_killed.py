@@ -19,10 +19,10 @@ import pytest
 from django.db import connection
 from rest_framework.test import APIClient
 
+from rummy_ledger.api.keys import api_client_create
 from tests.tournaments.worker import database_url, wait_until
 from tests.wallets.invariants import ledger_violations
 from tests.wallets.payments import approve, verified, won
-from wallets.api_keys import api_client_create
 from wallets.models import Account, Transfer, Withdrawal
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -9,9 +9,9 @@ import pytest
 from django.db.models import Sum
 from rest_framework.test import APIClient
 
+from rummy_ledger.api.keys import api_client_create
 from tests.concurrency import run_in_threads
 from tests.wallets.invariants import ledger_violations
-from wallets.api_keys import api_client_create
 from wallets.models import Entry
 from wallets.services.protection import limits_set
 

@@ -6,7 +6,7 @@ from django.core.management import call_command
 from django.test import Client
 from rest_framework.test import APIClient
 
-from wallets.models import ApiClient
+from rummy_ledger.api.models import ApiClient
 from wallets.roles import roles_ensure
 
 pytestmark = pytest.mark.django_db

@@ -16,11 +16,12 @@ from djmoney.money import Money
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
+from rummy_ledger.api.models import ApiClient
 from tests.builders import make_api, staff
 from tests.wallets.invariants import ledger_violations
 from tests.wallets.payments import approve, deposited, lost, percent, verified, won
 from wallets import tax
-from wallets.models import CASH, ApiClient, TdsYearEnd, WindDown, WindDownLine, Withdrawal
+from wallets.models import CASH, TdsYearEnd, WindDown, WindDownLine, Withdrawal
 from wallets.roles import APPROVER, OPERATOR
 from wallets.services.accounts import player_accounts
 from wallets.services.players import player_get_or_create

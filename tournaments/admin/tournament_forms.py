@@ -15,6 +15,7 @@ from typing import Any
 from django import forms
 from django.contrib.admin import widgets
 
+from rummy_ledger.api.models import ApiClient
 from tournaments.errors import TermsInvalid
 from tournaments.models import NewTournament, Tournament, TournamentChange
 from tournaments.services.new_tournaments import new_tournament_checked
@@ -24,7 +25,6 @@ from tournaments.services.tournament_terms_changes import (
 )
 from tournaments.tournament_terms import CASH, CHIPS
 from wallets.admin.proposals import ProposalForm
-from wallets.models import ApiClient
 
 _WHOLE = re.compile(r"-?[0-9]{1,12}")
 REBUY_BOXES = ("rebuy_price", "rebuy_max_per_player", "rebuy_until_round")

@@ -3,10 +3,9 @@
 from drf_spectacular.utils import OpenApiExample, extend_schema
 from rest_framework import serializers
 from rest_framework.response import Response
-from rest_framework.views import APIView
 
-from rummy_ledger.api.auth import HasScope
 from rummy_ledger.api.fields import StrictBooleanField, StrictCharField, StrictSerializer
+from rummy_ledger.api.views import ScopedView, valid_data
 from tournaments import rummy
 from tournaments.api.serializers import HAND_WITH_DRAW, GroupsField, cards_field
 
@@ -81,8 +80,7 @@ class EvaluationOut(serializers.Serializer):
     )
 
 
-class HandEvaluateView(APIView):
-    permission_classes = [HasScope]
+class HandEvaluateView(ScopedView):
     required_scopes = ("games",)
 
     @extend_schema(
@@ -95,9 +93,7 @@ class HandEvaluateView(APIView):
         ],
     )
     def post(self, request):
-        data = HandIn(data=request.data)
-        data.is_valid(raise_exception=True)
-        hand = data.validated_data
+        hand = valid_data(HandIn, request)
         field = "cards" if hand["best"] else "groups"
         try:
             if hand["best"]:

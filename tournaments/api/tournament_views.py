@@ -8,9 +8,10 @@ from rummy_ledger.api.fields import StrictSerializer
 from rummy_ledger.api.idempotency import IDEMPOTENCY_HEADER as IDEMPOTENCY
 from rummy_ledger.api.idempotency import idempotent
 from rummy_ledger.api.schema import error_codes
+from rummy_ledger.api.views import valid_data
 from rummy_ledger.db import snapshot
 from tournaments.api import tournament_serializers as s
-from tournaments.api.views import ESCROW, NOT_PAIRED, GamesScope, valid_data
+from tournaments.api.views import ESCROW, NOT_PAIRED, GamesScope
 from tournaments.errors import GameErrorCode as G
 from tournaments.models import Tournament
 from tournaments.services import tournament_entries as entries

@@ -4,9 +4,11 @@ from rummy_ledger.api import fields  # noqa: F401  (registers the `ext_id` path 
 from tournaments.api import tournament_views as tv
 from tournaments.api import views
 from tournaments.api.deal_batch import DealBatchView
+from tournaments.api.hands import HandEvaluateView
 
 urlpatterns = [
     path("templates", views.TemplatesView.as_view(), name="templates"),
+    path("hands/evaluate", HandEvaluateView.as_view(), name="hands-evaluate"),
     path("games", views.GameOpenView.as_view(), name="games"),
     path("games/<ext_id:game_id>", views.GameView.as_view(), name="game"),
     path("games/<ext_id:game_id>/deals", views.DealView.as_view(), name="game-deals"),

@@ -5,13 +5,12 @@ import logging
 from drf_spectacular.utils import extend_schema
 from rest_framework import status
 from rest_framework.response import Response
-from rest_framework.views import APIView
 
-from rummy_ledger.api.auth import HasScope
 from rummy_ledger.api.fields import StrictSerializer
 from rummy_ledger.api.idempotency import IDEMPOTENCY_HEADER as IDEMPOTENCY
 from rummy_ledger.api.idempotency import idempotent
 from rummy_ledger.api.schema import error_codes
+from rummy_ledger.api.views import ScopedView, valid_data
 from rummy_ledger.db import snapshot
 from tournaments.api import serializers as s
 from tournaments.errors import GameErrorCode as G
@@ -57,8 +56,7 @@ DEAL_REFUSALS = {
 }
 
 
-class GamesScope(APIView):
-    permission_classes = [HasScope]
+class GamesScope(ScopedView):  # the game servers' endpoints
     required_scopes = ("games",)
 
 
@@ -194,13 +192,6 @@ class CancelView(GamesScope):
             return Response(s.game_out(games.game_cancel(client=request.auth, game_id=game_id)))
 
         return idempotent(request, run)
-
-
-def valid_data(serializer_class, request) -> dict:
-    """The request body as the input serializer accepts it (a 400 in the envelope if not)."""
-    serializer = serializer_class(data=request.data)
-    serializer.is_valid(raise_exception=True)
-    return serializer.validated_data
 
 
 def _playable(templates) -> list[dict]:

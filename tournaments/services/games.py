@@ -9,6 +9,7 @@ from __future__ import annotations
 from django.db import IntegrityError, transaction
 from django.db.models import QuerySet
 
+from rummy_ledger.api.models import ApiClient
 from tournaments.errors import (
     GameErrorCode,
     GameExists,
@@ -24,7 +25,7 @@ from tournaments.references import game_pk_of
 from tournaments.services import settlement
 from tournaments.services.escrow import contributions, entries_collect, escrow_create
 from wallets.errors import LedgerBusy, WalletErrorCode
-from wallets.models import CHIPS, ApiClient, Player
+from wallets.models import CHIPS, Player
 from wallets.services.client_guards import escrow_cap_take, players_seatable_check
 from wallets.services.players import players_get_or_create
 from wallets.services.protection import self_exclusion_check

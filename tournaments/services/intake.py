@@ -15,6 +15,7 @@ from typing import Any
 
 from django.db import transaction
 
+from rummy_ledger.api.models import ApiClient
 from tournaments import metrics
 from tournaments.errors import DealExists, GameNotOpen
 from tournaments.formats import format_of
@@ -22,7 +23,6 @@ from tournaments.models import Deal, Game
 from tournaments.services.games import game_get, seats_of
 from tournaments.services.settlement import pending_settle
 from tournaments.tasks import settle_deal, settle_deals
-from wallets.models import ApiClient
 
 
 def _payload_hash(payload: dict[str, Any]) -> str:

@@ -19,6 +19,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 from djmoney.money import Money
 
+from rummy_ledger.api.models import ApiClient
 from tournaments.errors import GameErrorCode, TournamentNotFound, TournamentRefused
 from tournaments.models import (
     Rebuy,
@@ -41,7 +42,7 @@ from tournaments.services.games import cash_play_check
 from tournaments.services.tournament_setup import ESCROW_SHARDS, terms_of
 from wallets.amounts import amount_text
 from wallets.errors import InsufficientFunds
-from wallets.models import Account, ApiClient, Bucket, Player, Transfer
+from wallets.models import Account, Bucket, Player, Transfer
 from wallets.services.bonuses import BonusReturn
 from wallets.services.client_guards import escrow_cap_take, players_seatable_check
 from wallets.services.ledger import Leg, TransferRequest, transfers_post

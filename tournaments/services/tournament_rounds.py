@@ -23,6 +23,7 @@ from django.db import connection, transaction
 from django.utils import timezone
 from djmoney.money import Money
 
+from rummy_ledger.api.models import ApiClient
 from tournaments.errors import GameErrorCode, RoundRejected, TournamentRefused
 from tournaments.models import Registration, Tournament, TournamentEscrow, TournamentRound
 from tournaments.payouts import (
@@ -42,7 +43,7 @@ from tournaments.services.tournament_entries import (
 from tournaments.services.tournament_setup import terms_of
 from tournaments.tournament_terms import Standing, qualified_of
 from wallets.errors import LedgerBusy
-from wallets.models import CHIPS, Account, ApiClient, Bucket, PlatformAccount, Transfer
+from wallets.models import CHIPS, Account, Bucket, PlatformAccount, Transfer
 from wallets.services.accounts import platform_accounts
 from wallets.services.ledger import Leg, TransferRequest, transfers_post
 

@@ -18,6 +18,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
+from rummy_ledger.api.models import ApiClient
 from tournaments.errors import TermsInvalid
 from tournaments.models import (
     Tournament,
@@ -34,7 +35,6 @@ from tournaments.tournament_terms import (
     rebuy_of,
     rounds_of,
 )
-from wallets.models import ApiClient
 
 # Registrations pay into one of this many escrow accounts (by seat number), so they do not all
 # lock one account row; the payout and the refunds empty every one.

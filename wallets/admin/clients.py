@@ -1,91 +1,13 @@
-"""API clients (game servers, the payment gateway): created here, the key shown once.
-
-The key is shown on the page that answers the form, never carried to another page (Django's
-messages travel in a signed but readable cookie), and admin pages are never cached. The stored hash
-is a secret too: no one can filter or search the list by it (`?key_hash__startswith=` would read
-it a character at a time).
-"""
+"""Pairings of API clients: which payments clients' players a games client may seat, once its
+guard is on (docs/trust-model.md; enforced by `wallets.services.client_guards`). The clients,
+their keys and the guard switches themselves are the API layer's page
+(`rummy_ledger.api.admin`)."""
 
 from django import forms
 from django.contrib import admin
-from django.db.models.constants import LOOKUP_SEP
-from django.template.response import TemplateResponse
 
-from wallets.admin.base import NoDeleteAdmin
-from wallets.api_keys import api_client_create
-from wallets.models import ApiClient, ClientPairing
-
-SECRET_FIELDS = frozenset({"key_hash"})
-# What a superuser changes on a client: revoke it, and its guards (docs/trust-model.md).
-GUARDED = ["is_active", "paired_players_only", "hourly_escrow_cap"]
-
-
-class ApiClientCreateForm(forms.ModelForm):
-    scopes = forms.MultipleChoiceField(
-        choices=ApiClient.Scope.choices, widget=forms.CheckboxSelectMultiple
-    )
-
-    class Meta:
-        model = ApiClient
-        fields = ["name"]
-
-
-@admin.register(ApiClient)
-class ApiClientAdmin(NoDeleteAdmin):
-    """Game servers and the payment gateway. The key is shown once, right after creation."""
-
-    list_display = ["name", "key_prefix", "scopes", "is_active", "created_at"]
-    list_filter = ["is_active"]
-    search_fields = ["name", "key_prefix"]
-
-    def lookup_allowed(self, lookup, value, request=None) -> bool:
-        if lookup.split(LOOKUP_SEP)[0] in SECRET_FIELDS:
-            return False
-        return super().lookup_allowed(lookup, value, request)
-
-    # Superusers only, whatever a group grants: a `payments` key credits deposits with no
-    # approver, so issuing one is not a finance role's decision (issue 13, maker-checker).
-    def has_add_permission(self, request) -> bool:
-        return request.user.is_superuser
-
-    def has_change_permission(self, request, obj=None) -> bool:
-        return request.user.is_superuser
-
-    def get_form(self, request, obj=None, change=False, **kwargs):
-        if obj is None:
-            kwargs["form"] = ApiClientCreateForm
-        return super().get_form(request, obj, change=change, **kwargs)
-
-    def get_fields(self, request, obj=None):
-        if obj is None:
-            return ["name", "scopes"]
-        return [*GUARDED, "name", "key_prefix", "scopes", "created_at"]
-
-    def get_readonly_fields(self, request, obj=None):
-        return [] if obj is None else ["name", "key_prefix", "scopes", "created_at"]
-
-    def save_model(self, request, obj, form, change):
-        if change:
-            obj.save(update_fields=GUARDED)
-            return
-        client, key = api_client_create(
-            name=form.cleaned_data["name"], scopes=form.cleaned_data["scopes"]
-        )
-        obj.pk = client.pk
-        obj.__dict__.update({k: v for k, v in client.__dict__.items() if not k.startswith("_")})
-        obj.new_key = key  # for response_add only; never stored
-
-    def response_add(self, request, obj, post_url_continue=None):
-        """The new key, on this response and nowhere else."""
-        context = {
-            **self.admin_site.each_context(request),
-            "opts": self.opts,
-            "title": f"The key of {obj.name}",
-            "client": obj,
-            "key": obj.new_key,
-        }
-        # admin views are never_cache: the page is not stored by the browser either
-        return TemplateResponse(request, "admin/wallets/apiclient/key_created.html", context)
+from rummy_ledger.api.models import ApiClient
+from wallets.models import ClientPairing
 
 
 class ClientPairingForm(forms.ModelForm):

@@ -1,5 +1,14 @@
+"""The wallet endpoints' input serializers (strict: unknown fields refused) and their answers:
+each `*Out` documents one answer, each `*_out` function builds it from what the services
+returned, as the games' endpoints do (`tournaments.api.serializers`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
 from django.conf import settings
 from django.core.validators import RegexValidator
+from django.utils import timezone
 from drf_spectacular.extensions import OpenApiSerializerExtension
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
@@ -10,12 +19,16 @@ from rummy_ledger.api.fields import (
     StrictIntegerField,
     StrictSerializer,
 )
-from wallets import regions
+from wallets import regions, selectors
 from wallets.amounts import amount_text
-from wallets.models import CASH
+from wallets.models import CASH, KycRecord, Player, Withdrawal
 from wallets.money import MoneyError, amount_pattern, parse_amount
+from wallets.services.deposits import Deposit
 from wallets.services.kyc import PAN_INPUT
+from wallets.services.protection import Protection
 from wallets.services.real_money import REGION_PATTERN
+from wallets.services.tax import TaxPosition
+from wallets.tax import FinancialYear
 
 # A gateway's reference: visible ASCII (no spaces, no control characters), as it prints on the
 # gateway's statement.
@@ -318,3 +331,109 @@ class ProtectionOut(serializers.Serializer):
         allow_null=True, help_text="null: not excluded, or excluded permanently"
     )
     self_excluded_permanently = serializers.BooleanField(help_text="Excluded for good.")
+
+
+# --- the answers, built from what the services returned ----------------------------------------
+
+
+def _money(value) -> str:
+    return amount_text(getattr(value, "amount", value))
+
+
+def _limit(value) -> str | None:
+    return None if value is None else _money(value)
+
+
+def wallet_out(player: Player) -> dict[str, Any]:
+    return {"player_id": player.external_id, "balances": selectors.wallet_balances(player=player)}
+
+
+def deposit_out(player: Player, deposit: Deposit, reference: str) -> dict[str, Any]:
+    return {
+        "player_id": player.external_id,
+        "transfer_id": deposit.transfer_id,
+        "reference": reference,
+        "amount": _money(deposit.amount),
+        "gst": _money(deposit.gst),
+        "gst_rate": _money(deposit.gst_rate),
+        "credited": _money(deposit.credited),
+        "balances": selectors.wallet_balances(player=player),
+    }
+
+
+def kyc_out(player: Player, record: KycRecord) -> dict[str, Any]:
+    return {
+        "player_id": player.external_id,
+        "kyc_status": player.kyc_status,
+        "pan": player.pan,
+        "reference": record.reference,
+        "status": record.status,
+    }
+
+
+def withdrawal_out(withdrawal: Withdrawal) -> dict[str, Any]:
+    return {
+        "withdrawal_id": withdrawal.pk,
+        "reference": withdrawal.reference,
+        "player_id": withdrawal.player.external_id,
+        "status": withdrawal.status,
+        "amount": _money(withdrawal.amount),
+        "from_winnings": _money(withdrawal.amount.amount - withdrawal.from_deposit),
+        "from_deposit": _money(withdrawal.from_deposit),
+        "net_winnings": _money(withdrawal.net_winnings),
+        "tds": _money(withdrawal.tds),
+        "payout": _money(withdrawal.payout),
+        "needs_approval": withdrawal.needs_approval,
+        "gateway_reference": withdrawal.gateway_reference,
+        "failure_reason": withdrawal.failure_reason,
+        "balances": selectors.wallet_balances(player=withdrawal.player),
+    }
+
+
+def tax_statement_out(player: Player, year: FinancialYear, position: TaxPosition) -> dict:
+    end = position.year_end
+    body = {
+        "player_id": player.external_id,
+        "fy": year.label,
+        "start": year.start,
+        "end": year.end,
+        "opening": _money(position.opening),
+        "deposits": _money(position.deposits),
+        "withdrawals": _money(position.withdrawals),
+        "withdrawal_count": position.withdrawal_count,
+        "net_winnings": _money(position.taxed_net_winnings),
+        "tds": _money(position.tds),
+        "year_end": None
+        if end is None
+        else {
+            "as_of": end.as_of,
+            **{
+                name: _money(getattr(end, name))
+                for name in ("closing", "net_winnings", "tds", "withheld", "carry_forward")
+            },
+        },
+    }
+    return TaxStatementOut(body).data
+
+
+def protection_out(player_id: str, state: Protection) -> dict:
+    excluded = state.excluded_at(timezone.now())
+    body = {
+        "player_id": player_id,
+        "daily_limit": _limit(state.daily_limit),
+        "monthly_limit": _limit(state.monthly_limit),
+        "pending": [
+            {
+                "limit": pending.kind.removesuffix("_limit"),
+                "amount": _limit(pending.limit),
+                "effective_at": pending.effective_at,
+            }
+            for pending in state.pending
+        ],
+        "self_excluded": excluded,
+        "self_excluded_until": state.excluded_until
+        if excluded and not state.excluded_permanently
+        else None,
+        "self_excluded_permanently": state.excluded_permanently,
+    }
+    return ProtectionOut(body).data

@@ -1,22 +1,18 @@
 """Wallet endpoints: balances, deposits, KYC, withdrawals and their gateway results, the tax
 statement, deposit limits and self-exclusion. Views translate: a serializer checks the shape,
-one service decides."""
+one service decides, a serializer module's function writes the answer."""
 
-from django.utils import timezone
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import status
 from rest_framework.response import Response
-from rest_framework.views import APIView
 
-from rummy_ledger.api.auth import HasScope
 from rummy_ledger.api.idempotency import IDEMPOTENCY_HEADER_OPTIONAL, idempotent
 from rummy_ledger.api.schema import error_codes
+from rummy_ledger.api.views import ScopedView, valid_data
 from wallets import selectors, tax
-from wallets.amounts import amount_text
 from wallets.api import serializers as s
 from wallets.errors import FinancialYearInvalid
 from wallets.errors import WalletErrorCode as W
-from wallets.models import Withdrawal
 from wallets.services import kyc, protection, real_money, withdrawals
 from wallets.services.deposits import deposit_register
 from wallets.services.tax import tax_position
@@ -27,16 +23,15 @@ PLAYER_BUSY = W.LEDGER_BUSY  # the player's row lock, bounded (wallets.services.
 UNKNOWN_PLAYER = {404: [W.UNKNOWN_PLAYER]}
 
 
-def _money(value) -> str:
-    return amount_text(getattr(value, "amount", value))
-
-
 def _created(created: bool) -> int:
     return status.HTTP_201_CREATED if created else status.HTTP_200_OK
 
 
-class WalletView(APIView):
-    permission_classes = [HasScope]
+class PaymentsView(ScopedView):  # the payment gateway's endpoints
+    required_scopes = ("payments",)
+
+
+class WalletView(ScopedView):
     required_scopes = ("games", "payments")
 
     @extend_schema(
@@ -45,9 +40,7 @@ class WalletView(APIView):
         extensions=error_codes(UNKNOWN_PLAYER),
     )
     def get(self, request, player_id: str):
-        player = selectors.player_by_external_id(player_id)
-        balances = selectors.wallet_balances(player=player)
-        return Response({"player_id": player.external_id, "balances": balances})
+        return Response(s.wallet_out(selectors.player_by_external_id(player_id)))
 
 
 def _blocked_region_kept(request, player_id: str) -> None:
@@ -60,10 +53,7 @@ def _blocked_region_kept(request, player_id: str) -> None:
         )
 
 
-class DepositView(APIView):
-    permission_classes = [HasScope]
-    required_scopes = ("payments",)
-
+class DepositView(PaymentsView):
     @extend_schema(
         request=s.DepositIn,
         responses={201: s.DepositOut, 200: s.DepositOut},
@@ -89,34 +79,21 @@ class DepositView(APIView):
         return idempotent(request, lambda: self._deposit(request, player_id), required=False)
 
     def _deposit(self, request, player_id: str) -> Response:
-        data = s.DepositIn(data=request.data)
-        data.is_valid(raise_exception=True)
+        data = valid_data(s.DepositIn, request)
         deposit = deposit_register(
             player_external_id=player_id,
-            amount=data.validated_data["amount"],
-            reference=data.validated_data["reference"],
-            region=data.validated_data.get("region", ""),
-            changed_by=request.auth.name,
-            client=request.auth,
+            amount=data["amount"],
+            reference=data["reference"],
+            region=data.get("region", ""),
+            changed_by=self.client.name,
+            client=self.client,
         )
         player = selectors.player_by_external_id(player_id)
-        body = {
-            "player_id": player.external_id,
-            "transfer_id": deposit.transfer_id,
-            "reference": data.validated_data["reference"],
-            "amount": _money(deposit.amount),
-            "gst": _money(deposit.gst),
-            "gst_rate": _money(deposit.gst_rate),
-            "credited": _money(deposit.credited),
-            "balances": selectors.wallet_balances(player=player),
-        }
+        body = s.deposit_out(player, deposit, data["reference"])
         return Response(body, status=_created(deposit.created))
 
 
-class KycView(APIView):
-    permission_classes = [HasScope]
-    required_scopes = ("payments",)
-
+class KycView(PaymentsView):
     @extend_schema(
         request=s.KycIn,
         responses={201: s.KycOut, 200: s.KycOut},
@@ -134,49 +111,18 @@ class KycView(APIView):
         return idempotent(request, lambda: self._kyc(request, player_id), required=False)
 
     def _kyc(self, request, player_id: str) -> Response:
-        data = s.KycIn(data=request.data)
-        data.is_valid(raise_exception=True)
         record, created = kyc.kyc_report(
             player_external_id=player_id,
-            changed_by=request.auth.name,
-            client=request.auth,
-            **data.validated_data,
+            changed_by=self.client.name,
+            client=self.client,
+            **valid_data(s.KycIn, request),
         )
         player = record.player
         player.refresh_from_db()
-        body = {
-            "player_id": player.external_id,
-            "kyc_status": player.kyc_status,
-            "pan": player.pan,
-            "reference": record.reference,
-            "status": record.status,
-        }
-        return Response(body, status=_created(created))
+        return Response(s.kyc_out(player, record), status=_created(created))
 
 
-def _withdrawal_body(withdrawal: Withdrawal) -> dict:
-    return {
-        "withdrawal_id": withdrawal.pk,
-        "reference": withdrawal.reference,
-        "player_id": withdrawal.player.external_id,
-        "status": withdrawal.status,
-        "amount": _money(withdrawal.amount),
-        "from_winnings": _money(withdrawal.amount.amount - withdrawal.from_deposit),
-        "from_deposit": _money(withdrawal.from_deposit),
-        "net_winnings": _money(withdrawal.net_winnings),
-        "tds": _money(withdrawal.tds),
-        "payout": _money(withdrawal.payout),
-        "needs_approval": withdrawal.needs_approval,
-        "gateway_reference": withdrawal.gateway_reference,
-        "failure_reason": withdrawal.failure_reason,
-        "balances": selectors.wallet_balances(player=withdrawal.player),
-    }
-
-
-class WithdrawalView(APIView):
-    permission_classes = [HasScope]
-    required_scopes = ("payments",)
-
+class WithdrawalView(PaymentsView):
     @extend_schema(
         request=s.WithdrawalIn,
         responses={201: s.WithdrawalOut, 200: s.WithdrawalOut},
@@ -195,19 +141,15 @@ class WithdrawalView(APIView):
         return idempotent(request, lambda: self._withdraw(request, player_id), required=False)
 
     def _withdraw(self, request, player_id: str) -> Response:
-        data = s.WithdrawalIn(data=request.data)
-        data.is_valid(raise_exception=True)
         withdrawal, created = withdrawals.withdrawal_request(
-            player_external_id=player_id, client=request.auth, **data.validated_data
+            player_external_id=player_id, client=self.client, **valid_data(s.WithdrawalIn, request)
         )
-        return Response(_withdrawal_body(withdrawal), status=_created(created))
+        return Response(s.withdrawal_out(withdrawal), status=_created(created))
 
 
-class WithdrawalResultView(APIView):
+class WithdrawalResultView(PaymentsView):
     """The gateway's result for a withdrawal: `serializer` checks it, `service` records it."""
 
-    permission_classes = [HasScope]
-    required_scopes = ("payments",)
     serializer: type[s.serializers.Serializer]
     service: staticmethod
 
@@ -215,12 +157,10 @@ class WithdrawalResultView(APIView):
         return idempotent(request, lambda: self._result(request, withdrawal_id), required=False)
 
     def _result(self, request, withdrawal_id: int) -> Response:
-        data = self.serializer(data=request.data)
-        data.is_valid(raise_exception=True)
         withdrawal, _ = self.service(
-            client=request.auth, withdrawal_id=withdrawal_id, **data.validated_data
+            client=self.client, withdrawal_id=withdrawal_id, **valid_data(self.serializer, request)
         )
-        return Response(_withdrawal_body(withdrawal))
+        return Response(s.withdrawal_out(withdrawal))
 
 
 WITHDRAWAL_ID = OpenApiParameter(
@@ -277,10 +217,7 @@ FY_PARAMETER = OpenApiParameter(
 )
 
 
-class TaxStatementView(APIView):
-    permission_classes = [HasScope]
-    required_scopes = ("payments",)
-
+class TaxStatementView(PaymentsView):
     @extend_schema(
         responses=s.TaxStatementOut,
         parameters=[FY_PARAMETER],
@@ -294,62 +231,10 @@ class TaxStatementView(APIView):
         except tax.TaxError as exc:
             raise FinancialYearInvalid(str(exc), details={"fy": fy}) from exc
         position = tax_position(player=player, fy=year)
-        end = position.year_end
-        body = {
-            "player_id": player.external_id,
-            "fy": year.label,
-            "start": year.start,
-            "end": year.end,
-            "opening": _money(position.opening),
-            "deposits": _money(position.deposits),
-            "withdrawals": _money(position.withdrawals),
-            "withdrawal_count": position.withdrawal_count,
-            "net_winnings": _money(position.taxed_net_winnings),
-            "tds": _money(position.tds),
-            "year_end": None
-            if end is None
-            else {
-                "as_of": end.as_of,
-                **{
-                    name: _money(getattr(end, name))
-                    for name in ("closing", "net_winnings", "tds", "withheld", "carry_forward")
-                },
-            },
-        }
-        return Response(s.TaxStatementOut(body).data)
+        return Response(s.tax_statement_out(player, year, position))
 
 
-def _protection_body(player_id: str, state: protection.Protection) -> dict:
-    now = timezone.now()
-    excluded = state.excluded_at(now)
-    return {
-        "player_id": player_id,
-        "daily_limit": _limit(state.daily_limit),
-        "monthly_limit": _limit(state.monthly_limit),
-        "pending": [
-            {
-                "limit": pending.kind.removesuffix("_limit"),
-                "amount": _limit(pending.limit),
-                "effective_at": pending.effective_at,
-            }
-            for pending in state.pending
-        ],
-        "self_excluded": excluded,
-        "self_excluded_until": state.excluded_until
-        if excluded and not state.excluded_permanently
-        else None,
-        "self_excluded_permanently": state.excluded_permanently,
-    }
-
-
-def _limit(value) -> str | None:
-    return None if value is None else _money(value)
-
-
-class LimitsView(APIView):
-    permission_classes = [HasScope]
-    required_scopes = ("payments",)
-
+class LimitsView(PaymentsView):
     @extend_schema(
         responses=s.ProtectionOut,
         summary="A player's deposit limits and exclusion",
@@ -358,7 +243,7 @@ class LimitsView(APIView):
     def get(self, request, player_id: str):
         player = selectors.player_by_external_id(player_id)
         state = protection.protection_of(player=player)
-        return Response(s.ProtectionOut(_protection_body(player.external_id, state)).data)
+        return Response(s.protection_out(player.external_id, state))
 
     @extend_schema(
         request=s.LimitsIn,
@@ -371,21 +256,17 @@ class LimitsView(APIView):
         return idempotent(request, lambda: self._put(request, player_id), required=False)
 
     def _put(self, request, player_id: str) -> Response:
-        data = s.LimitsIn(data=request.data)
-        data.is_valid(raise_exception=True)
+        data = valid_data(s.LimitsIn, request)
         state = protection.limits_set(
             player_external_id=player_id,
-            daily_limit=data.validated_data["daily"],
-            monthly_limit=data.validated_data["monthly"],
-            changed_by=request.auth.name,
+            daily_limit=data["daily"],
+            monthly_limit=data["monthly"],
+            changed_by=self.client.name,
         )
-        return Response(s.ProtectionOut(_protection_body(player_id, state)).data)
+        return Response(s.protection_out(player_id, state))
 
 
-class SelfExclusionView(APIView):
-    permission_classes = [HasScope]
-    required_scopes = ("payments",)
-
+class SelfExclusionView(PaymentsView):
     @extend_schema(
         request=s.SelfExclusionIn,
         responses={201: s.ProtectionOut},
@@ -398,12 +279,9 @@ class SelfExclusionView(APIView):
         return idempotent(request, lambda: self._post(request, player_id), required=False)
 
     def _post(self, request, player_id: str) -> Response:
-        data = s.SelfExclusionIn(data=request.data)
-        data.is_valid(raise_exception=True)
         state = protection.self_exclusion_start(
             player_external_id=player_id,
-            days=data.validated_data.get("days"),
-            changed_by=request.auth.name,
+            days=valid_data(s.SelfExclusionIn, request).get("days"),
+            changed_by=self.client.name,
         )
-        body = s.ProtectionOut(_protection_body(player_id, state)).data
-        return Response(body, status=status.HTTP_201_CREATED)
+        return Response(s.protection_out(player_id, state), status=status.HTTP_201_CREATED)

@@ -1,9 +1,9 @@
-"""The ledger's tables: `ledger` (accounts, transfers, entries), `people` (players, their KYC,
-API clients), `finance` (proposals, reconciliation reports, gateway statements), `payments`
-(withdrawals and their review, TDS year ends), `bonus` (bonus lots and grants), `protection`
-(deposit limits, self-exclusion), `gst` (GST rates by date, each deposit's rate),
-`wind_down` (closing the real-money book), `flows` (the one-way-flow report), `clients`
-(pairings of API clients, whose players are whose)."""
+"""The ledger's tables: `ledger` (accounts, transfers, entries), `people` (players, their KYC),
+`finance` (proposals, reconciliation reports, gateway statements), `payments` (withdrawals and
+their review, TDS year ends), `bonus` (bonus lots and grants), `protection` (deposit limits,
+self-exclusion), `gst` (GST rates by date, each deposit's rate), `wind_down` (closing the
+real-money book), `flows` (the one-way-flow report), `clients` (pairings of API clients, whose
+players are whose: the clients themselves are `rummy_ledger.api.models.ApiClient`)."""
 
 from wallets.models.bonus import BonusGrant, BonusLot, BonusSpend
 from wallets.models.clients import ClientEscrowTake, ClientPairing, PlayerClient
@@ -32,7 +32,7 @@ from wallets.models.ledger import (
     Transfer,
 )
 from wallets.models.payments import GatewayDeposit, TdsYearEnd, Withdrawal, WithdrawalReview
-from wallets.models.people import ApiClient, KycRecord, KycStatus, Player
+from wallets.models.people import KycRecord, KycStatus, Player
 from wallets.models.protection import ProtectionChange
 from wallets.models.wind_down import WindDown, WindDownLine
 
@@ -43,7 +43,6 @@ __all__ = [
     "PLATFORM_CURRENCY",
     "Account",
     "Adjustment",
-    "ApiClient",
     "BonusGrant",
     "BonusLot",
     "BonusSpend",

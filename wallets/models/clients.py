@@ -7,7 +7,8 @@ from django.conf import settings
 from django.db import models
 from django.db.models import F, Q
 
-from wallets.models.people import ApiClient, Player
+from rummy_ledger.api.models import ApiClient
+from wallets.models.people import Player
 
 
 class ClientPairing(models.Model):

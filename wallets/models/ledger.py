@@ -147,7 +147,10 @@ class Transfer(models.Model):
 
 class Entry(models.Model):
     transfer = models.ForeignKey(Transfer, on_delete=models.PROTECT, related_name="entries")
-    account = models.ForeignKey(Account, on_delete=models.PROTECT, related_name="entries")
+    # no index of its own: entry_account_time_idx (account, created_at) serves every look-up
+    account = models.ForeignKey(
+        Account, on_delete=models.PROTECT, related_name="entries", db_index=False
+    )
     amount = MoneyField(max_digits=18, decimal_places=2, default_currency=CASH)
     created_at = models.DateTimeField(db_default=models.functions.Now())
 

@@ -13,9 +13,10 @@ from django.db.models import F, Q
 from django.db.models.functions import Now
 from djmoney.models.fields import MoneyField
 
+from rummy_ledger.api.models import ApiClient
 from wallets.models.finance import Proposal
 from wallets.models.ledger import CASH, Transfer
-from wallets.models.people import ApiClient, Player
+from wallets.models.people import Player
 
 
 def _amount(**kwargs) -> MoneyField:

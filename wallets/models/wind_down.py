@@ -11,9 +11,10 @@ state of the book.
 from django.db import models
 from django.db.models import Q
 
+from rummy_ledger.api.models import ApiClient
 from wallets.models.finance import Proposal
 from wallets.models.payments import Withdrawal
-from wallets.models.people import ApiClient, Player
+from wallets.models.people import Player
 
 
 def _decimal(help_text: str) -> models.DecimalField:

@@ -98,6 +98,11 @@ UNION ALL
 -- what every escrow received and paid out, for the game checks (games.py)
 SELECT '_escrow', code, inflow, inflow - total, currency, '{{}}'::jsonb, id
   FROM acc WHERE kind = 'escrow'
+UNION ALL
+-- what every platform account holds in its currency (the sum of its entries), for the tax
+-- checks (payments.py): GST and TDS payable are summed here, not read again
+SELECT '_platform', code, NULL, total, currency, '{{}}'::jsonb, id
+  FROM acc WHERE kind = 'platform'
 """
 
 

@@ -22,9 +22,10 @@ from decimal import Decimal
 from django.db.models import Sum
 from django.utils import timezone
 
+from rummy_ledger.api.models import ApiClient
 from wallets.amounts import amount_text
 from wallets.errors import ClientCapReached, PlayerNotPaired
-from wallets.models import CASH, ApiClient, ClientEscrowTake, ClientPairing, Player, PlayerClient
+from wallets.models import CASH, ClientEscrowTake, ClientPairing, Player, PlayerClient
 
 CAP_WINDOW = timedelta(hours=1)
 

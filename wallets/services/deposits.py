@@ -22,12 +22,12 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 from djmoney.money import Money
 
+from rummy_ledger.api.models import ApiClient
 from wallets import references, tax
 from wallets.amounts import amount_text
 from wallets.errors import DepositBelowMinimum, IdempotencyConflict
 from wallets.formatting import money
 from wallets.models import (
-    ApiClient,
     BonusLot,
     Bucket,
     DepositGst,

@@ -21,9 +21,10 @@ import re
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from rummy_ledger.api.models import ApiClient
 from rummy_ledger.errors import DomainError
 from wallets.errors import IdempotencyConflict, PanConflict, PanInvalid
-from wallets.models import ApiClient, KycRecord, KycStatus, Player
+from wallets.models import KycRecord, KycStatus, Player
 from wallets.services.client_guards import player_client_link
 from wallets.services.players import player_lock
 from wallets.services.real_money import region_report

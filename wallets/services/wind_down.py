@@ -36,13 +36,13 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError
 from django.utils import timezone
 
+from rummy_ledger.api.models import ApiClient
 from rummy_ledger.errors import DomainError
 from wallets import tax
 from wallets.amounts import amount_text
 from wallets.errors import LedgerBusy, ProposalInvalid, RealMoneyUnavailable
 from wallets.models import (
     Account,
-    ApiClient,
     BonusLot,
     Bucket,
     KycStatus,

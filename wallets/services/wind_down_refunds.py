@@ -18,11 +18,11 @@ from decimal import Decimal
 from django.db import transaction
 from djmoney.money import Money
 
+from rummy_ledger.api.models import ApiClient
 from wallets import tax
 from wallets.models import (
     CASH,
     Account,
-    ApiClient,
     Bucket,
     KycStatus,
     Player,

@@ -32,6 +32,7 @@ from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 from djmoney.money import Money
 
+from rummy_ledger.api.models import ApiClient
 from wallets import references, tax
 from wallets.errors import (
     IdempotencyConflict,
@@ -43,7 +44,6 @@ from wallets.errors import (
 from wallets.models import (
     CASH,
     Account,
-    ApiClient,
     Bucket,
     KycStatus,
     PlatformAccount,

@@ -22,7 +22,7 @@ from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 
-from rummy_ledger import embedded, instance
+from rummy_ledger import db, embedded, instance
 from rummy_ledger.metrics import MULTIPROC_ENV
 from rummy_ledger.supervisor import Child, Daemon, Supervisor
 
@@ -53,7 +53,8 @@ class Command(BaseCommand):
         try:
             for daemon in daemons:
                 daemon.start()  # the broker must answer before migrate and seed_demo run
-            call_command("migrate", verbosity=0)
+            with db.advisory_lock(db.MIGRATE_LOCK):  # nodes starting at once take turns
+                call_command("migrate", verbosity=0)
             call_command("collectstatic", interactive=False, verbosity=0)
             if not no_demo:
                 call_command("seed_demo", base_url=f"http://127.0.0.1:{port}", verbosity=0)
@@ -159,7 +160,10 @@ class Command(BaseCommand):
             ),
             Child("beat", [*celery, "beat", "--loglevel", level], env=celery_env),
             # One solo worker per process: no prefork parent relaying every message by pipe.
-            *(Child(f"worker{n}", [*celery, "worker", "--pool", "solo", "-n", f"worker{n}@%h",
+            # Named by the node's port too: two nodes on one host (one broker) must not share a
+            # name (RabbitMQ refuses the second's exclusive control queue).
+            *(Child(f"worker{n}", [*celery, "worker", "--pool", "solo", "-n",
+                                   f"worker{n}-{port}@%h",
                                    "--loglevel", level], env=celery_env)
               for n in range(1, workers + 1)),
         ]  # fmt: skip

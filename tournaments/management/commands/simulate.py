@@ -14,9 +14,9 @@ from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 from djmoney.money import Money
 
+from rummy_ledger.api.keys import api_client_rekey
 from tournaments.simulator import Http, Simulator, WrongServer
 from tournaments.simulator_money import PaymentGateway
-from wallets.api_keys import api_client_rekey
 from wallets.models import CHIPS, ReconciliationReport, WithdrawalReview
 from wallets.reconciliation import reconcile_run
 from wallets.roles import APPROVER, OPERATOR, roles_ensure

@@ -17,7 +17,7 @@ from django.contrib.auth.models import Group, User
 from django.core.management.base import BaseCommand
 from djmoney.money import Money
 
-from wallets.api_keys import api_client_rekey
+from rummy_ledger.api.keys import api_client_rekey
 from wallets.models import CASH, CHIPS
 from wallets.roles import APPROVER, OPERATOR, VIEWER, roles_ensure
 from wallets.services.deposits import chips_grant, deposit_register

@@ -1,7 +1,7 @@
 from django.core.management.base import BaseCommand, CommandError
 
-from wallets.api_keys import api_client_create
-from wallets.models import ApiClient
+from rummy_ledger.api.keys import api_client_create
+from rummy_ledger.api.models import ApiClient
 
 
 class Command(BaseCommand):

@@ -2,13 +2,27 @@
 
 A key looks like `rl_<prefix>_<secret>`; the prefix finds the client, the hash proves the key.
 Keys are high-entropy random strings, so a fast hash is enough (no password stretching needed).
+
+Each process remembers the client of a key it has proved for `CACHE_SECONDS` (1 s), by the
+key's hash: on a warm process an authenticated request costs no query for its key. Whatever
+changes a client on any node (revoked, deactivated, other scopes or guards, a new key) is read
+again within that second, with no message between processes to lose: the bound holds because
+an entry's second starts before the read that filled it. A save through the ORM in this process
+(the admin, a re-key) forgets every entry at once. An unknown or revoked key is never remembered:
+it is looked up each time, as before, and cannot fill the cache.
 """
 
+import copy
 import hashlib
 import hmac
 import secrets
+import time
 
-from wallets.models import ApiClient
+from rummy_ledger.api.models import ApiClient
+
+CACHE_SECONDS = 1.0  # how stale a client may be: the time a revoked key keeps working at most
+CACHE_SIZE = 1024  # clients remembered per process; more (never seen) and all are forgotten
+_proved: dict[str, tuple[float, ApiClient]] = {}  # key hash -> (valid until, the client)
 
 
 def _hash(key: str) -> str:
@@ -50,10 +64,26 @@ def api_client_rekey(
 
 
 def api_client_for_key(key: str) -> ApiClient | None:
+    """The active client of `key`, or None. A copy per call: no request sees another's changes
+    to its instance."""
     parts = key.split("_", 2)
     if len(parts) != 3 or parts[0] != "rl":
         return None
+    digest = _hash(key)
+    now = time.monotonic()
+    proved = _proved.get(digest)
+    if proved is not None and proved[0] > now:
+        return copy.copy(proved[1])
     client = ApiClient.objects.filter(key_prefix=parts[1], is_active=True).first()
-    if client is None or not hmac.compare_digest(client.key_hash, _hash(key)):
+    if client is None or not hmac.compare_digest(client.key_hash, digest):
+        _proved.pop(digest, None)
         return None
-    return client
+    if len(_proved) >= CACHE_SIZE:
+        _proved.clear()
+    _proved[digest] = (now + CACHE_SECONDS, client)
+    return copy.copy(client)
+
+
+def api_clients_forget(**_signal) -> None:
+    """Forget every proved key (a client was saved or deleted in this process)."""
+    _proved.clear()
