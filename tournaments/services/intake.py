@@ -2,8 +2,9 @@
 
 Everything is decided before anything is stored: a deal that fails a check is answered with a 4xx
 and leaves no trace. The checks are the format's (`tournaments.formats`); the settlement task
-(`tournaments.tasks.settle_deal`, sent by its base class once the deal is committed) re-scores
-the stored deal with the same deterministic engine.
+(`tournaments.tasks.settle_deal`, or `settle_deals` for a batch posted at once, sent by their
+base class once the deal is committed) re-scores the stored deal with the same deterministic
+engine.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from tournaments.formats import format_of
 from tournaments.models import Deal, Game
 from tournaments.services.games import game_get, seats_of
 from tournaments.services.settlement import pending_settle
-from tournaments.tasks import settle_deal
+from tournaments.tasks import settle_deal, settle_deals
 
 
 def _payload_hash(payload: dict[str, Any]) -> str:
@@ -30,7 +31,26 @@ def _payload_hash(payload: dict[str, Any]) -> str:
 
 @transaction.atomic
 def deal_store(*, client: ApiClient, game_id: str, payload: dict[str, Any]) -> tuple[Deal, bool]:
-    """Check a posted deal and store it. The same deal posted again (same number, same content)
+    """Check a posted deal, store it and queue its settlement (sent once the caller commits)."""
+    deal, created = deal_check_store(client=client, game_id=game_id, payload=payload)
+    if created:
+        settle_deal.delay(deal.pk)
+    return deal, created
+
+
+def deals_queue(*, deal_ids: list[int]) -> None:
+    """Queue the settlement of deals stored together (a batch): one message for all of them,
+    sent once the caller commits; they are settled together (`settlement.deals_settle`)."""
+    if deal_ids:
+        settle_deals.delay(deal_ids)
+
+
+@transaction.atomic
+def deal_check_store(
+    *, client: ApiClient, game_id: str, payload: dict[str, Any]
+) -> tuple[Deal, bool]:
+    """Check a posted deal and store it, without queueing its settlement (the single post and
+    the batch each queue theirs). The same deal posted again (same number, same content)
     returns the stored one; another content under its number is refused."""
     game = game_get(client=client, game_id=game_id, lock=True)
     digest = _payload_hash(payload)
@@ -61,6 +81,5 @@ def deal_store(*, client: ApiClient, game_id: str, payload: dict[str, Any]) -> t
         results=checked.results,
         payload_hash=digest,
     )
-    settle_deal.delay(deal.pk)  # sent once this transaction commits
     metrics.deal_stored()
     return deal, True
