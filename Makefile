@@ -75,6 +75,7 @@ bench: $(VENV)/.installed
 	$(PY) bench/rules.py
 	$(PY) bench/ledger.py
 	$(PY) bench/settlement.py
+	$(PY) bench/batch.py
 	$(PY) bench/reconcile.py
 	$(PY) bench/admin_pages.py
 	$(PY) bench/wind_down.py

@@ -110,9 +110,10 @@ def single_transfer_rate(players: list[str], n: int, run: str) -> float:
     return n / (time.perf_counter() - started)
 
 
-def open_games(client: ApiClient, players: list[str], n: int, run: str) -> list[int]:
+def games_opened(client: ApiClient, players: list[str], n: int, run: str) -> list[dict]:
+    """Open n 6-player points games; their first deal's body (with its `game_id`), not posted."""
     rng = random.Random(run)
-    deal_ids = []
+    deals = []
     for g in range(n):
         seated = rng.sample(players, SEATS)
         game_id = f"{run}-{g}"
@@ -124,7 +125,14 @@ def open_games(client: ApiClient, players: list[str], n: int, run: str) -> list[
             {"player": p, "outcome": o, "groups": g}
             for p, (o, g) in zip(seated[1:], OTHERS, strict=True)
         ]
-        payload = {"deal_no": 1, "wild_joker": WILD, "results": results}
+        deals.append({"game_id": game_id, "deal_no": 1, "wild_joker": WILD, "results": results})
+    return deals
+
+
+def open_games(client: ApiClient, players: list[str], n: int, run: str) -> list[int]:
+    deal_ids = []
+    for payload in games_opened(client, players, n, run):
+        game_id = payload.pop("game_id")
         with mock.patch.object(settle_deal, "delay_soon"):  # stored now, sent when measured
             deal, _ = intake.deal_store(client=client, game_id=game_id, payload=payload)
         deal_ids.append(deal.pk)
@@ -145,6 +153,14 @@ def start_workers(pool: str) -> list[subprocess.Popen]:
     return [
         subprocess.Popen(command, cwd=ROOT, env=env, start_new_session=True) for command in commands
     ]
+
+
+def stop(processes: list[subprocess.Popen]) -> None:
+    """SIGTERM each process group started here (`start_new_session`), and wait for them."""
+    for process in processes:
+        os.killpg(process.pid, signal.SIGTERM)
+    for process in processes:
+        process.wait(timeout=30)
 
 
 def unsettled(client: ApiClient) -> int:
@@ -194,10 +210,7 @@ def main() -> None:
         wait_settled(client, 600)
         elapsed = time.perf_counter() - started
     finally:
-        for worker in workers:
-            os.killpg(worker.pid, signal.SIGTERM)
-        for worker in workers:
-            worker.wait(timeout=30)
+        stop(workers)
     rate = args.games / elapsed
     ratio = rate / single
     finished = Game.objects.filter(

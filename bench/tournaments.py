@@ -4,9 +4,11 @@ registration to settled prizes. In its own database `bench_tournaments` (dropped
 1. Registrations/s into one tournament by THREADS clients (threads with their own database
    connection calling the registration service, as the API view does), as a ratio to deposits/s
    by as many clients in the same run (goal >= 0.5x: registrations must not queue on one row).
-2. A PLAYERS-player tournament (table size 6, three rounds, PAID ranks paid) from registration to
-   settled prizes, each phase timed; the payout's entries/s as a ratio to the ledger's batch rate
-   (one `transfers_post` of as many two-leg transfers, in the same run).
+2. A PLAYERS-player tournament (tables of 6, each table's winner goes on, PAID ranks paid) from
+   registration to settled prizes, each phase timed: registration (THREADS clients), the start,
+   each round posted and settled, the final posted and the payout (the final's settlement: ranks,
+   prizes, one ledger call); the payout's entries/s as a ratio to the ledger's batch rate (one
+   `transfers_post` of as many two-leg transfers, in the same run).
 
 Run: `.venv/bin/python bench/tournaments.py [--players 10000] [--paid 2500] [--threads 8]
 [--each 100]` (RUMMY_EMBEDDED=1, or DATABASE_URL's server). The last line is one JSON object.
@@ -41,6 +43,7 @@ from djmoney.money import Money  # noqa: E402
 from rummy_ledger.api.keys import api_client_create  # noqa: E402
 from rummy_ledger.celery import app as celery_app  # noqa: E402
 from tournaments.models import Tournament  # noqa: E402
+from tournaments.references import tournament_reference  # noqa: E402
 from tournaments.services import tournament_entries as entries  # noqa: E402
 from tournaments.services import tournament_rounds as rounds  # noqa: E402
 from tournaments.services.tournament_setup import (  # noqa: E402
@@ -50,6 +53,7 @@ from tournaments.services.tournament_setup import (  # noqa: E402
 from wallets.models import CASH, Account, Entry, Transfer  # noqa: E402
 from wallets.services.accounts import platform_accounts  # noqa: E402
 from wallets.services.deposits import deposit_register  # noqa: E402
+from wallets.services.gst_rates import gst_rate_now  # noqa: E402
 from wallets.services.ledger import Leg, TransferRequest, transfers_post  # noqa: E402
 from wallets.services.players import players_get_or_create  # noqa: E402
 from wallets.tax import deposit_for_credit  # noqa: E402
@@ -88,13 +92,19 @@ def schedule(slug: str, players: int, paid: int) -> Tournament:
     )  # fmt: skip
 
 
-def fund(names: list[str]) -> None:
-    for name in names:
-        deposit_register(
-            player_external_id=name,
-            amount=Money(deposit_for_credit(Decimal("200.00")), CASH),
-            reference=f"fund-{name}",
-        )
+def fund(names: list[str], threads: int = 1) -> None:
+    """A deposit for each player (the real path, GST taken), by `threads` clients."""
+    amount = Money(deposit_for_credit(Decimal("200.00"), rate_percent=gst_rate_now()), CASH)
+    per = len(names) // threads + 1
+
+    def deposits(t):
+        for name in names[t * per : (t + 1) * per]:
+            deposit_register(player_external_id=name, amount=amount, reference=f"fund-{name}")
+
+    if threads == 1:
+        deposits(0)
+    else:
+        parallel(threads, deposits)
 
 
 def parallel(threads: int, work) -> float:
@@ -123,10 +133,10 @@ def registrations_vs_deposits(client, threads: int, each: int) -> dict:
     schedule("bench-one", n, 2)
     names = [f"reg-{i}" for i in range(n)]
     players_get_or_create(external_ids=names)
-    fund(names)
+    fund(names, threads)
     depositors = [f"dep-{i}" for i in range(n)]
     players_get_or_create(external_ids=depositors)
-    amount = Money(deposit_for_credit(Decimal("100.00")), CASH)
+    amount = Money(deposit_for_credit(Decimal("100.00"), rate_percent=gst_rate_now()), CASH)
 
     def deposits(t):
         for i in range(t * each, (t + 1) * each):
@@ -164,14 +174,38 @@ def standings(players: list[str], size: int) -> list[dict]:
     return tables
 
 
+class SettleTimer:
+    """The seconds `round_settle` (what the Celery task runs, here eagerly at the round's commit)
+    took for each round, so a round's posting and its settlement are timed apart."""
+
+    def __init__(self):
+        self.seconds: dict[int, float] = {}
+        self.settle = rounds.round_settle
+
+    def __call__(self, *, round_id: int) -> bool:
+        started = time.perf_counter()
+        try:
+            return self.settle(round_id=round_id)
+        finally:
+            self.seconds[round_id] = time.perf_counter() - started
+
+
+class Phases(dict):
+    """Each phase's seconds, printed as it ends (a long run shows its progress)."""
+
+    def __setitem__(self, phase: str, seconds: float) -> None:
+        print(f"  {phase}: {seconds:.3f} s", flush=True)
+        super().__setitem__(phase, seconds)
+
+
 def big_tournament(client, players: int, paid: int, threads: int) -> dict:
-    phases = {}
+    phases = Phases()
     started = time.perf_counter()
     schedule("bench-big", players, paid)
     phases["schedule"] = time.perf_counter() - started
     names = [f"big-{i}" for i in range(players)]
     players_get_or_create(external_ids=names)
-    fund(names)
+    fund(names, threads)
     per = players // threads + 1
 
     def register(t):
@@ -182,18 +216,25 @@ def big_tournament(client, players: int, paid: int, threads: int) -> dict:
     started = time.perf_counter()
     rounds.tournament_start(client=client, slug="bench-big")
     phases["start"] = time.perf_counter() - started
+    timer = rounds.round_settle = SettleTimer()  # the task calls the module's round_settle
     alive = names
     final = knockout_rounds(players) + 1
     for number in range(1, final + 1):
         tables = standings(alive, 6)
         started = time.perf_counter()
-        # stored, and settled by the task run eagerly at the commit (the final: the payout)
-        rounds.round_store(client=client, slug="bench-big", number=number, tables=tables)
-        phases["payout" if number == final else f"round {number}"] = time.perf_counter() - started
+        stored = rounds.round_store(client=client, slug="bench-big", number=number, tables=tables)
+        settled = timer.seconds[stored.pk]
+        name = "final" if number == final else f"round {number}"
+        phases[f"{name} posted"] = time.perf_counter() - started - settled
+        phases["payout" if number == final else f"{name} settled"] = settled
         alive = [t["standings"][0]["player"] for t in tables]
-    assert Tournament.objects.get(slug="bench-big").status == Tournament.Status.FINISHED
-    prizes = Transfer.objects.get(idempotency_key__endswith=":prizes")
-    legs = Entry.objects.filter(transfer=prizes).count()
+    rounds.round_settle = timer.settle
+    tournament = Tournament.objects.get(slug="bench-big")
+    assert tournament.status == Tournament.Status.FINISHED
+    legs = Entry.objects.filter(
+        transfer__kind=Transfer.Kind.SETTLEMENT,
+        transfer__reference=tournament_reference(tournament.pk),
+    ).count()
     return {"phases_s": {k: round(v, 3) for k, v in phases.items()}, "payout_entries": legs}
 
 
@@ -233,7 +274,8 @@ def main() -> None:
     call_command("migrate", verbosity=0)
     client, _ = api_client_create(name="bench-lobby", scopes=["games"])
     out = {"registrations": registrations_vs_deposits(client, args.threads, args.each)}
-    print(f"registrations vs deposits ({args.threads} clients): {out['registrations']}")
+    print(f"registrations vs deposits ({args.threads} clients): {out['registrations']}", flush=True)
+    print(f"a {args.players}-player tournament, {args.paid} paid ranks:", flush=True)
     big = big_tournament(client, args.players, args.paid, args.threads)
     payout_rate = big["payout_entries"] / big["phases_s"]["payout"]
     batch_rate = ledger_batch_rate(big["payout_entries"] // 2)
@@ -241,8 +283,6 @@ def main() -> None:
     big["ledger_batch_entries_per_s"] = round(batch_rate, 1)
     big["payout_ratio"] = round(payout_rate / batch_rate, 3)
     out["big"] = big
-    for phase, seconds in big["phases_s"].items():
-        print(f"  {phase}: {seconds:.3f} s")
     print(
         f"payout: {big['payout_entries']} entries, {payout_rate:.0f}/s; ledger batch "
         f"{batch_rate:.0f}/s; ratio {big['payout_ratio']}"

@@ -234,6 +234,12 @@ SPECTACULAR_SETTINGS = {
 # API bounds, checked before a body is parsed (rummy_ledger.api.parsers): the largest body (a
 # deal of six full hands is about 2 KB) and the deepest JSON nesting (a Rummy 500 lay-off is 6).
 API_MAX_BODY_BYTES = int(os.environ.get("API_MAX_BODY_BYTES", str(64 * 1024)))
+# ... except the batch of deals (`POST /api/v1/deals`, 1 to 100 deals: about 100 KB at most in
+# practice), bounded by this instead.
+API_MAX_BATCH_BODY_BYTES = int(os.environ.get("API_MAX_BATCH_BODY_BYTES", str(1024 * 1024)))
+# A batch of deals stops trying deals after this many seconds (the rest are answered 409 `busy`
+# and retried), well within REQUEST_DEADLINE_SECONDS, past which the whole request is lost.
+API_BATCH_SECONDS = float(os.environ.get("API_BATCH_SECONDS", "3"))
 API_MAX_JSON_DEPTH = int(os.environ.get("API_MAX_JSON_DEPTH", "10"))
 
 # Ledger: how long a posting waits for a row lock before it becomes a retryable error.

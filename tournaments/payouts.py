@@ -25,6 +25,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import ROUND_FLOOR, ROUND_HALF_EVEN, Decimal
+from itertools import groupby
+from operator import itemgetter
 
 from wallets.amounts import PAISA, ZERO
 
@@ -292,9 +294,10 @@ def tournament_ranks(
     groups = [RankGroup(n, (player,)) for n, player in enumerate(sorted(final, key=final.get), 1)]
     rank = len(groups) + 1
     for round_no in sorted(knocked_out, reverse=True):
-        chips = knocked_out[round_no]
-        for amount in sorted(set(chips.values()), reverse=True):
-            tied = tuple(sorted(p for p, c in chips.items() if c == amount))
+        # one sort, most chips first and the tied by external id: O(n log n) for the round
+        ordered = sorted(knocked_out[round_no].items(), key=lambda pc: (-pc[1], pc[0]))
+        for _, run in groupby(ordered, key=itemgetter(1)):
+            tied = tuple(player for player, _ in run)
             groups.append(RankGroup(rank, tied))
             rank += len(tied)
     return groups
@@ -305,7 +308,37 @@ def prizes_by_player(groups: Sequence[RankGroup], prizes: Sequence[Decimal]) -> 
     prize table pay nothing)."""
     out: dict[str, Decimal] = {}
     for group in groups:
-        spanned = prizes[group.rank - 1 : group.rank_to]
-        shares = largest_remainder(sum(spanned, ZERO), [1] * len(group.players))
+        spanned = sum(prizes[group.rank - 1 : group.rank_to], ZERO)
+        if len(group.players) == 1 or not spanned:  # nothing to share (most players)
+            out.update(dict.fromkeys(group.players, spanned))
+            continue
+        shares = largest_remainder(spanned, [1] * len(group.players))
         out.update(zip(group.players, shares, strict=True))
+    return out
+
+
+def paid_from(
+    sources: Sequence[tuple[int, Decimal]], amounts: Sequence[Decimal]
+) -> list[list[tuple[int, Decimal]]]:
+    """Which sources pay each amount: the sources (key, amount) are drawn in order, each amount
+    from the one being drawn and the next ones when it runs out, so every amount is paid from
+    one or a few sources (a payout as one small transfer per payee) in O(sources + amounts).
+    The sources must add up to the amounts exactly."""
+    if sum((a for _, a in sources), ZERO) != sum(amounts, ZERO):
+        raise ValueError("the sources do not add up to what they pay")
+    if any(a < 0 for _, a in sources) or any(a < 0 for a in amounts):
+        raise ValueError("amounts cannot be negative")
+    out: list[list[tuple[int, Decimal]]] = []
+    drawn = iter(sources)
+    key, left = None, ZERO
+    for amount in amounts:
+        parts: list[tuple[int, Decimal]] = []
+        while amount > 0:
+            while left == 0:
+                key, left = next(drawn)
+            take = min(left, amount)
+            parts.append((key, take))
+            left -= take
+            amount -= take
+        out.append(parts)
     return out

@@ -59,7 +59,7 @@ class Http:
     def call(self, method: str, path: str, body: dict | None = None) -> dict:
         data = None if body is None else json.dumps(body).encode()
         headers = {"Authorization": f"Api-Key {self.key}", "Content-Type": "application/json"}
-        if method == "POST":
+        if method != "GET":
             headers["Idempotency-Key"] = uuid.uuid4().hex
         request = urllib.request.Request(self.base + path, data, headers, method=method)
         for attempt in range(20):
@@ -81,6 +81,9 @@ class Http:
 
     def post(self, path: str, body: dict | None = None) -> dict:
         return self.call("POST", path, body or {})
+
+    def delete(self, path: str) -> dict:
+        return self.call("DELETE", path)
 
 
 @dataclass

@@ -41,6 +41,12 @@ def settle_deal(deal_id: int) -> None:
 
 
 @shared_task(**SETTLE_RETRIES)
+def settle_deals(deal_ids: list[int]) -> None:
+    """The deals of one batch post (`POST /api/v1/deals`), settled together."""
+    settlement.deals_settle(deal_ids=deal_ids)
+
+
+@shared_task(**SETTLE_RETRIES)
 def settle_tournament_round(round_id: int) -> None:
     """A tournament round's results: settled once; after the final, the prizes paid once."""
     tournament_rounds.round_settle(round_id=round_id)

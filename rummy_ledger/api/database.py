@@ -115,13 +115,9 @@ def fault_answer(exc: BaseException) -> JsonResponse | None:
     if not isinstance(exc, DATABASE_ERRORS):
         return None
     sqlstate = _sqlstate(exc)
-    if sqlstate in BUSY:
-        return _answer(
-            409,
-            CommonErrorCode.BUSY,
-            f"The database is busy ({BUSY[sqlstate]}); nothing was written. Retry shortly.",
-            settings.REQUEST_BUSY_RETRY_AFTER,
-        )
+    message = busy_message(exc)
+    if message is not None:
+        return _answer(409, CommonErrorCode.BUSY, message, settings.REQUEST_BUSY_RETRY_AFTER)
     connection_lost = isinstance(exc, (InterfaceError, psycopg.InterfaceError)) or (
         isinstance(exc, (OperationalError, psycopg.OperationalError))
         and (sqlstate is None or sqlstate.startswith("08") or sqlstate in UNAVAILABLE_STATES)
@@ -135,6 +131,15 @@ def fault_answer(exc: BaseException) -> JsonResponse | None:
             settings.REQUEST_UNAVAILABLE_RETRY_AFTER,
         )
     return None
+
+
+def busy_message(exc: BaseException) -> str | None:
+    """The message of the 409 `busy` this database error is answered with, or None when it is
+    not contention that passes."""
+    sqlstate = _sqlstate(exc)
+    if sqlstate not in BUSY:
+        return None
+    return f"The database is busy ({BUSY[sqlstate]}); nothing was written. Retry shortly."
 
 
 def _sqlstate(exc: BaseException) -> str | None:

@@ -12,7 +12,9 @@ and its record commit together or not at all, so a crash leaves nothing half-don
 arrives while the first is still running waits on the unique index for a moment, then gets 409
 with `Retry-After`; a repeat with another body (or for another endpoint) gets 409. Refusals (4xx)
 are stored and replayed like successes: the first answer is the answer. The body is rendered
-once, stored as sent, and both the first answer and every replay are those bytes.
+once, stored as sent, and both the first answer and every replay are those bytes. An operation
+may decline to be remembered (the batch of deals, when a deal in it met contention): what it
+wrote commits, the key is released, and a repeat runs again.
 """
 
 from __future__ import annotations
@@ -84,11 +86,16 @@ def request_hash(request: Request) -> str:
 
 
 def idempotent(
-    request: Request, operation: Callable[[], Response], *, required: bool = True
+    request: Request,
+    operation: Callable[[], Response],
+    *,
+    required: bool = True,
+    remember: Callable[[Response], bool] = lambda response: True,
 ) -> Response | HttpResponse:
     """Run `operation` once per key: a repeat replays its first response. Where the key is not
     `required` (a write with a natural key of its own, such as a deposit's reference), a request
-    without one simply runs."""
+    without one simply runs. A response `remember` refuses is committed with what it wrote but
+    the key is let go, so that a repeat runs again (a batch with a part to retry)."""
     if HEADER not in request.headers and not required:
         return operation()
     key, digest = _key_and_hash(request)
@@ -104,10 +111,15 @@ def idempotent(
         except (DomainError, exceptions.APIException) as exc:
             response = exception_handler(exc, {})
         body = JSONRenderer().render(response.data).decode()
-        IdempotencyRecord.objects.filter(client_id=client.pk, key=key).update(
-            status_code=response.status_code, body=body
-        )
-    return _sent(body, response.status_code)
+        record = IdempotencyRecord.objects.filter(client_id=client.pk, key=key)
+        if remember(response):
+            record.update(status_code=response.status_code, body=body)
+        else:
+            record.delete()
+    sent = _sent(body, response.status_code)
+    if "Retry-After" in response:
+        sent["Retry-After"] = response["Retry-After"]
+    return sent
 
 
 def idempotent_keyed(

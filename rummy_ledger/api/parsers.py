@@ -2,11 +2,12 @@
 multipart body is a 415 before any view sees it.
 
 Everything that costs the server is checked before `json.loads` runs: the body's size
-(`API_MAX_BODY_BYTES`: the Content-Length first, then at most that many bytes are read) and its
-nesting depth (`API_MAX_JSON_DEPTH`: a scan of the raw bytes; 100,000 nested `[` used to be a
-RecursionError). Then the parse itself refuses what JSON allows but a money API must not guess
-at: a key given twice (the last one winning silently), `NaN` and `Infinity`, and a number too
-large for a float (`1e999` would be Infinity by the time a field saw it).
+(`API_MAX_BODY_BYTES`, `API_MAX_BATCH_BODY_BYTES` for the batch endpoint: the Content-Length
+first, then at most that many bytes are read) and its nesting depth (`API_MAX_JSON_DEPTH`: a scan
+of the raw bytes; 100,000 nested `[` used to be a RecursionError). Then the parse itself refuses
+what JSON allows but a money API must not guess at: a key given twice (the last one winning
+silently), `NaN` and `Infinity`, and a number too large for a float (`1e999` would be Infinity by
+the time a field saw it).
 """
 
 from __future__ import annotations
@@ -61,9 +62,10 @@ def _finite(text: str) -> float:
 
 class StrictJSONParser(BaseParser):
     media_type = "application/json"
+    limit_setting = "API_MAX_BODY_BYTES"  # the setting that bounds the body's size
 
     def parse(self, stream, media_type=None, parser_context=None):
-        limit = settings.API_MAX_BODY_BYTES
+        limit = getattr(settings, self.limit_setting)
         request = (parser_context or {}).get("request")
         declared = request.META.get("CONTENT_LENGTH") if request is not None else None
         too_large = f"the request body is limited to {limit} bytes"
@@ -88,3 +90,10 @@ class StrictJSONParser(BaseParser):
             )
         except ValueError as exc:
             raise exceptions.ParseError(f"JSON parse error: {exc}") from exc
+
+
+class BatchJSONParser(StrictJSONParser):
+    """The same, for the one endpoint that takes a batch (`POST /api/v1/deals`: 100 deals are
+    about 100 KB): bounded by `API_MAX_BATCH_BODY_BYTES` instead."""
+
+    limit_setting = "API_MAX_BATCH_BODY_BYTES"

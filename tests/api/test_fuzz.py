@@ -23,6 +23,7 @@ from django.db.models import Sum
 from drf_spectacular.generators import SchemaGenerator
 from hypothesis import HealthCheck, settings
 from schemathesis.checks import not_a_server_error
+from schemathesis.core.failures import AcceptedNegativeData
 from schemathesis.specs.openapi.checks import (
     content_type_conformance,
     negative_data_rejection,
@@ -49,11 +50,17 @@ ACCEPTED = ["200", "201", "202", "404", "409", "422"]
 # Where a schema cannot say what is valid: cards and hands are judged by the rules engine
 # (400 `invalid_card`, `invalid_deal`), and a hand's `rules` by the rule presets.
 RULES_ENGINE = {"POST /api/v1/games/{game_id}/deals", "POST /api/v1/hands/evaluate"}
+# The batch of deals answers each deal on its own: one the schema calls invalid is refused in its
+# result (400) inside the 200, not by the request's status.
+BATCHES = {"POST /api/v1/deals"}
 CONFIG = {
     "seed": SEED,
     "generation": {"mode": "all", "max-examples": EXAMPLES_PER_OPERATION, "allow-x00": True},
     "phases": {"stateful": {"enabled": False}},
     "checks": {"positive_data_acceptance": {"expected-statuses": ACCEPTED}},
+    # A batch's deals are the single post's bodies, whose every bound the coverage phase of that
+    # operation walks already: here the other phases only (a few seconds, not twenty).
+    "operations": [{"include-path": "/api/v1/deals", "phases": {"coverage": {"enabled": False}}}],
 }
 CHECKS = [
     not_a_server_error,
@@ -63,6 +70,17 @@ CHECKS = [
     response_schema_conformance,
     negative_data_rejection,
 ]
+
+
+def deals_refused_on_their_own(ctx, response, case):
+    """`negative_data_rejection`, or the 200 of a batch in which a deal is refused as malformed."""
+    try:
+        return negative_data_rejection(ctx, response, case)
+    except AcceptedNegativeData:
+        results = response.json()["results"] if response.status_code == 200 else []
+        if not any(result["status"] == 400 for result in results):
+            raise
+        return None
 
 
 class Run:
@@ -122,7 +140,10 @@ def test_fuzz_the_api(case, fuzz_run, live_server):
         # a valid key, but a fresh one: a generated "0" reused by every case replays the first
         case.headers[HEADER] = uuid.uuid4().hex
     before = ledger_state()
-    checks = CHECKS if case.operation.label in RULES_ENGINE else [*CHECKS, positive_data_acceptance]
+    label = case.operation.label
+    checks = CHECKS if label in RULES_ENGINE else [*CHECKS, positive_data_acceptance]
+    if label in BATCHES:
+        checks = [deals_refused_on_their_own if c is negative_data_rejection else c for c in checks]
     response = case.call_and_validate(
         base_url=live_server.url,
         headers={"Authorization": f"Api-Key {fuzz_run.key}"},

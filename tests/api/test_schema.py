@@ -117,13 +117,14 @@ def test_the_idempotency_key_rule_is_stated_per_operation(schema):
         header = [p for p in operation.get("parameters", []) if p["name"] == "Idempotency-Key"]
         if method == "get" or path == "/api/v1/hands/evaluate":  # reads, and a write of nothing
             assert header == [], (method, path)
-        elif path.startswith(("/api/v1/games", "/api/v1/tournaments")):
+        elif path.startswith(("/api/v1/games", "/api/v1/tournaments", "/api/v1/deals")):
             games.append(header[0]["required"])
             assert header[0]["description"].startswith("Required:")
         else:
             payments.append(header[0].get("required", False))
             assert header[0]["description"].startswith("Optional:")
-    assert games == [True] * 11 and payments == [False] * 7  # 6 of the games' are tournaments
+    # 6 of the games' are tournaments, 1 the batch of deals
+    assert games == [True] * 12 and payments == [False] * 7
 
 
 def pattern(schema, component: str, field: str) -> str:

@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 from tournaments.payouts import (
     PrizeRow,
     RankGroup,
+    paid_from,
     prize_runs,
     prizes_by_player,
     rank_prizes,
@@ -126,3 +127,14 @@ def test_prizes_plus_fee_is_collected_plus_overlay(
     assert figures.overlay >= 0 and figures.prize_pool >= guarantee
     assert sorted(g.rank for g in groups) == [g.rank for g in groups]
     assert sum(len(g.players) for g in groups) == len(players)
+    # the payout: entries and rebuys in escrow shards (by seat) and the overlay pay the fee and
+    # each prize exactly, every source given out exactly once
+    shards = data.draw(st.integers(min_value=1, max_value=16))
+    sources = [(n, entry_fee * len(range(n, len(players) + rebuys, shards))) for n in range(shards)]
+    sources.append((shards, figures.overlay))
+    amounts = [figures.fee, *prizes.values()]
+    parts = paid_from(sources, amounts)
+    assert [sum((a for _, a in p), D(0)) for p in parts] == amounts
+    drawn = {n: sum((a for p in parts for k, a in p if k == n), D(0)) for n, _ in sources}
+    assert drawn == dict(sources)
+    assert all(a > 0 for p in parts for _, a in p)

@@ -74,8 +74,12 @@ def test_legs_over_the_ledger_maximum_are_split(settings):
         settings.LEDGER_MAX_TRANSFER = Decimal("150.00")
 
     tournament = played(client, lower_the_maximum)
-    prizes = Transfer.objects.get(idempotency_key=f"tournament:{tournament.pk}:prizes")
-    amounts = [abs(e.amount.amount) for e in prizes.entries.all()]
+    paid = Transfer.objects.filter(idempotency_key__startswith=f"tournament:{tournament.pk}:")
+    payout = paid.filter(kind=Transfer.Kind.SETTLEMENT)
+    assert sorted(t.idempotency_key.split(":", 2)[2] for t in payout) == sorted(
+        ["fee"] + [f"prize:{r.pk}" for r in Registration.objects.filter(prize__gt=0)]
+    )  # one transfer for the fee and one per prize (three ranks paid), in one call
+    amounts = [abs(e.amount.amount) for t in payout for e in t.entries.all()]
     assert max(amounts) == Decimal("150.00")
     winner = Registration.objects.get(rank=1)
     assert (winner.prize, funded_player("a", "0")["winnings"].balance.amount) == (

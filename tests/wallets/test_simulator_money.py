@@ -51,11 +51,29 @@ def test_pans_are_well_formed_and_per_player():
     assert PAN.match(pan_for("sim-player-1")) and pan_for("a") != pan_for("b")
 
 
-def test_simulate_plays_pays_taxes_and_balances(live_server, eager, capsys):
+def test_simulate_plays_pays_taxes_and_balances(live_server, eager, capsys, settings):
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]  # demo staff
+    call_command("seed_demo", verbosity=0)  # the demo lobby, whose tournaments it plays
+
     call_command("simulate", base_url=live_server.url, rounds=1, players=6, seed=5, wait=5)
+
     out = capsys.readouterr().out
     assert re.search(r"Deposits: 6, 30000.00 INR paid = 21428.58 credited \+ 8571.42 GST", out)
     assert re.search(r"withdrawals: \d+ paid .* \d+ failed", out)
+    # the demo tournaments: a chips freeroll (all overlay) and a cash one with an
+    # unregistration, rebuys and two players tied on chips sharing ranks 3-4
+    assert re.search(
+        r"Tournament demo-freeroll-1 \(CHP\) finished: 6 players, 0 rebuys, collected 0.00 \+ "
+        r"overlay 5000.00 = prizes 5000.00 \+ fee 0.00",
+        out,
+    ), out[-3000:]
+    assert re.search(
+        r"Tournament demo-cash-1 \(INR\) finished: 5 players, 1 unregistered \(refunded\), "
+        r"2 rebuys, collected 700.00 \+ overlay 405.00 = prizes 1000.00 \+ fee 105.00; "
+        r"2 tied at rank 3 ",
+        out,
+    ), out[-3000:]
+    assert "every tournament (2) prizes + fee == collected + overlay" in out
     assert "Books balance" in out, out[-2000:]
 
 

@@ -3,6 +3,7 @@ from django.urls import path
 from rummy_ledger.api import fields  # noqa: F401  (registers the `ext_id` path converter)
 from tournaments.api import tournament_views as tv
 from tournaments.api import views
+from tournaments.api.deal_batch import DealBatchView
 from tournaments.api.hands import HandEvaluateView
 
 urlpatterns = [
@@ -14,6 +15,7 @@ urlpatterns = [
     path("games/<ext_id:game_id>/rejoin", views.RejoinView.as_view(), name="game-rejoin"),
     path("games/<ext_id:game_id>/split", views.SplitView.as_view(), name="game-split"),
     path("games/<ext_id:game_id>/cancel", views.CancelView.as_view(), name="game-cancel"),
+    path("deals", DealBatchView.as_view(), name="deals"),
     path("tournaments", tv.TournamentsView.as_view(), name="tournaments"),
     path("tournaments/<slug:slug>", tv.TournamentView.as_view(), name="tournament"),
     path(

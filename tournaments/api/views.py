@@ -33,6 +33,29 @@ ESCROW = [
 ]
 NOT_PAIRED = [W.PLAYER_NOT_PAIRED]  # a player of a payments client not paired with this one
 A_GAME = {404: [G.GAME_NOT_FOUND], 422: [W.BALANCE_OUT_OF_RANGE]}
+# What a posted deal can be refused for (the single post, and each deal of a batch).
+DEAL_REFUSALS = {
+    400: [G.INVALID_DEAL, G.INVALID_CARD, G.GROUPS_REQUIRED],
+    404: [G.GAME_NOT_FOUND],
+    409: [G.DEAL_EXISTS, G.DEAL_OUT_OF_ORDER, G.GAME_NOT_OPEN],
+    422: [
+        G.DEAL_REJECTED,
+        G.DECLARATION_MISSING,
+        G.INVALID_DECLARATION,
+        G.INVALID_SECOND_DECLARATION,
+        G.WRONG_SHOW_VALID,
+        G.WINNER_COUNT,
+        G.HAND_SIZE,
+        G.DROP_NOT_ALLOWED,
+        G.TOO_MANY_COPIES,
+        G.INVALID_MELD,
+        G.JOKER_NOT_NAMED,
+        G.JOKER_FIXED,
+        G.MISSING_PLAYER,
+        G.PLAYER_ELIMINATED,
+        W.UNKNOWN_PLAYER,
+    ],
+}
 
 
 class GamesScope(ScopedView):  # the game servers' endpoints
@@ -102,30 +125,7 @@ class DealView(GamesScope):
         responses={202: s.DealAcceptedOut},
         parameters=[IDEMPOTENCY],
         summary="Post a finished deal; checked now, settled by a Celery job",
-        extensions=error_codes(
-            {
-                400: [G.INVALID_DEAL, G.INVALID_CARD, G.GROUPS_REQUIRED],
-                404: [G.GAME_NOT_FOUND],
-                409: [G.DEAL_EXISTS, G.DEAL_OUT_OF_ORDER, G.GAME_NOT_OPEN],
-                422: [
-                    G.DEAL_REJECTED,
-                    G.DECLARATION_MISSING,
-                    G.INVALID_DECLARATION,
-                    G.INVALID_SECOND_DECLARATION,
-                    G.WRONG_SHOW_VALID,
-                    G.WINNER_COUNT,
-                    G.HAND_SIZE,
-                    G.DROP_NOT_ALLOWED,
-                    G.TOO_MANY_COPIES,
-                    G.INVALID_MELD,
-                    G.JOKER_NOT_NAMED,
-                    G.JOKER_FIXED,
-                    G.MISSING_PLAYER,
-                    G.PLAYER_ELIMINATED,
-                    W.UNKNOWN_PLAYER,
-                ],
-            }
-        ),
+        extensions=error_codes(DEAL_REFUSALS),
     )
     def post(self, request, game_id: str):
         def accepted(deal) -> Response:
@@ -136,7 +136,7 @@ class DealView(GamesScope):
             return status.HTTP_202_ACCEPTED, JSONRenderer().render(accepted(deal).data).decode()
 
         def run(keyed):
-            data = deal_in(request.data) or valid_data(s.DealIn, request)
+            data = deal_in(request.data) or s.deal_input(request.data)
             deal, stored = intake.deal_store(
                 client=request.auth, game_id=game_id, payload=data, keyed=keyed
             )

@@ -2,7 +2,8 @@
 
 Everything is decided before anything is stored: a deal that fails a check is answered with a 4xx
 and leaves no trace. The checks are the format's (`tournaments.formats`); the settlement task
-(`tournaments.tasks.settle_deal`) re-scores the stored deal with the same deterministic engine.
+(`tournaments.tasks.settle_deal`, or `settle_deals` for a batch posted at once, sent once the
+deal is committed) re-scores the stored deal with the same deterministic engine.
 
 The hot path takes two round trips (issue 23 §1): one read of everything the checks need
 (`queries.deal_intake_view`), then one statement, `deal_intake_store`
@@ -30,7 +31,7 @@ from tournaments.models import Deal, Game
 from tournaments.queries import IntakeView, deal_intake_view
 from tournaments.services.games import game_get, seats_of
 from tournaments.services.settlement import pending_settle
-from tournaments.tasks import settle_deal
+from tournaments.tasks import settle_deal, settle_deals
 from tournaments.terms import GameTerms
 
 
@@ -41,11 +42,30 @@ def _payload_hash(payload: dict[str, Any]) -> str:
 def deal_store(
     *, client: ApiClient, game_id: str, payload: dict[str, Any], keyed: Keyed | None = None
 ) -> tuple[Deal, bool]:
-    """Check a posted deal (a parsed body) and store it: (the deal, True when stored now). The
-    same deal posted again (same number, same content) returns the stored one; another content
-    under its number is refused (a `DomainError`). With `keyed`, the key is claimed with the
-    answer in the deal's own transaction when the deal is stored now; a key already used raises
-    `KeyTaken` before anything is checked or written."""
+    """`deal_check_store`, and the settlement of a deal stored now queued (sent off the
+    request's thread once committed: `AfterCommitTask.delay_soon`)."""
+    deal, created = deal_check_store(client=client, game_id=game_id, payload=payload, keyed=keyed)
+    if created:
+        settle_deal.delay_soon(deal.pk)
+    return deal, created
+
+
+def deals_queue(*, deal_ids: list[int]) -> None:
+    """Queue the settlement of deals stored together (a batch): one message for all of them,
+    sent once the caller commits; they are settled together (`settlement.deals_settle`)."""
+    if deal_ids:
+        settle_deals.delay(deal_ids)
+
+
+def deal_check_store(
+    *, client: ApiClient, game_id: str, payload: dict[str, Any], keyed: Keyed | None = None
+) -> tuple[Deal, bool]:
+    """Check a posted deal (a parsed body) and store it, without queueing its settlement (the
+    single post and the batch each queue theirs): (the deal, True when stored now). The same
+    deal posted again (same number, same content) returns the stored one; another content under
+    its number is refused (a `DomainError`). With `keyed`, the key is claimed with the answer in
+    the deal's own transaction when the deal is stored now; a key already used raises `KeyTaken`
+    before anything is checked or written."""
     digest = _payload_hash(payload)
     seen = deal_intake_view(
         client_id=client.pk, game_id=game_id, deal_no=payload["deal_no"], key=keyed and keyed.key
@@ -67,7 +87,6 @@ def deal_store(
     if stored is None:  # the game moved since it was read
         return _deal_store_locked(client, game_id, payload, digest, keyed)
     deal.pk = stored
-    settle_deal.delay_soon(deal.pk)
     metrics.deal_stored()
     return deal, True
 
@@ -151,6 +170,5 @@ def _deal_store_locked(
         status_code, body = keyed.record(deal)
         key_claim(client_id=client.pk, key=keyed.key, request_hash=keyed.request_hash,
                   status_code=status_code, body=body)  # fmt: skip
-    settle_deal.delay_soon(deal.pk)  # sent once this transaction commits
     metrics.deal_stored()
     return deal, True

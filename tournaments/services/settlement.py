@@ -74,6 +74,55 @@ def deal_settle(*, deal_id: int) -> int:
     return settled
 
 
+def deals_settle(*, deal_ids: list[int]) -> int:
+    """Settle the games of deals stored together (a batch post): SETTLEMENT_BATCH games per
+    transaction and ledger call, their locks taken with `SKIP LOCKED`. Safe to run any number of
+    times. One game whose settlement fails is left stored (logged; the sweep tries it again)
+    without holding up the others; if a game was locked by someone else and its deal is still
+    stored afterwards, `GameBusy`: the task is retried and settles what is left.
+    """
+    pending = _games_with_stored(deal_ids)
+    settled, skipped = 0, set()
+    for start in range(0, len(pending), settings.SETTLEMENT_BATCH):
+        chunk = pending[start : start + settings.SETTLEMENT_BATCH]
+        with transaction.atomic():
+            locking = Game.objects.select_for_update(of=("self",), skip_locked=True)
+            games = list(locking.filter(pk__in=chunk).order_by("pk"))
+            skipped |= set(chunk) - {g.pk for g in games}
+            settled += _settle_apart_on_failure(games)
+    if skipped & set(_games_with_stored(deal_ids)):
+        raise GameBusy(f"{len(skipped)} games of the batch were locked by another transaction")
+    return settled
+
+
+def _games_with_stored(deal_ids: list[int]) -> list[int]:
+    stored = Deal.objects.filter(pk__in=deal_ids, status=Deal.Status.STORED)
+    return sorted(set(stored.values_list("game_id", flat=True)))
+
+
+def _settle_apart_on_failure(games: list[Game]) -> int:
+    """Settle these locked games together; if that fails, each on its own, so that one bad deal
+    holds up no one else's (a game that fails alone too is logged and stays stored)."""
+    try:
+        with transaction.atomic():  # a savepoint: the failed attempt leaves nothing behind
+            return games_settle(games=games)
+    except Retryable:
+        raise
+    except Exception:
+        logger.exception("batch settlement of %s games failed; settling each alone", len(games))
+    settled = 0
+    for game in games:
+        game.refresh_from_db()  # the failed attempt scored it in memory
+        try:
+            with transaction.atomic():
+                settled += games_settle(games=[game])
+        except Retryable:
+            raise
+        except Exception:
+            logger.exception("settlement of game %s failed; its deals stay stored", game.pk)
+    return settled
+
+
 def pending_settle(*, game: Game) -> int:
     """Settle the game's stored deals in order; the caller holds the game row lock."""
     return games_settle(games=[game])

@@ -59,6 +59,7 @@ class Command(BaseCommand):
             if not no_demo:
                 call_command("seed_demo", base_url=f"http://127.0.0.1:{port}", verbosity=0)
                 call_command("seed_games", verbosity=0)
+                call_command("seed_tournaments", verbosity=0)
             token = secrets.token_hex(16)
             children = self._children(listener, port, workers, token, demo=not no_demo)
             supervisor = Supervisor([*daemons, *children], say=self._say)

@@ -1,7 +1,8 @@
 """`manage.py simulate`: a game-server simulator playing real games over HTTP against a running
-service (and the payment gateway: deposits, KYC, withdrawals), then a summary per template and
-a check that the books balance. It plays the templates the service lists as available: with
-real money off, chips games only (and it says so)."""
+service (and the payment gateway: deposits, KYC, withdrawals; and the demo lobby: the demo
+tournaments, with the demo key), then a summary per template and per tournament and a check
+that the books balance. It plays the templates and tournaments the service lists as available:
+with real money off, chips only (and it says so)."""
 
 import time
 import urllib.error
@@ -15,9 +16,14 @@ from django.core.management.base import BaseCommand, CommandError
 from djmoney.money import Money
 
 from rummy_ledger.api.keys import api_client_rekey
+from rummy_ledger.api.models import ApiClient
+from tournaments.demo_tournaments import demo_kind
+from tournaments.models import TournamentEscrow
 from tournaments.simulator import Http, Simulator, WrongServer
 from tournaments.simulator_money import PaymentGateway
-from wallets.models import CHIPS, ReconciliationReport, WithdrawalReview
+from tournaments.simulator_tournaments import TournamentLobby, TournamentTally
+from wallets.management.commands.seed_demo import DEMO_CLIENT, demo_key
+from wallets.models import CHIPS, Account, ReconciliationReport, WithdrawalReview
 from wallets.reconciliation import reconcile_run
 from wallets.roles import APPROVER, OPERATOR, roles_ensure
 from wallets.services.deposits import chips_grant
@@ -73,8 +79,25 @@ class Command(BaseCommand):
         for _ in range(rounds):
             for template in templates:
                 sim.play(template)
+        played = self._tournaments(base_url, instance, names, seed, say)
         gateway.cash_out(names, approve=finance_approves())
-        self._summary(sim, gateway)
+        self._summary(sim, gateway, played)
+
+    def _tournaments(self, base_url, instance, names, seed, say) -> list[TournamentTally]:
+        """The demo tournaments registering for the demo lobby (seed_tournaments schedules new
+        ones when none is), played with the demo key; none without the demo data."""
+        key = demo_key()
+        if not key or not ApiClient.objects.filter(name=DEMO_CLIENT, is_active=True).exists():
+            self.stdout.write("No demo lobby (seed_demo makes it): no tournaments played.")
+            return []
+        call_command("seed_tournaments", verbosity=0)
+        lobby = TournamentLobby(Http(base_url, key, instance=instance), names, seed=seed, say=say)
+        listed = lobby.http.get("tournaments")["tournaments"]
+        ours = [t for t in listed if t["status"] == "registering" and demo_kind(t["slug"])]
+        for t in ours:
+            if not t["available"]:
+                self.stdout.write(f"Not playing tournament {t['slug']}: {t['unavailable_reason']}")
+        return [lobby.play(t["slug"], demo_kind(t["slug"])) for t in ours if t["available"]]
 
     def _region(self) -> str:
         """Where real money is restricted, the simulated players come from a region that is
@@ -105,7 +128,9 @@ class Command(BaseCommand):
                     raise
                 time.sleep(0.5)
 
-    def _summary(self, sim: Simulator, gateway: PaymentGateway) -> None:
+    def _summary(
+        self, sim: Simulator, gateway: PaymentGateway, played: list[TournamentTally]
+    ) -> None:
         w = self.stdout.write
         w("")
         w(
@@ -117,6 +142,8 @@ class Command(BaseCommand):
                 f"{slug:<18}{t.games:>6}{t.deals:>7}{t.rejoins:>8}{t.splits:>7}"
                 f"{t.collected:>13}{t.paid_out:>13}{t.refunded:>13}{t.fee:>11}"
             )
+        for t in played:
+            w(f"Tournament {t.line()}")
         for line in gateway.summary():
             w(line)
         refused = sum((t.rejoins_refused for t in sim.tallies.values()), Counter())
@@ -128,6 +155,7 @@ class Command(BaseCommand):
                 "has reached the rejoin limit. They are the web's `Conflict: .../rejoin` lines."
             )
         problems = [g for t in sim.tallies.values() for g in t.unbalanced]
+        problems += [p for t in played for p in t.unbalanced] + escrows_left(played)
         report = reconcile_run(trigger=ReconciliationReport.Trigger.COMMAND)
         problems += [f"{d.kind}: {d.subject}" for d in report.discrepancies.order_by("kind")[:20]]
         if report.status == ReconciliationReport.Status.FAILED:
@@ -137,12 +165,21 @@ class Command(BaseCommand):
         else:
             w(
                 self.style.SUCCESS(
-                    "Books balance: every game paid out + refunded + fee == collected, and "
+                    "Books balance: every game paid out + refunded + fee == collected, every "
+                    f"tournament ({len(played)}) prizes + fee == collected + overlay with its "
+                    "escrow empty and each player's balance moved by prize - entry - rebuys, and "
                     f"reconciliation #{report.pk} is clean (cached balances == entries, every "
                     "transfer and currency sums to zero, escrows of closed games are empty, GST "
                     "and TDS payable match the deposits and withdrawals)."
                 )
             )
+
+
+def escrows_left(played: list[TournamentTally]) -> list[str]:
+    """The played tournaments whose escrow shards still hold money (none should)."""
+    escrows = TournamentEscrow.objects.filter(tournament__slug__in=[t.slug for t in played])
+    accounts = Account.objects.filter(pk__in=escrows.values("account_id")).order_by("code")
+    return [f"escrow {a.code} holds {a.balance}" for a in accounts if a.balance.amount]
 
 
 def finance_approves():

@@ -90,6 +90,12 @@ def demo_note(base_url: str, key: str, passwords: dict[str, str], *, players: st
     return "\n".join(lines) + "\n"
 
 
+def demo_key() -> str | None:
+    """The demo lobby's key as seed_demo keeps it (the simulator plays the demo tournaments
+    with it); None before seed_demo has run."""
+    return _secrets_load().get("key")
+
+
 def _secrets_load() -> dict:
     try:
         return json.loads(settings.DEMO_SECRETS_FILE.read_text())
