@@ -65,7 +65,16 @@ def deal_check_store(
     deal posted again (same number, same content) returns the stored one; another content under
     its number is refused (a `DomainError`). With `keyed`, the key is claimed with the answer in
     the deal's own transaction when the deal is stored now; a key already used raises `KeyTaken`
-    before anything is checked or written."""
+    before anything is checked or written. Inside a caller's transaction (a batch's, a test's)
+    it runs under a savepoint, so a failure leaves the caller's transaction usable."""
+    guard = transaction.atomic() if connection.in_atomic_block else contextlib.nullcontext()
+    with guard:
+        return _check_store(client, game_id, payload, keyed)
+
+
+def _check_store(
+    client: ApiClient, game_id: str, payload: dict[str, Any], keyed: Keyed | None
+) -> tuple[Deal, bool]:
     digest = _payload_hash(payload)
     seen = deal_intake_view(
         client_id=client.pk, game_id=game_id, deal_no=payload["deal_no"], key=keyed and keyed.key
@@ -113,9 +122,7 @@ def _checked(seen: IntakeView, payload: dict[str, Any], digest: str) -> Deal:
 def _store(seen: IntakeView, deal: Deal, client: ApiClient, keyed: Keyed | None) -> int | None:
     """`deal_intake_store`: the deal's id, or None when the game moved since `seen`."""
     status_code, body = keyed.record(deal) if keyed else (None, None)
-    # Inside a caller's transaction (a test's), a savepoint keeps a failure from poisoning it.
-    guard = transaction.atomic() if connection.in_atomic_block else contextlib.nullcontext()
-    with guard, connection.cursor() as cursor:
+    with connection.cursor() as cursor:
         cursor.execute(
             "SELECT * FROM deal_intake_store(%s, %s, %s, %s, %s::jsonb, %s,"
             " %s, %s, %s, %s, %s, %s)",
