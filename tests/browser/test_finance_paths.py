@@ -129,7 +129,7 @@ def test_fee_report_and_its_csv_on_first_load(role, login, game):
     assert f"₹{game.fee:.2f}" in tab.text("#fee-grand-total")  # the grand total
     assert tab.page.locator("#fee-chart text.date").count() >= 7  # a date axis
     assert f"₹{game.fee:.2f}" in tab.page.locator("#fee-chart").text_content()  # a ₹ scale
-    assert "GST and TDS" in tab.text()
+    assert "the GST report and the TDS report" in tab.text("#tax-reports")  # linked, not repeated
 
     name, content = download(tab, "text=Export CSV")
 

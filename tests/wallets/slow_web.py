@@ -25,7 +25,7 @@ def main() -> None:
 
     from wallets.services import withdrawals
 
-    post = withdrawals.transfer_post
+    post = withdrawals.transfers_post
 
     def post_then_pause(**kwargs):
         posted = post(**kwargs)
@@ -33,7 +33,7 @@ def main() -> None:
         time.sleep(seconds)
         return posted
 
-    withdrawals.transfer_post = post_then_pause
+    withdrawals.transfers_post = post_then_pause
     server = make_server("127.0.0.1", port, get_wsgi_application(), handler_class=Quiet)
     print("listening", flush=True)
     server.serve_forever()
