@@ -101,7 +101,9 @@ class Tally:
     unbalanced: list[str] = field(default_factory=list)
 
 
-class Simulator:
+class Lobby:
+    """What plays over HTTP: the service, the players it seats, its dice and where it reports."""
+
     def __init__(
         self,
         http: Http,
@@ -114,6 +116,11 @@ class Simulator:
         self.players = players
         self.rng = random.Random(seed)
         self.say = say
+
+
+class Simulator(Lobby):
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
         self.tallies: dict[str, Tally] = defaultdict(Tally)
         self.run = uuid.uuid4().hex[:6]
         self.count = 0

@@ -9,15 +9,13 @@ overlay, and each player's balance moved by exactly prize - entry - rebuys."""
 
 from __future__ import annotations
 
-import random
 import time
 from collections import Counter
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
-from tournaments.simulator import Http
+from tournaments.simulator import Lobby
 from wallets.amounts import ZERO
 
 
@@ -46,20 +44,7 @@ class TournamentTally:
         )
 
 
-class TournamentLobby:
-    def __init__(
-        self,
-        http: Http,
-        players: list[str],
-        *,
-        seed: int | None = None,
-        say: Callable[[str], None] = print,
-    ):
-        self.http = http
-        self.players = players
-        self.rng = random.Random(seed)
-        self.say = say
-
+class TournamentLobby(Lobby):
     def play(self, slug: str, terms: dict[str, Any]) -> TournamentTally:
         """Play tournament `slug` (registering) to its settled prizes; `terms` are the rounds
         and rebuy it was scheduled with (`demo_tournaments.DEMO_TOURNAMENTS`)."""
