@@ -20,6 +20,7 @@ from tournaments.services import tournament_rounds as rounds
 
 pytestmark = pytest.mark.django_db
 DOC = Path(__file__).resolve().parents[2] / "docs" / "tournaments.md"
+README = DOC.parents[1] / "README.md"
 
 
 def doc_file(tmp_path, **overrides) -> Path:
@@ -95,32 +96,35 @@ def test_the_worked_example(tmp_path):
     )
     rounds.round_settle(round_id=final.pk)
     tournament = Tournament.objects.get()
-    doc = DOC.read_text()
-    for label, amount in [
-        ("collected", tournament.collected),
-        ("fee (15 %)", tournament.fee),
-        ("collected \N{MINUS SIGN} fee", tournament.collected - tournament.fee),
-        ("prize pool (the guarantee)", tournament.prizes_paid),
-        ("overlay (from promotions)", tournament.overlay),
-    ]:
-        assert re.search(rf"\| {re.escape(label)} \|.*{re.escape(rupees(amount))} \|", doc), label
     by_rank: dict[int, list] = {}
     for r in Registration.objects.filter(tournament=tournament, status="registered"):
         by_rank.setdefault(r.rank, []).append(r.prize)
     tied = by_rank.pop(7)
     assert len(tied) == 2 and len(set(tied)) == 1
-    assert (
-        f"| 7 (two tied: ranks 7\N{EN DASH}8, ₹275.00 + ₹225.00 shared) | {rupees(tied[0])} each |"
-        in doc
-    )
-    for rank in range(1, 7):
-        assert f"| {rank} | {rupees(by_rank[rank][0])} |" in doc
-    assert f"| 9 | {rupees(by_rank[9][0])} |" in doc and f"| 10 | {rupees(by_rank[10][0])} |" in doc
     assert all(p == 0 for rank, prizes in by_rank.items() if rank > 10 for p in prizes)
     total = sum(p for prizes in by_rank.values() for p in prizes) + sum(tied)
-    line = (
-        f"Prizes {rupees(total)} + fee {rupees(tournament.fee)} = collected "
-        f"{rupees(tournament.collected)} + overlay {rupees(tournament.overlay)} = "
-        f"{rupees(total + tournament.fee)}."
-    )
-    assert line in doc
+    for doc in (DOC.read_text(), README.read_text()):  # the README shows the same example
+        for label, amount in [
+            ("collected", tournament.collected),
+            ("fee (15 %)", tournament.fee),
+            ("collected \N{MINUS SIGN} fee", tournament.collected - tournament.fee),
+            ("prize pool (the guarantee)", tournament.prizes_paid),
+            ("overlay (from promotions)", tournament.overlay),
+        ]:
+            assert re.search(rf"\| {re.escape(label)} \|.*{re.escape(rupees(amount))} \|", doc), (
+                label
+            )
+        tie = "| 7 (two tied: ranks 7\N{EN DASH}8, ₹275.00 + ₹225.00 shared) |"
+        assert f"{tie} {rupees(tied[0])} each |" in doc
+        for rank in range(1, 7):
+            assert f"| {rank} | {rupees(by_rank[rank][0])} |" in doc
+        assert (
+            f"| 9 | {rupees(by_rank[9][0])} |" in doc
+            and f"| 10 | {rupees(by_rank[10][0])} |" in doc
+        )
+        line = (
+            f"Prizes {rupees(total)} + fee {rupees(tournament.fee)} = collected "
+            f"{rupees(tournament.collected)} + overlay {rupees(tournament.overlay)} = "
+            f"{rupees(total + tournament.fee)}."
+        )
+        assert line in doc
