@@ -1,10 +1,12 @@
-"""The ledger's SQL is frozen per migration (wallets/sql.py): a fresh database migrated step by
-step runs, after each migration, exactly the newest file of each function at or before it, and
+"""The PL/pgSQL is frozen per migration (wallets/sql.py), in each app that has some (the ledger,
+the games' deal intake, the API layer's key claim): a fresh database migrated step by step runs,
+after each migration, exactly the newest file of each function at or before its app's step, and
 the test database runs the newest files. A migration loading today's file at an old step, or a
 shipped file edited, fails here."""
 
 import importlib
 import re
+from pathlib import Path
 
 import pytest
 from django.db import connection, connections
@@ -13,11 +15,19 @@ from django.db.migrations.state import ProjectState
 
 from wallets import sql
 
-LEDGER_FUNCTIONS = {
+ROOT = Path(__file__).resolve().parents[2]
+FOLDERS = {  # app label -> where its frozen files live
+    "wallets": sql.MIGRATIONS,
+    "tournaments": ROOT / "tournaments" / "migrations",
+    "api": ROOT / "rummy_ledger" / "api" / "migrations",
+}
+FUNCTIONS = {
     "ledger_post_batch",
     "ledger_transfer_balanced",
     "ledger_append_only",
     "gst_rate_history_frozen",
+    "deal_intake_store",
+    "idempotency_claim",
 }
 REPLAY = "sql_replay"
 
@@ -28,27 +38,30 @@ def _bodies(text: str) -> dict[str, str]:
     return {m.group(1): m.group(2) for m in found}
 
 
-def _frozen_files() -> list[tuple[int, dict[str, str]]]:
-    """(migration number, the functions its file defines) for every frozen file, oldest first."""
-    files = sorted(sql.MIGRATIONS.glob("*.pg.sql"))
+def _frozen_files(app: str = "wallets") -> list[tuple[int, dict[str, str]]]:
+    """(migration number, the functions its file defines) for an app's frozen files, oldest
+    first."""
+    files = sorted(FOLDERS[app].glob("*.pg.sql"))
     return [(int(f.name[:4]), _bodies(f.read_text())) for f in files]
 
 
-def _expected_after(number: int) -> dict[str, str]:
-    """The functions a database runs after wallets migration `number`: 0002's, then each
-    function's newest frozen file at or before that migration."""
+def _expected_after(number: int, others: dict[str, int] | None = None) -> dict[str, str]:
+    """The functions a database runs after wallets migration `number` (and the other apps'
+    migrations `others`): 0002's, then each function's newest frozen file at or before its app's
+    step."""
     first = importlib.import_module("wallets.migrations.0002_ledger_sql")
     expected = _bodies(first.POST_BATCH + first.BALANCED) if number >= 2 else {}
-    for installed_by, functions in _frozen_files():
-        if installed_by <= number:
-            expected.update(functions)
+    for app, step in {**(others or {}), "wallets": number}.items():
+        for installed_by, functions in _frozen_files(app):
+            if installed_by <= step:
+                expected.update(functions)
     return expected
 
 
 def _live(conn) -> dict[str, str]:
     with conn.cursor() as cursor:
         cursor.execute(
-            "SELECT proname, prosrc FROM pg_proc WHERE proname = ANY(%s)", [list(LEDGER_FUNCTIONS)]
+            "SELECT proname, prosrc FROM pg_proc WHERE proname = ANY(%s)", [list(FUNCTIONS)]
         )
         return dict(cursor.fetchall())
 
@@ -77,24 +90,26 @@ def test_a_fresh_database_replays_each_version_of_the_ledger_sql(fresh_database)
     executor = MigrationExecutor(fresh_database)
     plan = executor.migration_plan(executor.loader.graph.leaf_nodes(), clean_start=True)
     state = ProjectState(real_apps=executor.loader.unmigrated_apps)
-    checked = []
+    checked: dict[str, list[int]] = {app: [] for app in FOLDERS}
+    steps = dict.fromkeys(FOLDERS, 0)
     for migration, _backwards in plan:
         # when: one migration is applied
         state = executor.apply_migration(state, migration)
-        if migration.app_label != "wallets":
+        if migration.app_label not in FOLDERS:
             continue
-        # then: the database runs the frozen versions of that step, no later one
-        number = int(migration.name[:4])
-        assert _live(fresh_database) == _expected_after(number), migration.name
-        checked.append(number)
-    assert checked == list(range(1, len(checked) + 1))
-    # every frozen file was installed at its step, and some step changed each function
-    assert {n for n, _ in _frozen_files()} <= set(checked)
+        # then: the database runs the frozen versions of each app's step, no later one
+        steps[migration.app_label] = number = int(migration.name[:4])
+        assert _live(fresh_database) == _expected_after(steps["wallets"], steps), migration.name
+        checked[migration.app_label].append(number)
+    for app, numbers in checked.items():
+        assert numbers == list(range(1, len(numbers) + 1)), app
+        # every frozen file was installed at its step
+        assert {n for n, _ in _frozen_files(app)} <= set(numbers), app
     assert _expected_after(5) != _expected_after(6) != _expected_after(7)
 
 
 @pytest.mark.django_db
 def test_the_test_database_runs_the_newest_files():
-    newest = _expected_after(10_000)
-    assert set(newest) == LEDGER_FUNCTIONS
+    newest = _expected_after(10_000, dict.fromkeys(FOLDERS, 10_000))
+    assert set(newest) == FUNCTIONS
     assert _live(connection) == newest
