@@ -1,7 +1,7 @@
 """`POST /api/v1/deals`: up to 100 finished deals of any of the client's games in one request.
 
 Each deal is checked and stored exactly as the single post (`POST /games/{id}/deals`) does it:
-the same validation (`serializers.deal_input`), the same service (`intake.deal_check_store`) in a
+the same validation (`deal_input.deal_read`), the same service (`intake.deal_check_store`) in a
 savepoint of its own, in the order posted; a refusal is that deal's result (the status and the
 `error` the single post would answer) and blocks no other. The deals stored are queued for
 settlement in one Celery message after the commit (`intake.deals_queue`). The answer replays for
@@ -31,6 +31,7 @@ from rummy_ledger.api.parsers import BatchJSONParser
 from rummy_ledger.api.schema import error_codes
 from rummy_ledger.errors import CommonErrorCode, DomainError, Retryable
 from tournaments.api import serializers as s
+from tournaments.api.deal_input import deal_read
 from tournaments.api.views import DEAL_REFUSALS, GamesScope
 from tournaments.models import Deal
 from tournaments.services import intake
@@ -211,7 +212,7 @@ def _valid(item: Any) -> tuple[str, dict]:
     except exceptions.ValidationError as exc:
         errors["game_id"] = exc.detail
     try:
-        payload = s.deal_input({k: v for k, v in item.items() if k != "game_id"})
+        payload = deal_read({k: v for k, v in item.items() if k != "game_id"})
     except exceptions.ValidationError as exc:
         errors.update(exc.detail)
     if errors:

@@ -14,6 +14,7 @@ from typing import Any
 
 from rummy_ledger import ids
 from tournaments import rummy
+from tournaments.api import serializers
 from tournaments.api.serializers import (
     HAND_WITH_DRAW,
     LONGEST_MELD,
@@ -30,6 +31,12 @@ RESULT_FIELDS = ("player", "outcome", "groups", "melded", "laid_off", "in_hand",
 
 class _Refused(Exception):
     """Not plainly valid: DealIn decides."""
+
+
+def deal_read(data: Any) -> dict[str, Any]:
+    """A deal's body as the intake takes it: read flat where plainly valid, else by `DealIn`
+    (the 400 naming the fields). The single post and each deal of a batch read theirs here."""
+    return deal_in(data) or serializers.deal_input(data)
 
 
 def deal_in(data: Any) -> dict[str, Any] | None:

@@ -188,8 +188,8 @@ class DealIn(StrictSerializer):
 
 
 def deal_input(data: Any) -> dict[str, Any]:
-    """A deal's body as the intake takes it, or a 400 naming the fields: the one validation of
-    the single post (`POST /games/{id}/deals`) and of each deal of a batch (`POST /deals`)."""
+    """A deal's body as the intake takes it, or a 400 naming the fields: what `DealIn` says of a
+    body the flat reader (`deal_input.deal_read`) does not accept as plainly valid."""
     serializer = DealIn(data=data)
     serializer.is_valid(raise_exception=True)
     return serializer.validated_data

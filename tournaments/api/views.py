@@ -14,7 +14,7 @@ from rummy_ledger.api.schema import error_codes
 from rummy_ledger.api.views import ScopedView, valid_data
 from rummy_ledger.db import snapshot
 from tournaments.api import serializers as s
-from tournaments.api.deal_input import deal_in
+from tournaments.api.deal_input import deal_read
 from tournaments.errors import GameErrorCode as G
 from tournaments.errors import TermsInvalid
 from tournaments.services import games, intake, opening
@@ -136,7 +136,7 @@ class DealView(GamesScope):
             return status.HTTP_202_ACCEPTED, JSONRenderer().render(accepted(deal).data).decode()
 
         def run(keyed):
-            data = deal_in(request.data) or s.deal_input(request.data)
+            data = deal_read(request.data)
             deal, stored = intake.deal_store(
                 client=request.auth, game_id=game_id, payload=data, keyed=keyed
             )
