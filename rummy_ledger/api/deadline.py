@@ -45,6 +45,10 @@ class Watch:
         raw = getattr(self.wrapper, "connection", None)
         if raw is None or any(raw is cut for cut in self._cut):
             return
+        # Marked first: the request's thread fails the moment the socket goes down, and must
+        # then already see that its deadline, not the database, ended the call.
+        self._cut.append(raw)
+        self.abandoned = True
         with contextlib.suppress(Exception):  # closed meanwhile: nothing left to cut
             fd = raw.pgconn.socket
             sock = socket.socket(fileno=fd)
@@ -52,8 +56,6 @@ class Watch:
                 sock.shutdown(socket.SHUT_RDWR)
             finally:
                 sock.detach()  # the fd stays the driver's: only the link is cut
-            self._cut.append(raw)
-            self.abandoned = True
 
 
 class Watchdog:
