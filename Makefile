@@ -75,10 +75,14 @@ bench: $(VENV)/.installed
 	$(PY) bench/rules.py
 	$(PY) bench/ledger.py
 	$(PY) bench/settlement.py
+	$(PY) bench/hot_path.py
 	$(PY) bench/batch.py
 	$(PY) bench/reconcile.py
 	$(PY) bench/admin_pages.py
 	$(PY) bench/wind_down.py
+	$(PY) bench/tournaments.py
+	@if command -v valgrind >/dev/null; then $(PY) bench/rules_instructions.py; \
+	else echo "bench/rules_instructions.py needs valgrind: skipped"; fi
 
 ## chaos: the load-and-fault run (bench/faults.py): concurrent tables over HTTP while a Celery
 ## worker, a gunicorn worker, the broker and PostgreSQL fail; checks every deal settled once.

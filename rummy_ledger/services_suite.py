@@ -40,12 +40,15 @@ SERVER_DEPENDENT = [
     "tests/test_db_snapshot.py",
 ]
 # ...but for their slow parts that test something else: the admin's login throttling, the demo
-# data, the simulators (whose ledger paths the tests above cover) and the data migrations'
+# data, the simulators (whose ledger paths the tests above cover), the data migrations'
 # back-and-forth (Python over the ORM; every migration's SQL replays on this server in
-# tests/wallets/test_sql_files.py).
+# tests/wallets/test_sql_files.py) and our own processes killed mid-request or mid-run (what
+# they test is that one transaction commits or none does: the tests above hold it here).
 SERVER_DEPENDENT_BUT = [
     "tests/wallets/test_money_migration.py",
     "tests/wallets/test_gst_migration.py",
+    "tests/wallets/test_wind_down_processes.py",
+    "tests/wallets/test_money_killed.py",
     "tests/wallets/test_admin_security.py",
     "tests/wallets/test_seed_demo.py",
     "tests/wallets/test_simulator_money.py",
