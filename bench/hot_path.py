@@ -123,7 +123,7 @@ def main() -> None:
     try:
         key, players = seed()
         base = f"http://127.0.0.1:{stack.port}"
-        get_per_s, get_tally = get_rate(base, key, args.clients, args.seconds)
+        get_per_s, get_tally = get_rate([base], key, args.clients, args.seconds)
         run = f"h{uuid.uuid4().hex[:6]}"
         opens_per_s, open_tally, opened = opens(base, key, players, args, run)
         deals_per_s, deal_tally = deals(base, key, opened, args)
