@@ -43,8 +43,21 @@ SERVER_DEPENDENT = [
 # data, the simulators (whose ledger paths the tests above cover), the data migrations'
 # back-and-forth (Python over the ORM; every migration's SQL replays on this server in
 # tests/wallets/test_sql_files.py) and our own processes killed mid-request or mid-run (what
-# they test is that one transaction commits or none does: the tests above hold it here).
+# they test is that one transaction commits or none does: the tests above hold it here), and the
+# property tests and pure rules of money and hands (hypothesis explores Python's arithmetic over
+# many generated histories; the SQL they reach is what the example tests above run here).
 SERVER_DEPENDENT_BUT = [
+    "tests/wallets/test_bonus_properties.py",
+    "tests/wallets/test_money_properties.py",
+    "tests/wallets/test_tax_properties.py",
+    "tests/wallets/test_wind_down_properties.py",
+    "tests/tournaments/test_payouts.py",
+    "tests/tournaments/test_tournament_payouts.py",
+    "tests/tournaments/test_deal_rules.py",
+    "tests/tournaments/test_deals_drops.py",
+    "tests/tournaments/test_deal_input.py",
+    "tests/tournaments/test_formats.py",
+    "tests/tournaments/test_rummy500_jokers.py",
     "tests/wallets/test_money_migration.py",
     "tests/wallets/test_gst_migration.py",
     "tests/wallets/test_wind_down_processes.py",

@@ -72,6 +72,17 @@ SLOW_FIRST = (
     "tests/ops/test_embedded_attach.py",
     "tests/ops/test_tooling.py",
     "tests/wallets/test_simulator_money.py",
+    "tests/tournaments/test_tournament_races.py",
+    "tests/tournaments/test_worker.py",
+    "tests/tournaments/test_worker_rules_round3.py",
+    "tests/tournaments/test_deal_batch.py",
+    "tests/wallets/test_money_killed.py",
+    "tests/rummy/test_properties.py",
+    "tests/ops/test_beat_leader.py",
+    "tests/ops/test_broker_outage.py",
+    "tests/browser/test_tournament_pages.py",
+    "tests/browser/test_wind_down.py",
+    "tests/api/test_fuzz.py",
 )
 
 
