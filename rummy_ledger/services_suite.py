@@ -2,15 +2,16 @@
 
 The tests that depend on the servers run once against the real PostgreSQL at 127.0.0.1:5432 (via
 DATABASE_URL, database `rummy_ledger_services`, user `postgres` or `root` over trust auth), with
-RabbitMQ as the broker: the ledger and wallets, games and settlement, the reconciliation, the
-broker and database faults, every migration's SQL replayed (SERVER_DEPENDENT). The Celery worker
-tests then run again with Redis as the broker. The rest (the pure rules engine, the admin's pages
-in the browser and the test client, the HTTP envelope and the schema fuzz, the `serve` tests, which
-start embedded servers of their own) has just run in `make test` and does not touch what differs
-here; `--all` runs the whole suite on the servers instead (about twice as long: CI keeps to the
-first, to stay well under 15 minutes). Each server that does not answer is named in one line and
-its part skipped, so CI passes on a machine without them. Exit status: non-zero when any pytest run
-failed.
+RabbitMQ as the broker: the ledger's SQL and locks, settlement and the hot paths under real
+workers, the reconciliation, the broker and database faults, every migration's SQL replayed
+(SERVER_DEPENDENT); where RabbitMQ does not answer, the machine's Redis is the broker (the worker
+tests of `make test` already ran on the embedded Redis). The rest (the pure rules engine, the
+admin's pages in the browser and the test client, the HTTP envelope and the schema fuzz, the
+`serve` tests, which start embedded servers of their own) has just run in `make test` and does not
+touch what differs here; `--all` runs the whole suite on the servers instead (several times as
+long: CI keeps to the first, to stay within 10 minutes). Each server that does not answer is named
+in one line; without PostgreSQL nothing runs, so CI passes on a machine without it. Exit status:
+pytest's.
 """
 
 from __future__ import annotations
@@ -27,45 +28,37 @@ POSTGRES = {"host": "127.0.0.1", "port": 5432}
 POSTGRES_USERS = ("postgres", "root")
 DATABASE = "rummy_ledger_services"
 RABBITMQ = "amqp://guest:guest@127.0.0.1:5672//"
-REDIS = "redis://127.0.0.1:6379/5"  # a database of its own; the tests use private queues anyway
-CELERY_TESTS = ["tests/tournaments/test_worker.py"]  # real `celery worker` processes
+REDIS = "redis://127.0.0.1:6379/5"  # when RabbitMQ does not answer; a database of its own
+# What differs on these servers: the PL/pgSQL (every migration's, replayed step by step), the
+# locks and isolation under real concurrent connections, the set-based SQL of reconciliation and
+# of the hot paths, and RabbitMQ under real Celery workers and broker faults. The rest of the
+# suite (the property tests, the rules, the API's and the admin's Python over the same SQL, our
+# own processes killed mid-run, the simulators, the data migrations' ORM round trips) has just
+# run in `make test` against the embedded PostgreSQL, and would only run again.
 SERVER_DEPENDENT = [
-    "tests/wallets",
-    "tests/tournaments",
+    "tests/wallets/test_sql_files.py",
+    "tests/wallets/test_ledger.py",
+    "tests/wallets/test_ledger_properties.py",
+    "tests/wallets/test_database_guards.py",
+    "tests/wallets/test_guard_plan.py",
+    "tests/wallets/test_concurrency.py",
+    "tests/wallets/test_money_concurrency.py",
+    "tests/wallets/test_protection_concurrency.py",
+    "tests/wallets/test_withdrawals.py",
+    "tests/wallets/test_deposits.py",
+    "tests/wallets/test_wind_down.py",
+    "tests/tournaments/test_concurrency.py",
+    "tests/tournaments/test_round_trips.py",
+    "tests/tournaments/test_tournament_races.py",
+    "tests/tournaments/test_tournament_reconciliation.py",
+    "tests/tournaments/test_deal_batch.py",
+    "tests/tournaments/test_worker.py",
     "tests/finance/test_reconciliation.py",
     "tests/finance/test_reconciliation_payments.py",
     "tests/ops/test_broker_outage.py",
     "tests/ops/test_database_faults.py",
     "tests/ops/test_task_retries.py",
     "tests/test_db_snapshot.py",
-]
-# ...but for their slow parts that test something else: the admin's login throttling, the demo
-# data, the simulators (whose ledger paths the tests above cover), the data migrations'
-# back-and-forth (Python over the ORM; every migration's SQL replays on this server in
-# tests/wallets/test_sql_files.py) and our own processes killed mid-request or mid-run (what
-# they test is that one transaction commits or none does: the tests above hold it here), and the
-# property tests and pure rules of money and hands (hypothesis explores Python's arithmetic over
-# many generated histories; the SQL they reach is what the example tests above run here).
-SERVER_DEPENDENT_BUT = [
-    "tests/wallets/test_bonus_properties.py",
-    "tests/wallets/test_money_properties.py",
-    "tests/wallets/test_tax_properties.py",
-    "tests/wallets/test_wind_down_properties.py",
-    "tests/tournaments/test_payouts.py",
-    "tests/tournaments/test_tournament_payouts.py",
-    "tests/tournaments/test_deal_rules.py",
-    "tests/tournaments/test_deals_drops.py",
-    "tests/tournaments/test_deal_input.py",
-    "tests/tournaments/test_formats.py",
-    "tests/tournaments/test_rummy500_jokers.py",
-    "tests/wallets/test_money_migration.py",
-    "tests/wallets/test_gst_migration.py",
-    "tests/wallets/test_wind_down_processes.py",
-    "tests/wallets/test_money_killed.py",
-    "tests/wallets/test_admin_security.py",
-    "tests/wallets/test_seed_demo.py",
-    "tests/wallets/test_simulator_money.py",
-    "tests/tournaments/test_simulator.py",
 ]
 
 
@@ -120,24 +113,18 @@ def main() -> int:
             f"(users {', '.join(POSTGRES_USERS)}): skipped"
         )
         return 0
-    brokers = {"RabbitMQ": RABBITMQ, "Redis": REDIS}
-    answering = {name: url for name, url in brokers.items() if broker_answers(url)}
-    for name, url in brokers.items():
-        if name not in answering:
-            say(f"{name} does not answer at {url}: its Celery worker tests are skipped")
-    statuses = []
-    runs = list(answering.items()) or [("the embedded Redis", "")]
-    for n, (name, url) in enumerate(runs):
-        env = {"DATABASE_URL": database, "CELERY_BROKER_URL": url}
-        if n == 0:
-            part = "the whole suite" if everything else "the server-dependent tests"
-            say(f"{part}, with {name} as the broker")
-            part_args = SERVER_DEPENDENT + [f"--ignore={path}" for path in SERVER_DEPENDENT_BUT]
-            statuses.append(pytest(env, *([] if everything else part_args)))
-        else:
-            say(f"the Celery worker tests, with {name} as the broker")
-            statuses.append(pytest(env, *CELERY_TESTS))
-    return max(statuses)
+    brokers = {"RabbitMQ": RABBITMQ, "Redis": REDIS}  # the first that answers is the broker
+    name, url = next(
+        ((name, url) for name, url in brokers.items() if broker_answers(url)),
+        ("the embedded Redis", ""),
+    )
+    for other, other_url in brokers.items():
+        if other != name and other_url and not broker_answers(other_url):
+            say(f"{other} does not answer at {other_url}")
+    part = "the whole suite" if everything else "the server-dependent tests"
+    say(f"{part}, with {name} as the broker")
+    env = {"DATABASE_URL": database, "CELERY_BROKER_URL": url}
+    return pytest(env, *([] if everything else SERVER_DEPENDENT))
 
 
 if __name__ == "__main__":
