@@ -113,14 +113,12 @@ def main() -> int:
             f"(users {', '.join(POSTGRES_USERS)}): skipped"
         )
         return 0
-    brokers = {"RabbitMQ": RABBITMQ, "Redis": REDIS}  # the first that answers is the broker
-    name, url = next(
-        ((name, url) for name, url in brokers.items() if broker_answers(url)),
-        ("the embedded Redis", ""),
-    )
-    for other, other_url in brokers.items():
-        if other != name and other_url and not broker_answers(other_url):
-            say(f"{other} does not answer at {other_url}")
+    name, url = "the embedded Redis", ""
+    for candidate, candidate_url in {"RabbitMQ": RABBITMQ, "Redis": REDIS}.items():
+        if broker_answers(candidate_url):  # the first that answers is the broker
+            name, url = candidate, candidate_url
+            break
+        say(f"{candidate} does not answer at {candidate_url}")
     part = "the whole suite" if everything else "the server-dependent tests"
     say(f"{part}, with {name} as the broker")
     env = {"DATABASE_URL": database, "CELERY_BROKER_URL": url}
