@@ -23,9 +23,10 @@ SETTLEMENT_LAG = Histogram(
 )
 
 
-def deal_stored() -> None:
-    """Counted once the deal's transaction commits (a rolled-back one was never stored)."""
-    transaction.on_commit(DEALS_STORED.inc)
+def deal_stored(count: int = 1) -> None:
+    """Counted once the deals' transaction commits (a rolled-back one was never stored)."""
+    if count:
+        transaction.on_commit(lambda: DEALS_STORED.inc(count))
 
 
 def deals_settled(deals: list[Deal]) -> None:

@@ -61,19 +61,29 @@ class IntakeView:
     key_record: tuple[str, int, str] | None
 
 
-_INTAKE_VIEW = f"""
-SELECT g.id, g.status, g.terms, g.deals_played,
+def _intake_columns(deal_no: str) -> str:
+    """The intake's read of the game `g` and the deal numbered `deal_no` (an SQL expression)."""
+    return f"""g.id, g.status, g.terms, g.deals_played,
        EXISTS (SELECT 1 FROM {Deal._meta.db_table} d
                 WHERE d.game_id = g.id AND d.status = %(stored)s),
        (SELECT json_build_array(d.payload_hash, d.status, d.id) FROM {Deal._meta.db_table} d
-         WHERE d.game_id = g.id AND d.deal_no = %(deal_no)s),
+         WHERE d.game_id = g.id AND d.deal_no = {deal_no}),
        (SELECT json_agg(json_build_array(p.external_id, gp.eliminated) ORDER BY gp.seat)
           FROM {GamePlayer._meta.db_table} gp JOIN {Player._meta.db_table} p ON p.id = gp.player_id
-         WHERE gp.game_id = g.id),
-       r.request_hash, r.status_code, r.body
+         WHERE gp.game_id = g.id)"""
+
+
+_INTAKE_VIEW = f"""
+SELECT {_intake_columns("%(deal_no)s")}, r.request_hash, r.status_code, r.body
   FROM (SELECT 1) one
   LEFT JOIN {Game._meta.db_table} g ON g.client_id = %(client)s AND g.game_id = %(game_id)s
   LEFT JOIN api_idempotencyrecord r ON r.client_id = %(client)s AND r.key = %(key)s
+"""
+_INTAKE_VIEWS = f"""
+SELECT {_intake_columns("u.deal_no")}, NULL, NULL, NULL
+  FROM unnest(%(game_ids)s::text[], %(deal_nos)s::integer[]) WITH ORDINALITY u(game_id, deal_no, n)
+  LEFT JOIN {Game._meta.db_table} g ON g.client_id = %(client)s AND g.game_id = u.game_id
+ ORDER BY u.n
 """
 
 
@@ -83,9 +93,24 @@ def deal_intake_view(*, client_id: int, game_id: str, deal_no: int, key: str | N
               "stored": Deal.Status.STORED}  # fmt: skip
     with connection.cursor() as cursor:
         cursor.execute(_INTAKE_VIEW, params)
-        pk, status, terms, played, pending, existing, seats, r_hash, r_status, r_body = (
-            cursor.fetchone()
-        )
+        return _intake_view(cursor.fetchone())
+
+
+def deal_intake_views(*, client_id: int, deals: Sequence[tuple[str, int]]) -> list[IntakeView]:
+    """`deal_intake_view` of many (game id, deal number) at once, in their order (a batch's)."""
+    params = {
+        "client": client_id,
+        "game_ids": [game_id for game_id, _ in deals],
+        "deal_nos": [deal_no for _, deal_no in deals],
+        "stored": Deal.Status.STORED,
+    }
+    with connection.cursor() as cursor:
+        cursor.execute(_INTAKE_VIEWS, params)
+        return [_intake_view(row) for row in cursor.fetchall()]
+
+
+def _intake_view(row: tuple) -> IntakeView:
+    pk, status, terms, played, pending, existing, seats, r_hash, r_status, r_body = row
     return IntakeView(
         game_pk=pk,
         status=status,

@@ -41,12 +41,12 @@ def nesting_depth(raw: bytes) -> int:
 
 
 def _object(pairs: list[tuple[str, object]]) -> dict:
-    seen: dict = {}
-    for key, value in pairs:
-        if key in seen:
-            raise exceptions.ParseError(f"JSON key {key!r} is given twice")
-        seen[key] = value
-    return seen
+    made = dict(pairs)
+    if len(made) < len(pairs):
+        seen: set[str] = set()
+        twice = next(key for key, _ in pairs if key in seen or seen.add(key))
+        raise exceptions.ParseError(f"JSON key {twice!r} is given twice")
+    return made
 
 
 def _refuse_constant(name: str):

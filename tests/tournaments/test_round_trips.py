@@ -49,3 +49,31 @@ def test_an_opening_and_a_deal_take_two_round_trips_each():
     assert again.status_code == 202 and again["Idempotent-Replayed"] == "true"
     assert again.content == posted.content
     assert len(_round_trips(replaying)) == 1, _round_trips(replaying)
+
+
+def test_a_batch_takes_the_same_round_trips_for_2_deals_as_for_20():
+    """A batch's new deals are read in one statement and stored in one more, whatever their
+    number; the second deal of a game in the batch is taken on its own, after them."""
+    server = Server()
+    template("points-1", "points", point_value=Decimal("1.00"))
+    for n in range(22):
+        for p in (f"a{n}", f"b{n}"):
+            funded_player(p, "100.00")
+        server.open(f"g{n}", "points-1", [f"a{n}", f"b{n}"])
+
+    def batch(games: range) -> list[dict]:
+        return [
+            {"game_id": f"g{n}", "deal_no": 1, "wild_joker": "KD",
+             "results": [res(f"a{n}", "declared", WINNER), res(f"b{n}", "lost", LOSER_22)]}
+            for n in games
+        ]  # fmt: skip
+
+    trips = []
+    for games in (range(2), range(2, 22)):
+        with CaptureQueriesContext(connection) as posting:
+            posted = server.post("deals", {"deals": batch(games)})
+        assert posted.status_code == 200, posted.content
+        assert {r["status"] for r in posted.json()["results"]} == {202}
+        trips.append(len(_round_trips(posting)))
+    assert trips[0] == trips[1], trips
+    assert Deal.objects.filter(status=Deal.Status.STORED).count() == 22

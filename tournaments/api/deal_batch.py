@@ -153,17 +153,23 @@ class DealBatchView(GamesScope):
         def run():
             body = DealBatchIn(data=request.data)
             body.is_valid(raise_exception=True)
-            results, stored, retry, worked = [], [], False, False
+            items = body.validated_data["deals"]
+            read = [_read(item) for item in items]
+            valid = [n for n, deal in enumerate(read) if isinstance(deal, tuple)]
+            together = intake.deals_check_store(client=request.auth, deals=[read[n] for n in valid])
+            outcomes = dict(enumerate(read)) | dict(zip(valid, together, strict=True))
+            done = {n: _result(items[n], o) for n, o in outcomes.items() if o is not None}
+            worked = any(not _replayed(result) for result in done.values())
             ends = time.monotonic() + settings.API_BATCH_SECONDS
-            for item in body.validated_data["deals"]:
+            for n in sorted(set(outcomes) - set(done)):  # on their own, as the single post
                 if worked and time.monotonic() > ends:
-                    result, deal_pk, retryable = _out_of_time(item), None, True
+                    done[n] = _out_of_time(items[n]), None, True
                 else:
-                    result, deal_pk, retryable = _one(request.auth, item)
-                    worked = worked or not (result["status"] == 202 and deal_pk is None)
-                results.append(result)
-                stored += [deal_pk] if deal_pk is not None else []
-                retry = retry or retryable
+                    done[n] = _result(items[n], _stored_alone(request.auth, read[n]))
+                    worked = worked or not _replayed(done[n])
+            results = [done[n][0] for n in range(len(items))]
+            stored = [done[n][1] for n in range(len(items)) if done[n][1] is not None]
+            retry = any(done[n][2] for n in done)
             intake.deals_queue(deal_ids=stored)
             response = Response({"results": results})
             if retry:
@@ -173,23 +179,45 @@ class DealBatchView(GamesScope):
         return idempotent(request, run, remember=lambda response: "Retry-After" not in response)
 
 
-def _one(client, item: Any) -> tuple[dict, int | None, bool]:
-    """One deal: its result, the deal stored now (to queue), and whether retrying may help."""
-    echo = _echo(item)
+def _replayed(done: tuple[dict, int | None, bool]) -> bool:
+    """A deal answered as stored before (it did no work)."""
+    result, deal_pk, _ = done
+    return result["status"] == 202 and deal_pk is None
+
+
+def _read(item: Any) -> tuple[str, dict] | exceptions.ValidationError:
     try:
-        game_id, payload = _valid(item)
-        deal, created = intake.deal_check_store(client=client, game_id=game_id, payload=payload)
+        return _valid(item)
+    except exceptions.ValidationError as refused:
+        return refused
+
+
+def _stored_alone(client, deal: tuple[str, dict]) -> tuple[Deal, bool] | Exception:
+    try:
+        return intake.deal_check_store(client=client, game_id=deal[0], payload=deal[1])
     except (DomainError, exceptions.APIException) as exc:
-        retryable = isinstance(exc, Retryable)
-        answer = exception_handler(exc, {})
-        error = answer.data["error"]
-        return {**echo, "status": answer.status_code, "error": error}, None, retryable
+        return exc
     except DATABASE_ERRORS as exc:  # the savepoint is rolled back: contention, or a real fault
-        message = busy_message(exc)
-        if message is None:
+        if busy_message(exc) is None:
             raise
-        error = envelope(CommonErrorCode.BUSY, message)["error"]
+        return exc
+
+
+def _result(item: Any, outcome: tuple[Deal, bool] | Exception) -> tuple[dict, int | None, bool]:
+    """One deal's result, the deal stored now (to queue), and whether retrying may help."""
+    echo = _echo(item)
+    if isinstance(outcome, DATABASE_ERRORS):
+        error = envelope(CommonErrorCode.BUSY, busy_message(outcome))["error"]
         return {**echo, "status": 409, "error": error}, None, True
+    if isinstance(outcome, Exception):
+        answer = exception_handler(outcome, {})
+        error = answer.data["error"]
+        return (
+            {**echo, "status": answer.status_code, "error": error},
+            None,
+            isinstance(outcome, Retryable),
+        )
+    deal, created = outcome
     result = {**echo, "status": 202, "deal_status": deal.status}
     return result, deal.pk if created else None, False
 

@@ -117,7 +117,9 @@ def _text(value: Any, most: int, *, blank: bool = False) -> str:
 
 def _plain(value: str) -> bool:
     """No NUL and no surrogate (DRF's CharField refuses both)."""
-    return "\x00" not in value and not any("\ud800" <= c <= "\udfff" for c in value)
+    return "\x00" not in value and (
+        value.isascii() or not any("\ud800" <= c <= "\udfff" for c in value)
+    )
 
 
 def _int(value: Any, low: int, high: int) -> int:

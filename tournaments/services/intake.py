@@ -18,21 +18,25 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import logging
 from typing import Any
 
-from django.db import connection, transaction
+from django.db import DatabaseError, connection, transaction
 
 from rummy_ledger.api.models import ApiClient
+from rummy_ledger.errors import DomainError
 from rummy_ledger.keyed import CLAIM_WAIT, Keyed, KeyTaken, key_claim
 from tournaments import metrics
 from tournaments.errors import DealExists, GameNotFound, GameNotOpen
 from tournaments.formats import format_of
 from tournaments.models import Deal, Game
-from tournaments.queries import IntakeView, deal_intake_view
+from tournaments.queries import IntakeView, deal_intake_view, deal_intake_views
 from tournaments.services.games import game_get, seats_of
 from tournaments.services.settlement import pending_settle
 from tournaments.tasks import settle_deal, settle_deals
 from tournaments.terms import GameTerms
+
+log = logging.getLogger(__name__)
 
 
 def _payload_hash(payload: dict[str, Any]) -> str:
@@ -81,23 +85,101 @@ def _check_store(
     )
     if seen.key_record is not None:
         raise KeyTaken("taken", *seen.key_record)
+    decided = _decided(seen, game_id, payload, digest)
+    if decided is _LOCKED:
+        return _deal_store_locked(client, game_id, payload, digest, keyed)
+    if decided.pk is not None:  # posted before with this content
+        return decided, False
+    stored = _store(seen, decided, client, keyed)
+    if stored is None:  # the game moved since it was read
+        return _deal_store_locked(client, game_id, payload, digest, keyed)
+    decided.pk = stored
+    metrics.deal_stored()
+    return decided, True
+
+
+_LOCKED = Deal()  # `_decided`: the deal takes the full path (its game has deals waiting)
+
+
+def _decided(seen: IntakeView, game_id: str, payload: dict[str, Any], digest: str) -> Deal:
+    """What the read says of a posted deal: the one stored before with this content (with its
+    pk), a new one checked and ready to store (no pk), or `_LOCKED`; a refusal is raised."""
     if seen.game_pk is None:
         raise GameNotFound(f"no game {game_id!r}")
     if seen.existing is not None:
         existing_hash, status, pk = seen.existing
         deal = Deal(id=pk, game_id=seen.game_pk, deal_no=payload["deal_no"], status=status)
-        return _same_or_refused(deal, existing_hash, digest), False
+        return _same_or_refused(deal, existing_hash, digest)
     if seen.pending:
-        return _deal_store_locked(client, game_id, payload, digest, keyed)
+        return _LOCKED
     if seen.status != Game.Status.OPEN:
         raise GameNotOpen(f"game {game_id!r} is {seen.status}", details={"status": seen.status})
-    deal = _checked(seen, payload, digest)
-    stored = _store(seen, deal, client, keyed)
-    if stored is None:  # the game moved since it was read
-        return _deal_store_locked(client, game_id, payload, digest, keyed)
-    deal.pk = stored
-    metrics.deal_stored()
-    return deal, True
+    return _checked(seen, payload, digest)
+
+
+def deals_check_store(
+    *, client: ApiClient, deals: list[tuple[str, dict[str, Any]]]
+) -> list[tuple[Deal, bool] | DomainError | None]:
+    """A batch's deals (game id, parsed body) in its order, in two round trips for all of them
+    (issue 23 §2): one read (`queries.deal_intake_views`), the checks, and one statement that
+    stores every new one (`deal_intake_store` for each, their games locked in id order). For
+    each: (the deal, True when stored now), its refusal, or None for one the caller takes on
+    its own with `deal_check_store` after these (its game's second deal in the batch, a game
+    with deals waiting for settlement or that moved since the read; all of them when the store
+    meets contention). Inside the caller's transaction; the store runs under a savepoint."""
+    views = deal_intake_views(client_id=client.pk, deals=[(g, p["deal_no"]) for g, p in deals])
+    outcomes: list[tuple[Deal, bool] | DomainError | None] = [None] * len(deals)
+    games, new = set(), {}
+    for n, ((game_id, payload), seen) in enumerate(zip(deals, views, strict=True)):
+        if game_id in games:
+            continue  # after the earlier deal of its game, on its own
+        games.add(game_id)
+        try:
+            decided = _decided(seen, game_id, payload, _payload_hash(payload))
+        except DomainError as refused:
+            outcomes[n] = refused
+            continue
+        if decided.pk is not None:
+            outcomes[n] = decided, False
+        elif decided is not _LOCKED:
+            new[n] = seen, decided
+    for n, deal in _stored_together(new).items():
+        outcomes[n] = deal, True
+    return outcomes
+
+
+def _stored_together(new: dict[int, tuple[IntakeView, Deal]]) -> dict[int, Deal]:
+    """`deal_intake_store` for each new deal in one statement: those stored (by their place);
+    none when the statement fails as a whole (the caller takes them one by one)."""
+    order = sorted(new, key=lambda n: new[n][0].game_pk)  # locks in one order: no deadlock
+    rows = [(new[n][0], new[n][1]) for n in order]
+    try:
+        with transaction.atomic(), connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT s.outcome, s.deal_id FROM jsonb_to_recordset(%s::jsonb)"
+                " u(n integer, game bigint, played integer, deal_no integer, wild_joker text,"
+                " results jsonb, payload_hash text)"
+                " CROSS JOIN LATERAL deal_intake_store(u.game, u.played, u.deal_no,"
+                " u.wild_joker, u.results, u.payload_hash,"
+                " NULL, NULL, NULL, NULL, NULL, NULL) s ORDER BY u.n",
+                [json.dumps([
+                    {"n": n, "game": seen.game_pk, "played": seen.deals_played,
+                     "deal_no": deal.deal_no, "wild_joker": deal.wild_joker,
+                     "results": deal.results, "payload_hash": deal.payload_hash}
+                    for n, (seen, deal) in enumerate(rows)
+                ])],
+            )  # fmt: skip
+            stored = cursor.fetchall()
+    except DatabaseError as exc:  # contention (a lock held, a deadlock): one by one, each its own
+        log.info("a batch's deals are stored one by one: %s", exc)
+        return {}
+    done = {}
+    for n, (outcome, deal_id) in zip(order, stored, strict=True):
+        if outcome == "stored":
+            done[n] = new[n][1]
+            done[n].pk = deal_id
+    metrics.deal_stored(len(done))
+    return done
 
 
 def _checked(seen: IntakeView, payload: dict[str, Any], digest: str) -> Deal:
