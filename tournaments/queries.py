@@ -61,28 +61,37 @@ class IntakeView:
     key_record: tuple[str, int, str] | None
 
 
-def _intake_columns(deal_no: str) -> str:
-    """The intake's read of the game `g` and the deal numbered `deal_no` (an SQL expression)."""
-    return f"""g.id, g.status, g.terms, g.deals_played,
-       EXISTS (SELECT 1 FROM {Deal._meta.db_table} d
-                WHERE d.game_id = g.id AND d.status = %(stored)s),
-       (SELECT json_build_array(d.payload_hash, d.status, d.id) FROM {Deal._meta.db_table} d
-         WHERE d.game_id = g.id AND d.deal_no = {deal_no}),
-       (SELECT json_agg(json_build_array(p.external_id, gp.eliminated) ORDER BY gp.seat)
-          FROM {GamePlayer._meta.db_table} gp JOIN {Player._meta.db_table} p ON p.id = gp.player_id
-         WHERE gp.game_id = g.id)"""
+_INTAKE_COLUMNS = f"""g.id, g.status, g.terms, g.deals_played, coalesce(dl.pending, false),
+       dl.existing,
+       (SELECT json_agg(json_build_array(
+                   (SELECT p.external_id FROM {Player._meta.db_table} p WHERE p.id = gp.player_id),
+                   gp.eliminated) ORDER BY gp.seat)
+          FROM {GamePlayer._meta.db_table} gp WHERE gp.game_id = g.id)"""
+
+
+def _game_deals(deal_no: str) -> str:
+    """The game's deals, read by its index alone whatever the statistics say (a settlement
+    backlog must not turn the intake's read into a scan of every deal waiting): whether any
+    waits for settlement, and the one numbered `deal_no` (an SQL expression)."""
+    return f"""LEFT JOIN LATERAL (
+       SELECT bool_or(d.status = %(stored)s) AS pending,
+              (array_agg(json_build_array(d.payload_hash, d.status, d.id))
+                 FILTER (WHERE d.deal_no = {deal_no}))[1] AS existing
+         FROM {Deal._meta.db_table} d WHERE d.game_id = g.id) dl ON true"""
 
 
 _INTAKE_VIEW = f"""
-SELECT {_intake_columns("%(deal_no)s")}, r.request_hash, r.status_code, r.body
+SELECT {_INTAKE_COLUMNS}, r.request_hash, r.status_code, r.body
   FROM (SELECT 1) one
   LEFT JOIN {Game._meta.db_table} g ON g.client_id = %(client)s AND g.game_id = %(game_id)s
+  {_game_deals("%(deal_no)s")}
   LEFT JOIN api_idempotencyrecord r ON r.client_id = %(client)s AND r.key = %(key)s
 """
 _INTAKE_VIEWS = f"""
-SELECT {_intake_columns("u.deal_no")}, NULL, NULL, NULL
+SELECT {_INTAKE_COLUMNS}, NULL, NULL, NULL
   FROM unnest(%(game_ids)s::text[], %(deal_nos)s::integer[]) WITH ORDINALITY u(game_id, deal_no, n)
   LEFT JOIN {Game._meta.db_table} g ON g.client_id = %(client)s AND g.game_id = u.game_id
+  {_game_deals("u.deal_no")}
  ORDER BY u.n
 """
 
