@@ -299,6 +299,9 @@ CELERY_TASK_PUBLISH_RETRY_POLICY = {
 # A deal's intake hands its settlement's send to a thread of the web process
 # (rummy_ledger.publisher) instead of waiting for the broker; off: sent in the request.
 CELERY_PUBLISH_IN_BACKGROUND = env_bool("CELERY_PUBLISH_IN_BACKGROUND", True)
+# How long that thread waits for more deals stored close together, to send their settlement as
+# one message (one transaction for all in a worker). Added to the settlement lag at most.
+CELERY_PUBLISH_LINGER_SECONDS = float(os.environ.get("CELERY_PUBLISH_LINGER_SECONDS", "0.05"))
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_TASK_IGNORE_RESULT = True

@@ -22,6 +22,10 @@ log = logging.getLogger(__name__)
 
 
 class AfterCommitTask(Task):
+    # The name of a task that takes a list of this one's single argument: sent by `delay_soon`
+    # close together, several of this task go as one of that (rummy_ledger.publisher).
+    together: str | None = None
+
     def apply_async(self, args=None, kwargs=None, **options):
         if connection.in_atomic_block:
             transaction.on_commit(lambda: self._send(args, kwargs, options))
@@ -31,18 +35,29 @@ class AfterCommitTask(Task):
     def delay_soon(self, *args) -> None:
         """`delay`, with the send made by this process's publisher thread (rummy_ledger.publisher)
         unless CELERY_PUBLISH_IN_BACKGROUND is off or Celery runs tasks eagerly: the caller does
-        not wait for the broker, and a send lost with the process is redone by a sweep."""
+        not wait for the broker, and a send lost with the process is redone by a sweep. Sends
+        close together go as one `together` task where the task names one."""
         if self.app.conf.task_always_eager or not settings.CELERY_PUBLISH_IN_BACKGROUND:
             self.delay(*args)
             return
 
         def submit() -> None:
-            publisher.submit(lambda: self._send(args, None, {}))
+            publisher.submit(
+                publisher.Send(
+                    alone=lambda: self._send(args, None, {}),
+                    key=self.together if len(args) == 1 else None,
+                    item=args[0] if len(args) == 1 else None,
+                    together=self._send_together,
+                )
+            )
 
         if connection.in_atomic_block:
             transaction.on_commit(submit)
         else:
             submit()
+
+    def _send_together(self, items: list) -> None:
+        self.app.tasks[self.together]._send((items,), None, {})
 
     def _send(self, args, kwargs, options):
         try:

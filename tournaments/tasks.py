@@ -35,14 +35,15 @@ SETTLE_RETRIES = {
 # or statement timeout, and the database going away (a restart, a cut connection: Django
 # replaces the broken connection before the next try) all pass by themselves. Anything else is
 # a bug: it fails, is logged, and the deal stays stored for finance (reconciliation reports it).
-@shared_task(**SETTLE_RETRIES)
+@shared_task(**SETTLE_RETRIES, together="tournaments.tasks.settle_deals")
 def settle_deal(deal_id: int) -> None:
     settlement.deal_settle(deal_id=deal_id)
 
 
 @shared_task(**SETTLE_RETRIES)
 def settle_deals(deal_ids: list[int]) -> None:
-    """The deals of one batch post (`POST /api/v1/deals`), settled together."""
+    """Deals settled together: those of one batch post (`POST /api/v1/deals`), and single posts'
+    sent close together by a web process (rummy_ledger.publisher)."""
     settlement.deals_settle(deal_ids=deal_ids)
 
 

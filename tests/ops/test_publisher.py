@@ -12,6 +12,7 @@ from decimal import Decimal
 
 import pytest
 
+from rummy_ledger import publisher
 from tests.builders import LOSER_22, WINNER, Server, funded_player, res, template
 from tests.ops.test_broker_outage import broker_at, closed_port
 from tournaments.models import Deal
@@ -38,3 +39,48 @@ def test_the_settlement_of_a_posted_deal_is_sent_by_the_publisher_thread(setting
             time.sleep(0.05)
     [refused] = [r for r in caplog.records if "settle_deal not sent" in r.getMessage()]
     assert refused.threadName == "celery-publisher"
+
+
+def test_deals_stored_close_together_are_sent_as_one_settle_deals(settings, caplog):
+    """Within CELERY_PUBLISH_LINGER_SECONDS, the publisher merges single posts' `settle_deal`
+    sends into one `settle_deals` message (one transaction for all of them in a worker)."""
+    settings.CELERY_PUBLISH_IN_BACKGROUND = True
+    settings.CELERY_PUBLISH_LINGER_SECONDS = 3  # far longer than three posts take
+    server = Server()
+    template("points-1", "points", point_value=Decimal("1.00"))
+    for n in range(3):
+        funded_player(f"a{n}", "100.00")
+        funded_player(f"b{n}", "100.00")
+        assert server.open(f"g{n}", "points-1", [f"a{n}", f"b{n}"]).status_code == 201
+    with broker_at(f"redis://127.0.0.1:{closed_port()}/0"), caplog.at_level(logging.WARNING):
+        for n in range(3):
+            deal = [res(f"a{n}", "declared", WINNER), res(f"b{n}", "lost", LOSER_22)]
+            assert server.deal(f"g{n}", 1, deal).status_code == 202
+        deadline = time.monotonic() + 15
+        while not caplog.records and time.monotonic() < deadline:
+            time.sleep(0.05)
+    sent = [r.getMessage() for r in caplog.records if "not sent" in r.getMessage()]
+    assert len(sent) == 1 and "settle_deals not sent" in sent[0], sent
+
+
+def test_the_publisher_merges_sends_of_one_key_in_the_order_queued():
+    made: list = []
+
+    def alone(name):
+        return publisher.Send(alone=lambda: made.append(name))
+
+    def keyed(item):
+        return publisher.Send(
+            alone=lambda: made.append(("one", item)),
+            key="settle",
+            item=item,
+            together=lambda items: made.append(("together", items)),
+        )
+
+    for send in publisher.merged([alone("a"), keyed(1), alone("b"), keyed(2), keyed(3)]):
+        send()
+    assert made == ["a", ("together", [1, 2, 3]), "b"]
+    made.clear()
+    for send in publisher.merged([keyed(7), alone("c")]):
+        send()
+    assert made == [("one", 7), "c"]
