@@ -199,7 +199,11 @@ class Game(models.Model):
         # every transfer undone by an approved reversal (wallets.Reversal of `game:<pk>`)
         REVERSED = "reversed"
 
-    client = models.ForeignKey(ApiClient, on_delete=models.PROTECT, related_name="games")
+    # No index of its own: game_unique_per_client (client, game_id) leads with it. A second one
+    # let the planner, on stale statistics, find a game by all of its client's games (issue 23).
+    client = models.ForeignKey(
+        ApiClient, on_delete=models.PROTECT, related_name="games", db_index=False
+    )
     game_id = models.CharField(max_length=64)
     template = models.ForeignKey(GameTemplate, on_delete=models.PROTECT, related_name="games")
     escrow = models.OneToOneField(Account, on_delete=models.PROTECT, related_name="game")
