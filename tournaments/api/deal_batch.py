@@ -1,15 +1,20 @@
 """`POST /api/v1/deals`: up to 100 finished deals of any of the client's games in one request.
 
-Each deal is checked and stored exactly as the single post (`POST /games/{id}/deals`) does it:
-the same validation (`deal_input.deal_read`), the same service (`intake.deal_check_store`) in a
-savepoint of its own, in the order posted; a refusal is that deal's result (the status and the
-`error` the single post would answer) and blocks no other. The deals stored are queued for
-settlement in one Celery message after the commit (`intake.deals_queue`). The answer replays for
-the same `Idempotency-Key`, except when a deal met contention (409 `busy`, `game_busy`,
-`ledger_busy`): then what was stored commits, the key is let go, the answer carries
+Each deal is validated as the single post (`POST /games/{id}/deals`) validates it
+(`deal_input.deal_read`) and checked by the same service code. Every game's first deal in the
+batch is read in one statement, and the new ones stored in one more (`intake.deals_check_store`:
+two round trips for the whole batch); the rest (a game's later deal in the batch, a game with deals
+waiting for settlement or that moved since the read, all of them if the store met contention)
+are then taken one by one, in the order posted, as the single post takes them
+(`intake.deal_check_store`, in a savepoint of its own). A refusal is that deal's result (the
+status and the `error` the single post would answer) and blocks no other. The deals stored are
+queued for settlement in one Celery message after the commit (`intake.deals_queue`). The answer
+replays for the same `Idempotency-Key`, except when a deal met contention (409 `busy`,
+`game_busy`, `ledger_busy`): then what was stored commits, the key is let go, the answer carries
 `Retry-After`, and a retry with the same key runs again (the deals stored answer as replays).
-A batch stops trying deals after `API_BATCH_SECONDS` (well within the request's deadline,
-`REQUEST_DEADLINE_SECONDS`, past which the whole request would be lost): the rest are 409 `busy`.
+A batch stops taking deals one by one after `API_BATCH_SECONDS` (well within the request's
+deadline, `REQUEST_DEADLINE_SECONDS`, past which the whole request would be lost): the rest are
+409 `busy`.
 """
 
 from __future__ import annotations

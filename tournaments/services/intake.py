@@ -10,7 +10,8 @@ The hot path takes two round trips (issue 23 §1): one read of everything the ch
 (migrations/0012_deal_intake.pg.sql), that locks the game, re-confirms that state, claims the
 request's Idempotency-Key with its answer (`rummy_ledger.keyed`) and inserts the deal. A game
 with deals still waiting for settlement, or one that moved between the two, takes the full
-path: one transaction that locks the game and settles its pending deals before checking.
+path: one transaction that locks the game and settles its pending deals before checking. A batch
+(`deals_check_store`) reads all its deals in one statement and stores the new ones in one more.
 """
 
 from __future__ import annotations
