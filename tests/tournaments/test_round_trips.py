@@ -4,14 +4,16 @@ stack; a replay is one. Outside any test transaction, as under gunicorn (no save
 
 from __future__ import annotations
 
+import threading
 from decimal import Decimal
 
 import pytest
-from django.db import connection
+from django.db import connection, connections
 from django.test.utils import CaptureQueriesContext
 
 from tests.builders import LOSER_22, WINNER, Server, funded_player, res, template
 from tournaments.models import Deal, Game
+from tournaments.services import intake
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -77,3 +79,52 @@ def test_a_batch_takes_the_same_round_trips_for_2_deals_as_for_20():
         trips.append(len(_round_trips(posting)))
     assert trips[0] == trips[1], trips
     assert Deal.objects.filter(status=Deal.Status.STORED).count() == 22
+
+
+def test_a_batch_deal_whose_game_moved_after_the_read_is_taken_on_its_own(monkeypatch):
+    """Another request stores g0's deal between the batch's read and its store: the store finds
+    the game moved ('stale') and writes nothing for it; g0's deal is then taken on its own and
+    answers as the replay it now is, g1's is stored with the batch."""
+    server = Server()
+    template("points-1", "points", point_value=Decimal("1.00"))
+    for n in range(2):
+        for p in (f"a{n}", f"b{n}"):
+            funded_player(p, "100.00")
+        server.open(f"g{n}", "points-1", [f"a{n}", f"b{n}"])
+    deals = [
+        {"game_id": f"g{n}", "deal_no": 1, "wild_joker": "KD",
+         "results": [res(f"a{n}", "declared", WINNER), res(f"b{n}", "lost", LOSER_22)]}
+        for n in range(2)
+    ]  # fmt: skip
+    read, alone, elsewhere, taken_alone = intake.deal_intake_views, intake.deal_check_store, [], []
+
+    def post_elsewhere(body):
+        elsewhere.append(Server.post(other, "games/g0/deals", body).status_code)
+        connections.close_all()
+
+    def read_then_g0_posted_elsewhere(**kwargs):
+        views = read(**kwargs)
+        body = {k: v for k, v in deals[0].items() if k != "game_id"}
+        poster = threading.Thread(target=post_elsewhere, args=(body,))
+        poster.start()
+        poster.join()
+        return views
+
+    def deal_check_store(**kwargs):
+        taken_alone.append(kwargs["game_id"])
+        return alone(**kwargs)
+
+    other = Server.__new__(Server)
+    other.api, other.client = server.api, server.client
+    monkeypatch.setattr(intake, "deal_intake_views", read_then_g0_posted_elsewhere)
+    monkeypatch.setattr(intake, "deal_check_store", deal_check_store)
+    posted = server.post("deals", {"deals": deals})
+    assert posted.status_code == 200, posted.content
+    assert [(r["game_id"], r["status"]) for r in posted.json()["results"]] == [
+        ("g0", 202),
+        ("g1", 202),
+    ]
+    assert elsewhere == [202]
+    assert taken_alone == ["g0", "g0"]  # the post elsewhere, then the batch's g0 on its own
+    assert Deal.objects.filter(game__game_id="g0").count() == 1
+    assert Deal.objects.filter(game__game_id="g1").count() == 1
