@@ -128,6 +128,8 @@ def deals_check_store(
     its own with `deal_check_store` after these (its game's second deal in the batch, a game
     with deals waiting for settlement or that moved since the read; all of them when the store
     meets contention). Inside the caller's transaction; the store runs under a savepoint."""
+    if not deals:
+        return []
     views = deal_intake_views(client_id=client.pk, deals=[(g, p["deal_no"]) for g, p in deals])
     outcomes: list[tuple[Deal, bool] | DomainError | None] = [None] * len(deals)
     games, new = set(), {}
@@ -152,6 +154,8 @@ def deals_check_store(
 def _stored_together(new: dict[int, tuple[IntakeView, Deal]]) -> dict[int, Deal]:
     """`deal_intake_store` for each new deal in one statement: those stored (by their place);
     none when the statement fails as a whole (the caller takes them one by one)."""
+    if not new:
+        return {}
     order = sorted(new, key=lambda n: new[n][0].game_pk)  # locks in one order: no deadlock
     rows = [(new[n][0], new[n][1]) for n in order]
     try:
