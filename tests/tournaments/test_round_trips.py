@@ -5,11 +5,14 @@ stack; a replay is one. Outside any test transaction, as under gunicorn (no save
 from __future__ import annotations
 
 import threading
+import uuid
 from decimal import Decimal
 
 import pytest
 from django.db import connection, connections
 from django.test.utils import CaptureQueriesContext
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tests.builders import LOSER_22, WINNER, Server, funded_player, res, template
 from tournaments.models import Deal, Game
@@ -128,3 +131,61 @@ def test_a_batch_deal_whose_game_moved_after_the_read_is_taken_on_its_own(monkey
     assert taken_alone == ["g0", "g0"]  # the post elsewhere, then the batch's g0 on its own
     assert Deal.objects.filter(game__game_id="g0").count() == 1
     assert Deal.objects.filter(game__game_id="g1").count() == 1
+
+
+KINDS = ["ok", "other", "bad_card", "no_game"]
+
+
+def _pool_deal(prefix: str, game: int, deal_no: int, kind: str) -> dict:
+    """x shows and y shows wrong (80 points: out after two), or the other way round ("other"),
+    a card that is none ("bad_card"), or a game that does not exist ("no_game")."""
+    x, y = f"{prefix}x{game}", f"{prefix}y{game}"
+    results = [res(x, "declared", WINNER), res(y, "wrong_show")]
+    if kind == "other":
+        results = [res(x, "wrong_show"), res(y, "declared", WINNER)]
+    if kind == "bad_card":
+        results[0] = res(x, "declared", [["1H", *WINNER[0][1:]], *WINNER[1:]])
+    game_id = f"{prefix}g{game}" if kind != "no_game" else f"{prefix}none"
+    return {"game_id": game_id, "deal_no": deal_no, "wild_joker": "KD", "results": results}
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    plan=st.lists(
+        st.tuples(st.integers(0, 2), st.integers(1, 3), st.sampled_from(KINDS)),
+        min_size=1,
+        max_size=8,
+    )
+)
+def test_a_batch_answers_every_deal_as_single_posts_in_its_order_would(plan):
+    """Whatever mix a batch holds (a game's deals in or out of order, twice, with other content,
+    refused), each deal's status and code are what single posts of the same deals, one after
+    the other, get from a twin of the same games; and the same deals are stored."""
+    prefix = uuid.uuid4().hex[:8]
+    template(f"pool-{prefix}", "pool101", entry_fee=Decimal("10.00"))
+    batch_server, single_server = Server(f"batch-{prefix}"), Server(f"single-{prefix}")
+    for game in range(3):
+        players = [f"{prefix}x{game}", f"{prefix}y{game}"]
+        for player in players:
+            funded_player(player, "100.00")
+        for server in (batch_server, single_server):
+            opened = server.open(f"{prefix}g{game}", f"pool-{prefix}", players)
+            assert opened.status_code == 201, opened.content
+    deals = [_pool_deal(prefix, game, deal_no, kind) for game, deal_no, kind in plan]
+
+    posted = batch_server.post("deals", {"deals": deals})
+    assert posted.status_code == 200, posted.content
+    singly = []
+    for deal in deals:
+        body = {k: v for k, v in deal.items() if k != "game_id"}
+        response = single_server.post(f"games/{deal['game_id']}/deals", body)
+        code = response.json()["error"]["code"] if response.status_code != 202 else None
+        singly.append((response.status_code, code))
+    in_batch = [(r["status"], r.get("error", {}).get("code")) for r in posted.json()["results"]]
+    assert in_batch == singly
+
+    def stored(server: Server) -> list:
+        games = Deal.objects.filter(game__client=server.client, game__game_id__startswith=prefix)
+        return sorted(games.values_list("game__game_id", "deal_no", "payload_hash"))
+
+    assert stored(batch_server) == stored(single_server)
