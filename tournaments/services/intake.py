@@ -87,7 +87,7 @@ def _check_store(
     if seen.key_record is not None:
         raise KeyTaken("taken", *seen.key_record)
     decided = _decided(seen, game_id, payload, digest)
-    if decided is _LOCKED:
+    if decided is None:  # its game has deals waiting
         return _deal_store_locked(client, game_id, payload, digest, keyed)
     if decided.pk is not None:  # posted before with this content
         return decided, False
@@ -99,12 +99,10 @@ def _check_store(
     return decided, True
 
 
-_LOCKED = Deal()  # `_decided`: the deal takes the full path (its game has deals waiting)
-
-
-def _decided(seen: IntakeView, game_id: str, payload: dict[str, Any], digest: str) -> Deal:
+def _decided(seen: IntakeView, game_id: str, payload: dict[str, Any], digest: str) -> Deal | None:
     """What the read says of a posted deal: the one stored before with this content (with its
-    pk), a new one checked and ready to store (no pk), or `_LOCKED`; a refusal is raised."""
+    pk), a new one checked and ready to store (no pk), or None when it takes the full path (its
+    game has deals waiting for settlement); a refusal is raised."""
     if seen.game_pk is None:
         raise GameNotFound(f"no game {game_id!r}")
     if seen.existing is not None:
@@ -112,7 +110,7 @@ def _decided(seen: IntakeView, game_id: str, payload: dict[str, Any], digest: st
         deal = Deal(id=pk, game_id=seen.game_pk, deal_no=payload["deal_no"], status=status)
         return _same_or_refused(deal, existing_hash, digest)
     if seen.pending:
-        return _LOCKED
+        return None
     if seen.status != Game.Status.OPEN:
         raise GameNotOpen(f"game {game_id!r} is {seen.status}", details={"status": seen.status})
     return _checked(seen, payload, digest)
@@ -142,9 +140,11 @@ def deals_check_store(
         except DomainError as refused:
             outcomes[n] = refused
             continue
+        if decided is None:
+            continue  # its game has deals waiting: on its own
         if decided.pk is not None:
             outcomes[n] = decided, False
-        elif decided is not _LOCKED:
+        else:
             new[n] = seen, decided
     for n, deal in _stored_together(new).items():
         outcomes[n] = deal, True
@@ -157,7 +157,7 @@ def _stored_together(new: dict[int, tuple[IntakeView, Deal]]) -> dict[int, Deal]
     if not new:
         return {}
     order = sorted(new, key=lambda n: new[n][0].game_pk)  # locks in one order: no deadlock
-    rows = [(new[n][0], new[n][1]) for n in order]
+    rows = [new[n] for n in order]
     try:
         with transaction.atomic(), connection.cursor() as cursor:
             cursor.execute(
