@@ -56,27 +56,29 @@ def test_an_opening_and_a_deal_take_two_round_trips_each():
     assert len(_round_trips(replaying)) == 1, _round_trips(replaying)
 
 
+def _points_games(server: Server, count: int) -> list[dict]:
+    """`count` 2-player points games g0, g1, ... opened by `server`, and a deal 1 for each."""
+    template("points-1", "points", point_value=Decimal("1.00"))
+    for n in range(count):
+        for p in (f"a{n}", f"b{n}"):
+            funded_player(p, "100.00")
+        server.open(f"g{n}", "points-1", [f"a{n}", f"b{n}"])
+    return [
+        {"game_id": f"g{n}", "deal_no": 1, "wild_joker": "KD",
+         "results": [res(f"a{n}", "declared", WINNER), res(f"b{n}", "lost", LOSER_22)]}
+        for n in range(count)
+    ]  # fmt: skip
+
+
 def test_a_batch_takes_the_same_round_trips_for_2_deals_as_for_20():
     """A batch's new deals are read in one statement and stored in one more, whatever their
     number; the second deal of a game in the batch is taken on its own, after them."""
     server = Server()
-    template("points-1", "points", point_value=Decimal("1.00"))
-    for n in range(22):
-        for p in (f"a{n}", f"b{n}"):
-            funded_player(p, "100.00")
-        server.open(f"g{n}", "points-1", [f"a{n}", f"b{n}"])
-
-    def batch(games: range) -> list[dict]:
-        return [
-            {"game_id": f"g{n}", "deal_no": 1, "wild_joker": "KD",
-             "results": [res(f"a{n}", "declared", WINNER), res(f"b{n}", "lost", LOSER_22)]}
-            for n in games
-        ]  # fmt: skip
-
+    deals = _points_games(server, 22)
     trips = []
-    for games in (range(2), range(2, 22)):
+    for batch in (deals[:2], deals[2:]):
         with CaptureQueriesContext(connection) as posting:
-            posted = server.post("deals", {"deals": batch(games)})
+            posted = server.post("deals", {"deals": batch})
         assert posted.status_code == 200, posted.content
         assert {r["status"] for r in posted.json()["results"]} == {202}
         trips.append(len(_round_trips(posting)))
@@ -89,16 +91,7 @@ def test_a_batch_deal_whose_game_moved_after_the_read_is_taken_on_its_own(monkey
     the game moved ('stale') and writes nothing for it; g0's deal is then taken on its own and
     answers as the replay it now is, g1's is stored with the batch."""
     server = Server()
-    template("points-1", "points", point_value=Decimal("1.00"))
-    for n in range(2):
-        for p in (f"a{n}", f"b{n}"):
-            funded_player(p, "100.00")
-        server.open(f"g{n}", "points-1", [f"a{n}", f"b{n}"])
-    deals = [
-        {"game_id": f"g{n}", "deal_no": 1, "wild_joker": "KD",
-         "results": [res(f"a{n}", "declared", WINNER), res(f"b{n}", "lost", LOSER_22)]}
-        for n in range(2)
-    ]  # fmt: skip
+    deals = _points_games(server, 2)
     read, alone, elsewhere, taken_alone = intake.deal_intake_views, intake.deal_check_store, [], []
 
     def post_elsewhere(body):
