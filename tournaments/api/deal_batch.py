@@ -29,7 +29,7 @@ from rest_framework.response import Response
 
 from rummy_ledger import ids
 from rummy_ledger.api.database import DATABASE_ERRORS, busy_message
-from rummy_ledger.api.errors import envelope, exception_handler
+from rummy_ledger.api.errors import exception_handler
 from rummy_ledger.api.fields import ExternalIdField, StrictSerializer
 from rummy_ledger.api.idempotency import IDEMPOTENCY_HEADER, idempotent
 from rummy_ledger.api.parsers import BatchJSONParser
@@ -168,7 +168,7 @@ class DealBatchView(GamesScope):
             ends = time.monotonic() + settings.API_BATCH_SECONDS
             for n in sorted(set(outcomes) - set(done)):  # on their own, as the single post
                 if worked and time.monotonic() > ends:
-                    done[n] = _out_of_time(items[n]), None, True
+                    done[n] = _result(items[n], _out_of_time())
                 else:
                     done[n] = _result(items[n], _stored_alone(request.auth, read[n]))
                     worked = worked or not _replayed(done[n])
@@ -203,17 +203,15 @@ def _stored_alone(client, deal: tuple[str, dict]) -> tuple[Deal, bool] | Excepti
     except (DomainError, exceptions.APIException) as exc:
         return exc
     except DATABASE_ERRORS as exc:  # the savepoint is rolled back: contention, or a real fault
-        if busy_message(exc) is None:
+        message = busy_message(exc)
+        if message is None:
             raise
-        return exc
+        return Retryable(message)  # 409 `busy`
 
 
 def _result(item: Any, outcome: tuple[Deal, bool] | Exception) -> tuple[dict, int | None, bool]:
     """One deal's result, the deal stored now (to queue), and whether retrying may help."""
     echo = _echo(item)
-    if isinstance(outcome, DATABASE_ERRORS):
-        error = envelope(CommonErrorCode.BUSY, busy_message(outcome))["error"]
-        return {**echo, "status": 409, "error": error}, None, True
     if isinstance(outcome, Exception):
         answer = exception_handler(outcome, {})
         error = answer.data["error"]
@@ -227,11 +225,12 @@ def _result(item: Any, outcome: tuple[Deal, bool] | Exception) -> tuple[dict, in
     return result, deal.pk if created else None, False
 
 
-def _out_of_time(item: Any) -> dict:
+def _out_of_time() -> Retryable:
     """A deal not tried: the batch has run for API_BATCH_SECONDS (well within the request's
     deadline) after at least one deal that was not a replay, so that every retry makes progress."""
-    message = "The batch ran out of time before this deal; nothing was written for it. Retry."
-    return {**_echo(item), "status": 409, "error": envelope(CommonErrorCode.BUSY, message)["error"]}
+    return Retryable(
+        "The batch ran out of time before this deal; nothing was written for it. Retry."
+    )
 
 
 def _valid(item: Any) -> tuple[str, dict]:
