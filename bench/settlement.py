@@ -8,7 +8,7 @@
    relays every message and costs a third of the throughput), and the clock runs until every
    deal is settled (scored with the engine, standings, the prize, fee and refunds posted).
 The figure is deals/s and its ratio to the single-transfer rate. Goals: >= 300/s, ratio >= 0.5.
-Settlement batching (SETTLEMENT_BATCH, default 32 games per transaction) is read by the worker.
+Settlement batching (SETTLEMENT_BATCH, default 64 games per transaction) is read by the worker.
 The last line is one JSON object with every figure.
 
 Run: `.venv/bin/python bench/settlement.py [--games 3000] [--transfers 3000]` (own database
