@@ -56,6 +56,11 @@ class AfterCommitTask(Task):
         else:
             submit()
 
+    def apply_soon(self, kwargs: dict, **options) -> None:
+        """`apply_async(kwargs=kwargs, **options)` made by this process's publisher thread: the
+        caller never waits for the broker, not even for one that hangs."""
+        publisher.submit(publisher.Send(alone=lambda: self._send(None, kwargs, options)))
+
     def _send_together(self, items: list) -> None:
         self.app.tasks[self.together]._send((items,), None, {})
 

@@ -70,6 +70,16 @@ def sweep_unsettled(older_than_seconds: float | None = None) -> int:
     return len(ids) + len(rounds)
 
 
+def sweep_after_lost_sends() -> None:
+    """A web process that starts may replace one killed while its publisher held sends (up to
+    CELERY_PUBLISH_LINGER_SECONDS of deals' settlements, rummy_ledger.publisher): a sweep of
+    deals older than twice that (plus 1 s), run that long from now, settles them seconds after
+    the kill instead of at beat's next sweep. Deals in a live process's linger are younger, and
+    one settled meanwhile is not settled again."""
+    age = 2 * settings.CELERY_PUBLISH_LINGER_SECONDS + 1
+    sweep_unsettled.apply_soon({"older_than_seconds": age}, countdown=age)
+
+
 @shared_task
 def fee_days_close() -> int:
     """Nightly: store the fee report's rows of the day that just ended (and any day missed)."""

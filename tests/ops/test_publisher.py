@@ -12,9 +12,10 @@ from decimal import Decimal
 
 import pytest
 
-from rummy_ledger import publisher
+from rummy_ledger import gunicorn_hooks, publisher
 from tests.builders import LOSER_22, WINNER, Server, funded_player, res, template
 from tests.ops.test_broker_outage import broker_at, closed_port
+from tests.tournaments.worker import Worker, private_queue, wait_until
 from tournaments.models import Deal
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.timeout(60)]
@@ -84,3 +85,34 @@ def test_the_publisher_merges_sends_of_one_key_in_the_order_queued():
     for send in publisher.merged([keyed(7), alone("c")]):
         send()
     assert made == [("one", 7), "c"]
+
+
+def test_a_new_web_worker_gets_the_sends_a_killed_one_held_settled_within_seconds(settings):
+    """A gunicorn worker killed while its publisher held sends lost them (the linger); its
+    replacement's start (gunicorn's post_worker_init hook) asks for the sweep that settles them,
+    a few seconds later, not at beat's next sweep (beat does not run here)."""
+    settings.CELERY_PUBLISH_IN_BACKGROUND = True
+    settings.CELERY_PUBLISH_LINGER_SECONDS = 0.2  # the sweep: deals older than 1.4 s, in 1.4 s
+    server = Server()
+    template("points-1", "points", point_value=Decimal("1.00"))
+    for p in ("a", "b"):
+        funded_player(p, "100.00")
+    assert server.open("g1", "points-1", ["a", "b"]).status_code == 201
+    with private_queue() as queue:
+        # given: a stored deal whose settlement's send was lost (as with a killed process)
+        with broker_at(f"redis://127.0.0.1:{closed_port()}/0"):
+            deal = [res("a", "declared", WINNER), res("b", "lost", LOSER_22)]
+            assert server.deal("g1", 1, deal).status_code == 202
+            assert wait_until(lambda: publisher._unsent == 0, 10)  # the send failed
+        worker = Worker(queue)
+        try:
+            # when: a web worker starts
+            started = time.monotonic()
+            gunicorn_hooks.post_worker_init(worker=None)
+            # then: the deal is settled, by the sweep that start asked for, within seconds
+            settled = wait_until(lambda: Deal.objects.get().status == Deal.Status.SETTLED, 30)
+            elapsed = time.monotonic() - started
+        finally:
+            worker.stop()
+    assert settled, "the deal whose send was lost was not settled"
+    assert 1.4 <= elapsed < 10, elapsed
