@@ -6,11 +6,13 @@ for the broker."""
 
 from __future__ import annotations
 
+import gc
 import logging
 import time
 from decimal import Decimal
 
 import pytest
+from celery.signals import worker_process_init, worker_ready
 
 from rummy_ledger import gunicorn_hooks, publisher
 from tests.builders import LOSER_22, WINNER, Server, funded_player, res, template
@@ -116,3 +118,24 @@ def test_a_new_web_worker_gets_the_sends_a_killed_one_held_settled_within_second
             worker.stop()
     assert settled, "the deal whose send was lost was not settled"
     assert 1.4 <= elapsed < 10, elapsed
+
+
+@pytest.mark.parametrize("start", ["gunicorn worker", "celery worker", "celery pool child"])
+def test_a_worker_freezes_its_start_up_heap_once_loaded(settings, start):
+    """A web worker that has loaded the application, and a Celery worker once ready (its pool's
+    children once started), move their start-up heap out of the garbage collector's way
+    (rummy_ledger.heap)."""
+    settings.CELERY_PUBLISH_IN_BACKGROUND = True
+    starts = {
+        "gunicorn worker": lambda: gunicorn_hooks.post_worker_init(worker=None),
+        "celery worker": lambda: worker_ready.send(sender=None),
+        "celery pool child": lambda: worker_process_init.send(sender=None),
+    }
+    gc.unfreeze()
+    try:
+        with broker_at(f"redis://127.0.0.1:{closed_port()}/0"):  # the hook's sweep: not sent
+            starts[start]()
+            assert gc.get_freeze_count() > 10_000
+            assert wait_until(lambda: publisher._unsent == 0, 10)
+    finally:
+        gc.unfreeze()
