@@ -31,9 +31,9 @@ test: $(VENV)/.installed lint browser
 
 ## test-services: the server-dependent tests on this machine's PostgreSQL (127.0.0.1:5432) with
 ## RabbitMQ, and the Celery worker tests again with Redis; says so in one line and skips what does
-## not answer (the whole suite there: .venv/bin/python -m rummy_ledger.services_suite --all)
+## not answer (the whole suite there: .venv/bin/python -m tests.services_suite --all)
 test-services: $(VENV)/.installed
-	$(PY) -m rummy_ledger.services_suite
+	$(PY) -m tests.services_suite
 
 lint: $(VENV)/.installed
 	$(PY) -m ruff check .

@@ -67,9 +67,9 @@ if not SYSTEM:
     os.environ["RUMMY_DATA_DIR"] = tempfile.mkdtemp(prefix="rl-chaos-", dir="/tmp")
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "rummy_ledger.settings")
 
-import django  # noqa: E402
+from bench.startup import django_start  # noqa: E402
 
-django.setup()
+django_start()
 
 from decimal import Decimal  # noqa: E402
 
@@ -78,10 +78,10 @@ from django.db import connection  # noqa: E402
 from django.db.models import Count, F, Q  # noqa: E402
 from djmoney.money import Money  # noqa: E402
 
-from rummy_ledger import embedded  # noqa: E402
+from rummy_ledger.dev import embedded  # noqa: E402
 from rummy_ledger.api.keys import api_client_create  # noqa: E402
 from tournaments.models import Deal, Game, GameTemplate  # noqa: E402
-from tournaments.simulator import Simulator  # noqa: E402
+from rummy_ledger.dev.demo.simulator import Simulator  # noqa: E402
 from wallets.models import Account, Transfer  # noqa: E402
 from wallets.services.deposits import deposit_register  # noqa: E402
 

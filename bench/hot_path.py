@@ -47,8 +47,8 @@ from faults import (  # the same stack, seed, client and checks as the fault run
     wait_settled,
 )
 
-from rummy_ledger import embedded
-from tournaments.simulator import Simulator
+from rummy_ledger.dev import embedded
+from rummy_ledger.dev.demo.simulator import Simulator
 
 
 def phase(clients: int, seconds: float, work) -> float:

@@ -33,16 +33,16 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "rummy_ledger.settings")
 os.environ.setdefault("EMBEDDED_DATABASE_NAME", "bench_ledger")
 os.environ.setdefault("LOG_LEVEL", "WARNING")
 
-import django  # noqa: E402
+from bench.startup import django_start  # noqa: E402
 
-django.setup()
+django_start()
 
 from django.conf import settings  # noqa: E402
 from django.core.management import call_command  # noqa: E402
 from django.db import connection  # noqa: E402
 from djmoney.money import Money  # noqa: E402
 
-from rummy_ledger import embedded  # noqa: E402
+from rummy_ledger.dev import embedded  # noqa: E402
 from wallets.models import CASH, Account  # noqa: E402
 from wallets.services.accounts import player_accounts  # noqa: E402
 from wallets.services.deposits import deposit_register  # noqa: E402
@@ -60,7 +60,7 @@ GOAL_SINGLE, GOAL_BATCH = 0.5, 3.0  # issue 23: ratios to pgbench TPC-B on the s
 def pgbench_tps(clients: int, seconds: int) -> float:
     db = settings.DATABASES["default"]
     pgbench = str(embedded.postgres_bin_dir() / "pgbench")
-    if os.environ.get("DATABASE_URL"):
+    if not embedded.postgres_attached(settings.DATA_DIR):  # the machine's server: its pgbench
         pgbench = "pgbench"
     conn = ["-h", db["HOST"] or "localhost", "-p", str(db["PORT"] or 5432), "-U", db["USER"]]
     with connection.cursor() as cursor:
@@ -159,13 +159,10 @@ def unanalysed_rates(clients: int, seconds: int) -> tuple[float, float]:
     env = {**os.environ, "BENCH_LEDGER_PHASE": "unanalysed"}
     with connection.cursor() as cursor:
         cursor.execute(f'DROP DATABASE IF EXISTS "{FRESH_DATABASE}"')
-        if os.environ.get("DATABASE_URL"):
-            cursor.execute(f'CREATE DATABASE "{FRESH_DATABASE}"')
-    if os.environ.get("DATABASE_URL"):
-        url = urlsplit(os.environ["DATABASE_URL"])
-        env["DATABASE_URL"] = urlunsplit(url._replace(path=f"/{FRESH_DATABASE}"))
-    else:
-        env["EMBEDDED_DATABASE_NAME"] = FRESH_DATABASE  # created at settings import
+        cursor.execute(f'CREATE DATABASE "{FRESH_DATABASE}"')
+    # DATABASE_URL is set: by the environment, or by the start-up (bench/startup.py)
+    url = urlsplit(os.environ["DATABASE_URL"])
+    env["DATABASE_URL"] = urlunsplit(url._replace(path=f"/{FRESH_DATABASE}"))
     connection.close()
     out = subprocess.run(
         [sys.executable, __file__, "--seconds", str(seconds), "--clients", str(clients)],

@@ -47,9 +47,9 @@ def _use_own_database() -> None:
 
 _use_own_database()
 
-import django  # noqa: E402
+from bench.startup import django_start  # noqa: E402
 
-django.setup()
+django_start()
 
 import psycopg  # noqa: E402
 from django.conf import settings  # noqa: E402

@@ -35,16 +35,16 @@ os.environ.setdefault("LOG_LEVEL", "WARNING")
 QUEUE = f"bench-settlement-{os.getpid()}"
 os.environ["CELERY_TASK_DEFAULT_QUEUE"] = QUEUE
 
-import django  # noqa: E402
+from bench.startup import django_start  # noqa: E402
 
-django.setup()
+django_start()
 
 from django.conf import settings  # noqa: E402
 from django.core.management import call_command  # noqa: E402
 from django.db import connection  # noqa: E402
 from djmoney.money import Money  # noqa: E402
 
-from rummy_ledger import embedded  # noqa: E402
+from rummy_ledger.dev import embedded  # noqa: E402
 from rummy_ledger.api.keys import api_client_create  # noqa: E402
 from rummy_ledger.api.models import ApiClient  # noqa: E402
 from tournaments.models import Deal, Game, GameTemplate  # noqa: E402
@@ -183,7 +183,7 @@ def main() -> None:
     parser.add_argument("--transfers", type=int, default=3000)
     parser.add_argument("--pool", choices=["solo", "prefork"], default="solo")
     args = parser.parse_args()
-    if not os.environ.get("CELERY_BROKER_URL"):
+    if settings.CELERY_BROKER_URL == embedded.redis_url(settings.DATA_DIR):
         embedded.ensure_redis(settings.DATA_DIR)
     run = f"r{time.time_ns()}"
     client, players = seed(run)

@@ -29,9 +29,9 @@ os.environ.setdefault("EMBEDDED_DATABASE_NAME", "bench_wind_down")
 os.environ.setdefault("LOG_LEVEL", "WARNING")
 os.environ["WIND_DOWN_GRACE_MINUTES"] = "0"
 
-import django  # noqa: E402
+from bench.startup import django_start  # noqa: E402
 
-django.setup()
+django_start()
 
 from django.conf import settings  # noqa: E402
 from django.contrib.auth.models import User  # noqa: E402

@@ -1,10 +1,12 @@
 """Settings from the environment. They fail closed: a production process with a missing setting
 refuses to start instead of running on a default.
 
-- `DATABASE_URL`, `CELERY_BROKER_URL` and `DJANGO_SECRET_KEY` are required, unless the checkout opts
-  in to its embedded services with `RUMMY_EMBEDDED=1` (the Makefile and the tests do): then an
-  embedded PostgreSQL and Redis under `.data/` stand in for a missing URL, and a random secret key
-  is generated once into `.data/secret_key`.
+- `DATABASE_URL`, `CELERY_BROKER_URL` and `DJANGO_SECRET_KEY` are required. Importing the settings
+  starts nothing: a development checkout opts in to its embedded services with `RUMMY_EMBEDDED=1`
+  (the Makefile and the tests do), and then what starts the process (`manage.py`, the pytest
+  plugin, `bench/`) fills in the missing ones from the embedded PostgreSQL and Redis under `.data/`
+  and a secret key generated once (`rummy_ledger/dev/environment.py`). The settings then also
+  install the development app `rummy_ledger.dev` (serve, embedded, the demo's commands).
 - HTTPS settings (secure cookies, HSTS, redirect) are on unless `DJANGO_HTTPS=0`; the embedded
   mode defaults them off because it serves plain HTTP on 127.0.0.1.
 `manage.py check --deploy` is clean with the production values (tests/test_settings.py).
@@ -12,7 +14,6 @@ refuses to start instead of running on a default.
 
 import hashlib
 import os
-import secrets
 from datetime import timedelta
 from decimal import Decimal
 from pathlib import Path
@@ -22,7 +23,7 @@ import moneyed
 from celery.schedules import crontab
 from django.core.exceptions import ImproperlyConfigured
 
-from rummy_ledger import embedded, ids
+from rummy_ledger import ids
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 DATA_DIR = Path(os.environ.get("RUMMY_DATA_DIR", BASE_DIR / ".data")).resolve()
@@ -32,32 +33,24 @@ def env_bool(name: str, default: bool) -> bool:
     return os.environ.get(name, str(default)).lower() in {"1", "true", "yes", "on"}
 
 
+# Opt-in: a development or demo checkout runs its own PostgreSQL and Redis under .data/.
+EMBEDDED = env_bool("RUMMY_EMBEDDED", False)
+
+
 def env_required(name: str) -> str:
     value = os.environ.get(name, "").strip()
     if not value:
         raise ImproperlyConfigured(
             f"{name} is not set. Set it, or run a development checkout with RUMMY_EMBEDDED=1 "
             "(the Makefile does) to use the embedded services under .data/."
+            if not EMBEDDED
+            else f"{name} is not set. With RUMMY_EMBEDDED=1, start the process through "
+            "manage.py (or pytest, or bench/), which starts the embedded services and sets it."
         )
     return value
 
 
-# Opt-in: a development or demo checkout runs its own PostgreSQL and Redis under .data/.
-EMBEDDED = env_bool("RUMMY_EMBEDDED", False)
-
-
-def _secret_key() -> str:
-    if os.environ.get("DJANGO_SECRET_KEY") or not EMBEDDED:
-        return env_required("DJANGO_SECRET_KEY")
-    key_file = DATA_DIR / "secret_key"
-    if not key_file.exists():
-        DATA_DIR.mkdir(parents=True, exist_ok=True)
-        key_file.write_text(secrets.token_urlsafe(50))
-        key_file.chmod(0o600)
-    return key_file.read_text().strip()
-
-
-SECRET_KEY = _secret_key()
+SECRET_KEY = env_required("DJANGO_SECRET_KEY")
 
 # `make run`'s demo: the demo client's key and the staff passwords, kept for the life of .data/
 # (seed_demo), and what `serve` prints at the end of start-up, also kept as a file to read later.
@@ -110,6 +103,8 @@ INSTALLED_APPS = [
     "wallets",
     "tournaments",
 ]
+if EMBEDDED:  # development tooling: serve, embedded, the demo's commands (never in production)
+    INSTALLED_APPS.append("rummy_ledger.dev")
 
 MIDDLEWARE = [
     "rummy_ledger.instance.InstanceHeaderMiddleware",  # outermost: on every response
@@ -146,14 +141,7 @@ TEMPLATES = [
     },
 ]
 
-if os.environ.get("DATABASE_URL") or not EMBEDDED:
-    DATABASES = {"default": dj_database_url.parse(env_required("DATABASE_URL"))}
-else:
-    DATABASES = {
-        "default": embedded.postgres_settings(
-            DATA_DIR, os.environ.get("EMBEDDED_DATABASE_NAME", embedded.DEFAULT_DATABASE_NAME)
-        )
-    }
+DATABASES = {"default": dj_database_url.parse(env_required("DATABASE_URL"))}
 DATABASES["default"]["CONN_MAX_AGE"] = int(os.environ.get("DB_CONN_MAX_AGE", "60"))
 # One test database per checkout, so two checkouts testing against one server never collide.
 _checkout = hashlib.sha256(str(BASE_DIR).encode()).hexdigest()[:8]
@@ -177,8 +165,6 @@ FORMAT_MODULE_PATH = ["rummy_ledger.formats"]
 
 STATIC_URL = "static/"
 STATIC_ROOT = Path(os.environ.get("DJANGO_STATIC_ROOT", DATA_DIR / "static"))
-if EMBEDDED:
-    STATIC_ROOT.mkdir(parents=True, exist_ok=True)  # whitenoise warns about a missing one
 WHITENOISE_USE_FINDERS = True
 
 # Money: cash in INR, practice chips in their own currency that is never mixed with cash.
@@ -281,10 +267,7 @@ SETTLEMENT_SWEEP_SECONDS = float(os.environ.get("SETTLEMENT_SWEEP_SECONDS", "10"
 SETTLEMENT_SWEEP_AGE_SECONDS = float(os.environ.get("SETTLEMENT_SWEEP_AGE_SECONDS", "10"))
 
 # Celery. The database is the source of truth: a lost message delays work, the sweep redoes it.
-if os.environ.get("CELERY_BROKER_URL") or not EMBEDDED:
-    CELERY_BROKER_URL = env_required("CELERY_BROKER_URL")
-else:
-    CELERY_BROKER_URL = embedded.redis_url(DATA_DIR)
+CELERY_BROKER_URL = env_required("CELERY_BROKER_URL")
 CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 60}
 if CELERY_BROKER_URL.startswith("redis"):
     # A broker that hangs (frozen, a dead link) fails a send in seconds instead of never, so a

@@ -36,7 +36,7 @@ def pytest_sessionfinish(session, exitstatus):
     """Leave no embedded broker running that this session started (the database stops itself).
     Under pytest-xdist a worker hands what it started to the controller, which stops it once
     every worker is done (a worker stopping it would pull it from under the other)."""
-    from rummy_ledger import embedded
+    from rummy_ledger.dev import embedded
     from tests.tournaments.worker import STARTED_BROKER
 
     workeroutput = getattr(session.config, "workeroutput", None)

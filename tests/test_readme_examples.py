@@ -14,7 +14,7 @@ import pytest
 from django.core.management import call_command
 
 from tests.builders import funded_player, make_api
-from tournaments.management.commands.simulate import finance_approves
+from rummy_ledger.dev.management.commands.simulate import finance_approves
 from wallets.models import Withdrawal
 
 pytestmark = pytest.mark.django_db

@@ -16,7 +16,7 @@ from django.conf import settings
 
 from rummy_ledger.api.codes import all_codes
 from rummy_ledger.api.worker import _REFUSALS
-from rummy_ledger.management.commands.serve import WEB_WORKER
+from rummy_ledger.dev.management.commands.serve import WEB_WORKER
 
 pytestmark = pytest.mark.timeout(120)
 

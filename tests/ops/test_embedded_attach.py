@@ -12,7 +12,7 @@ import psycopg
 import pytest
 from django.conf import settings
 
-from rummy_ledger import embedded
+from rummy_ledger.dev import embedded
 from tests.ops.test_serve import data_dir, serve_env  # noqa: F401  (data_dir is a fixture)
 
 pytestmark = pytest.mark.timeout(120)

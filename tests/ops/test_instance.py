@@ -11,7 +11,7 @@ from django.test import Client
 
 from rummy_ledger.api.models import ApiClient
 from rummy_ledger.instance import ENV, HEADER
-from tournaments.simulator import Http, WrongServer
+from rummy_ledger.dev.demo.simulator import Http, WrongServer
 
 
 def test_every_response_carries_the_instance_token(monkeypatch):

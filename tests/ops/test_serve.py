@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 
-from rummy_ledger import embedded
+from rummy_ledger.dev import embedded
 from rummy_ledger.instance import HEADER
 from tests.ops.test_metrics import parse, sample
 

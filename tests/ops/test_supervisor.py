@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from rummy_ledger.supervisor import (
+from rummy_ledger.dev.supervisor import (
     GAVE_UP,
     Child,
     Daemon,
@@ -175,7 +175,7 @@ def test_a_signal_stops_everything_and_the_exit_status_is_zero(tmp_path):
     pidfile = tmp_path / "child.pid"
     script = (
         "import sys\n"
-        "from rummy_ledger.supervisor import Child, Supervisor\n"
+        "from rummy_ledger.dev.supervisor import Child, Supervisor\n"
         f"child = Child('sleeper', {SLEEPER!r})\n"
         "supervisor = Supervisor([child], say=lambda m: None, tick=0.02)\n"
         "import threading, time\n"

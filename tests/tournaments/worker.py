@@ -16,7 +16,7 @@ from urllib.parse import quote
 from django.conf import settings
 from django.db import connection
 
-from rummy_ledger import embedded
+from rummy_ledger.dev import embedded
 from rummy_ledger.celery import app as celery_app
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -35,7 +35,8 @@ def database_url() -> str:
 @contextmanager
 def private_queue():
     """Route this process's tasks to a queue no one else's worker listens on."""
-    if not os.environ.get("CELERY_BROKER_URL") and embedded.ensure_redis(settings.DATA_DIR):
+    embedded_broker = settings.CELERY_BROKER_URL == embedded.redis_url(settings.DATA_DIR)
+    if embedded_broker and embedded.ensure_redis(settings.DATA_DIR):
         STARTED_BROKER.append(settings.DATA_DIR)  # stopped when the test session ends
     queue = f"test-{os.getpid()}-{uuid.uuid4().hex[:8]}"
     previous = celery_app.conf.task_default_queue

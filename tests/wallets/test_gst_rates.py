@@ -16,7 +16,7 @@ from django.db import DatabaseError, connection, transaction
 from rummy_ledger.api.keys import api_client_create
 from tests.builders import staff
 from tests.wallets.invariants import ledger_violations
-from tournaments.simulator import Http
+from rummy_ledger.dev.demo.simulator import Http
 from wallets import selectors, tax
 from wallets.errors import ProposalInvalid, SelfApproval
 from wallets.models import DepositGst, GstRate, GstRateProposal, ProposalStatus

@@ -10,10 +10,10 @@ from django.core.management import call_command
 from rummy_ledger.api.keys import api_client_create
 from tests.wallets.invariants import ledger_violations
 from tests.wallets.payments import won
-from tournaments.management.commands.simulate import finance_approves
+from rummy_ledger.dev.management.commands.simulate import finance_approves
 from tournaments.models import Game
-from tournaments.simulator import Http
-from tournaments.simulator_money import PaymentGateway, pan_for
+from rummy_ledger.dev.demo.simulator import Http
+from rummy_ledger.dev.demo.simulator_money import PaymentGateway, pan_for
 from wallets.models import Transfer, Withdrawal
 from wallets.reconciliation import reconcile_run
 from wallets.services.kyc import PAN

@@ -21,7 +21,7 @@ from tests.wallets.invariants import ledger_violations
 from tests.wallets.payments import deposited, verified
 from tests.wallets.wind_down import a_book, wind_down_approved
 from tournaments.models import Game
-from tournaments.simulator import ApiError, Http
+from rummy_ledger.dev.demo.simulator import ApiError, Http
 from wallets.errors import ProposalInvalid, SelfApproval
 from wallets.models import (
     Account,

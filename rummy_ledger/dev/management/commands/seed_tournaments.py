@@ -4,8 +4,8 @@ of that kind is registering (idempotent)."""
 
 from django.core.management.base import BaseCommand
 
-from tournaments.demo_tournaments import DEMO_TOURNAMENTS, demo_tournaments_schedule
-from wallets.management.commands.seed_demo import DEMO_CLIENT
+from rummy_ledger.dev.demo.tournaments import DEMO_TOURNAMENTS, demo_tournaments_schedule
+from rummy_ledger.dev.management.commands.seed_demo import DEMO_CLIENT
 from wallets.models import CHIPS
 from wallets.services.real_money import real_money_here
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
-from tournaments.simulator import Lobby
+from rummy_ledger.dev.demo.simulator import Lobby
 from wallets.amounts import ZERO
 
 

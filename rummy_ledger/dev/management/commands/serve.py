@@ -1,12 +1,12 @@
 """`make run`: migrate, seed demo data, then run and supervise web, beat and Celery workers.
 
-See `rummy_ledger.supervisor` for what happens when one of them dies. Exit status: 0 after
+See `rummy_ledger.dev.supervisor` for what happens when one of them dies. Exit status: 0 after
 Ctrl-C or SIGTERM, 1 when a process kept dying and the supervisor gave up, 2 when the port is
 taken (nothing was started).
 
 The log says what an operator needs: each process started, died or restarted, warnings and
-errors, the simulator's summary, then the demo's URLs, key and passwords again (the start-up
-ends there), and one line once everything has stopped. `LOG_LEVEL=DEBUG` adds the access log,
+errors, the demo's URLs, key and passwords as soon as the web answers `/readyz`, the simulator's
+summary once it has played (the start-up ends there), and one line once everything has stopped. `LOG_LEVEL=DEBUG` adds the access log,
 gunicorn's and Celery's start-up, every task, beat's sweeps and the simulator's games.
 """
 
@@ -16,15 +16,19 @@ import shutil
 import signal
 import socket
 import sys
+import time
+import urllib.error
+import urllib.request
 from pathlib import Path
 
 from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 
-from rummy_ledger import db, embedded, instance
+from rummy_ledger import db, instance
+from rummy_ledger.dev import embedded
 from rummy_ledger.metrics import MULTIPROC_ENV
-from rummy_ledger.supervisor import Child, Daemon, Supervisor
+from rummy_ledger.dev.supervisor import Child, Daemon, Supervisor
 
 PORT_IN_USE = 2
 WEB_WORKER = "rummy_ledger.api.worker.EnvelopeErrorWorker"
@@ -64,7 +68,7 @@ class Command(BaseCommand):
             children = self._children(listener, port, workers, token, demo=not no_demo)
             supervisor = Supervisor([*daemons, *children], say=self._say)
             demo = (
-                f"; the demo's key and passwords follow the simulator's summary (and are in "
+                f"; the demo's key and passwords follow as soon as it answers (and are in "
                 f"{settings.DEMO_NOTE_FILE})"
                 if not no_demo
                 else ""
@@ -92,11 +96,18 @@ class Command(BaseCommand):
         self.stdout.write(f"serve: {message}")
         self.stdout.flush()
 
-    def _started(self) -> None:
-        """The end of start-up (the simulator has played): what a person needs, once more."""
-        self._say("started. Ctrl-C stops everything.")
+    def _answering(self) -> None:
+        """The web answers: what a person needs, before the demo plays (its summary follows)."""
+        self._say("answering. The demo plays now; its summary follows.")
         self.stdout.write(settings.DEMO_NOTE_FILE.read_text(), ending="")
         self.stdout.flush()
+
+    def _started(self) -> None:
+        """The end of start-up (the simulator has played and printed its summary)."""
+        self._say(
+            f"started (the demo's key and passwords: above, and in {settings.DEMO_NOTE_FILE}). "
+            "Ctrl-C stops everything."
+        )
 
     def _embedded_daemons(self) -> list[Daemon]:
         """The embedded servers this checkout runs on, watched and restarted when they die."""
@@ -168,7 +179,10 @@ class Command(BaseCommand):
                                    "--loglevel", level], env=celery_env)
               for n in range(1, workers + 1)),
         ]  # fmt: skip
-        if demo:  # a game-server simulator plays real games over HTTP, then stops
+        if demo:  # the demo's note once the web answers; a game-server simulator plays real
+            # games over HTTP, then stops
+            ready = f"http://127.0.0.1:{port}/readyz"
+            children.append(Probe("probe", ready, when_done=self._answering))
             simulate = [
                 sys.executable, str(settings.BASE_DIR / "manage.py"), "simulate",
                 "--base-url", f"http://127.0.0.1:{port}", "--instance", token,
@@ -176,6 +190,41 @@ class Command(BaseCommand):
             ]  # fmt: skip
             children.append(Child("simulator", simulate, restart=False, when_done=self._started))
         return children
+
+
+class Probe:
+    """Not a process: a URL the supervisor polls with its other services (the supervisor starts
+    no threads: its children fork from it) until it answers 200, then `when_done` runs once."""
+
+    restart = False
+    INTERVAL = 0.5
+
+    def __init__(self, name: str, url: str, *, when_done):
+        self.name = name
+        self.url = url
+        self.when_done = when_done
+        self._next = 0.0
+
+    def start(self) -> str:
+        return f"waiting for {self.url} to answer 200"
+
+    def exit_reason(self) -> str | None:
+        now = time.monotonic()
+        if now < self._next:
+            return None
+        self._next = now + self.INTERVAL
+        try:
+            with urllib.request.urlopen(self.url, timeout=self.INTERVAL) as response:
+                answered = response.status == 200
+        except OSError:  # refused, a timeout, or an HTTPError (a 503 while not ready)
+            answered = False
+        return f"{self.url} answered 200" if answered else None
+
+    def terminate(self) -> None:
+        pass
+
+    def wait(self, deadline: float) -> None:
+        pass
 
 
 def _metrics_dir() -> Path:

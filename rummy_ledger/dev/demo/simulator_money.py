@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import Decimal
 
-from tournaments.simulator import Http
+from rummy_ledger.dev.demo.simulator import Http
 from wallets.amounts import ZERO
 
 

@@ -8,7 +8,7 @@ killed processes left handles behind (`make stop`). `status` exits 3 when either
 from django.conf import settings
 from django.core.management.base import BaseCommand
 
-from rummy_ledger import embedded
+from rummy_ledger.dev import embedded
 
 NOT_RUNNING = 3
 
