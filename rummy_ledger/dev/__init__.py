@@ -12,5 +12,5 @@
 
 The settings list this app in INSTALLED_APPS only when `RUMMY_EMBEDDED=1` (by name, without
 importing it). It sits above the apps and may import them; the apps, the settings, the URLs,
-WSGI and Celery never import it (tests/architecture/test_dev_boundary.py).
+WSGI and Celery never import it (tests/architecture/test_dev_boundary.py holds them to it).
 """
