@@ -1,5 +1,6 @@
-"""The test run's settings: the production settings, with the embedded services opted in (a
-`DATABASE_URL` or `CELERY_BROKER_URL` in the environment still wins)."""
+"""The test run's settings: the production settings, with the embedded services opted in. The
+pytest plugin `tests/embedded_services.py` has started them and set their URLs before these are
+read (a `DATABASE_URL` or `CELERY_BROKER_URL` in the environment still wins)."""
 
 import os
 

@@ -1,6 +1,6 @@
-"""A process started while its embedded PostgreSQL cannot come up starts anyway: before, loading
-the settings raised, so a worker restarted during a database outage died at every start and
-`serve` gave up on the whole service after five."""
+"""A process started while its embedded PostgreSQL cannot come up starts anyway: otherwise its
+start-up (`rummy_ledger/dev/environment.py`) would raise, a process restarted during a database
+outage would die at every start, and `serve` would give up on the whole service after five."""
 
 from __future__ import annotations
 
@@ -19,6 +19,8 @@ pytestmark = pytest.mark.timeout(120)
 
 LOAD_SETTINGS = """
 import django, json
+from rummy_ledger.dev.environment import environ_prepare
+environ_prepare()  # what manage.py does first with RUMMY_EMBEDDED=1
 django.setup()
 from django.conf import settings
 from django.db import OperationalError, connection
@@ -49,7 +51,7 @@ def test_a_process_starts_while_the_embedded_database_cannot_and_finds_it_once_i
     good = conf.read_text()
     conf.write_text(good + "shared_buffers = 'not a size'\n")
 
-    # when: a process (a worker, the web) loads the settings meanwhile
+    # when: a process (manage.py, a test run) starts meanwhile
     env = {**serve_env(data_dir), "DJANGO_SETTINGS_MODULE": "rummy_ledger.settings"}
     started = subprocess.run(
         [sys.executable, "-c", LOAD_SETTINGS],
