@@ -2,8 +2,9 @@
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 PY := $(VENV)/bin/python
-# A development checkout uses its embedded PostgreSQL and Redis under .data/ (settings fail closed
-# without this or DATABASE_URL / CELERY_BROKER_URL / DJANGO_SECRET_KEY).
+# A development checkout uses its embedded PostgreSQL and Redis under .data/: manage.py, the test
+# settings and bench/ start them and set DATABASE_URL / CELERY_BROKER_URL / DJANGO_SECRET_KEY for
+# the settings, which fail closed without them (rummy_ledger/dev/environment.py).
 export RUMMY_EMBEDDED := 1
 # pytest-xdist workers for the suite (one per core: most tests wait on PostgreSQL, a browser, a
 # Celery worker or a subprocess, so two processes keep two cores busy); TEST_WORKERS=0 runs it in

@@ -1,12 +1,20 @@
-"""The test run's settings: the production settings, with the embedded services opted in. The
-pytest plugin `tests/embedded_services.py` has started them and set their URLs before these are
-read (a `DATABASE_URL` or `CELERY_BROKER_URL` in the environment still wins)."""
+"""The test run's settings: the production settings, with the embedded services opted in.
+
+pytest-django reads these before any conftest is loaded, in pytest's process and in each
+pytest-xdist worker, so this is where a test run starts (or attaches to) the embedded PostgreSQL
+and sets the URLs the production settings read (`rummy_ledger/dev/environment.py`; a
+`DATABASE_URL` or `CELERY_BROKER_URL` in the environment still wins). The workers and every
+process a test starts inherit them."""
 
 import os
 
 os.environ.setdefault("RUMMY_EMBEDDED", "1")
 
-from rummy_ledger.settings import *  # noqa: F403
+from rummy_ledger.dev.environment import environ_prepare  # noqa: E402
+
+environ_prepare()
+
+from rummy_ledger.settings import *  # noqa: E402, F403
 
 # A test sees its task sends made by the time its request returns; the publisher thread that
 # production uses (rummy_ledger.publisher) has its own test (tests/ops/test_publisher.py), and

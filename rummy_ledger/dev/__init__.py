@@ -2,7 +2,7 @@
 
 - `embedded.py`: an embedded PostgreSQL and Redis under `.data/` for a machine with only Python;
   `environment.py` starts (or attaches to) them and hands their addresses to the settings through
-  the environment (`manage.py`, the pytest plugin `tests/embedded_services.py` and `bench/`'s
+  the environment (`manage.py`, the test settings `tests/settings.py` and `bench/`'s
   start-up call it when `RUMMY_EMBEDDED=1`).
 - `supervisor.py`: keeps the processes of `make run` up (restarts what dies, gives up on what
   keeps dying).

@@ -2,7 +2,8 @@
 
 The settings read `DATABASE_URL`, `CELERY_BROKER_URL` and `DJANGO_SECRET_KEY` and start nothing.
 With `RUMMY_EMBEDDED=1`, what starts a process calls `environ_prepare()` before the settings are
-read: `manage.py`, the pytest plugin `tests/embedded_services.py` and `bench/startup.py`. A
+read: `manage.py`, the test settings `tests/settings.py` (which pytest-django reads before any
+conftest) and `bench/startup.py`. A
 variable already set wins; for one that is not:
 
 - `DATABASE_URL`: the embedded PostgreSQL under the data dir (`.data/` or `RUMMY_DATA_DIR`),

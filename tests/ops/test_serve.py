@@ -262,6 +262,6 @@ def test_serve_refuses_a_busy_port_and_leaves_nothing_running(data_dir):
     assert result.returncode == 2
     assert f"cannot listen on 127.0.0.1:{port}: Address already in use" in result.stderr
     assert "Serving on" not in result.stdout
-    assert embedded.postgres_pid(data_dir) is None  # loading the settings started it: stopped
+    assert embedded.postgres_pid(data_dir) is None  # manage.py started it: stopped
     assert embedded.redis_pid(data_dir) is None
     assert not (data_dir / "redis.sock").exists()

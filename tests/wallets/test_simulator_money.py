@@ -1,4 +1,4 @@
-"""The demo's payment gateway (tournaments/simulator_money.py) over real HTTP: deposits with GST,
+"""The demo's payment gateway (rummy_ledger/dev/demo/simulator_money.py) over real HTTP: deposits with GST,
 KYC, withdrawals paid and failed; and `manage.py simulate` ending with balanced books."""
 
 import re
