@@ -393,6 +393,10 @@ WIND_DOWN_GRACE_MINUTES = float(os.environ.get("WIND_DOWN_GRACE_MINUTES", "60"))
 # what an operator needs at INFO; LOG_LEVEL=DEBUG adds the access log, every Celery task, beat's
 # sweeps and the simulator's games.
 LOG_LEVEL = os.environ.get("LOG_LEVEL", "INFO").upper()
+# Celery's worker and beat keep this configuration (one format for every process's lines, the web's
+# and the tasks') instead of replacing the root logger's handler with theirs (a timestamp in
+# TIME_ZONE and the process name); their --loglevel still sets the level.
+CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
