@@ -38,8 +38,8 @@ import settlement as baseline  # noqa: E402  (sets Django up, and this run's que
 from django.conf import settings  # noqa: E402
 from django.db import connection  # noqa: E402
 
-from rummy_ledger.dev import embedded  # noqa: E402
 from rummy_ledger.api.keys import api_client_create  # noqa: E402
+from rummy_ledger.dev import embedded  # noqa: E402
 from rummy_ledger.dev.management.commands.serve import WEB_WORKER  # noqa: E402
 from tournaments.models import Deal  # noqa: E402
 from tournaments.tasks import settle_deal  # noqa: E402
@@ -115,7 +115,7 @@ def main() -> None:
     parser.add_argument("--batch", type=int, default=50)
     parser.add_argument("--web-workers", type=int, default=2)
     args = parser.parse_args()
-    if settings.CELERY_BROKER_URL == embedded.redis_url(settings.DATA_DIR):
+    if embedded.redis_url(settings.DATA_DIR) == settings.CELERY_BROKER_URL:
         embedded.ensure_redis(settings.DATA_DIR)
     run = f"b{time.time_ns()}"
     client, players = baseline.seed(run)

@@ -78,10 +78,10 @@ from django.db import connection  # noqa: E402
 from django.db.models import Count, F, Q  # noqa: E402
 from djmoney.money import Money  # noqa: E402
 
-from rummy_ledger.dev import embedded  # noqa: E402
 from rummy_ledger.api.keys import api_client_create  # noqa: E402
-from tournaments.models import Deal, Game, GameTemplate  # noqa: E402
+from rummy_ledger.dev import embedded  # noqa: E402
 from rummy_ledger.dev.demo.simulator import Simulator  # noqa: E402
+from tournaments.models import Deal, Game, GameTemplate  # noqa: E402
 from wallets.models import Account, Transfer  # noqa: E402
 from wallets.services.deposits import deposit_register  # noqa: E402
 
@@ -110,6 +110,9 @@ class Stack:
         self.web_workers, self.data_dir = web_workers, data_dir
         self.log_path = Path(tempfile.mkstemp(prefix="rl-chaos-serve-", suffix=".log")[1])
         env = {**os.environ, "WEB_CONCURRENCY": str(web_workers), "PYTHONUNBUFFERED": "1"}
+        if not SYSTEM:  # serve attaches to the embedded servers itself, and so supervises them
+            env.pop("DATABASE_URL", None)
+            env.pop("CELERY_BROKER_URL", None)
         if data_dir is not None:
             env["RUMMY_DATA_DIR"] = str(data_dir)
         self.process = subprocess.Popen(

@@ -44,9 +44,9 @@ from django.core.management import call_command  # noqa: E402
 from django.db import connection  # noqa: E402
 from djmoney.money import Money  # noqa: E402
 
-from rummy_ledger.dev import embedded  # noqa: E402
 from rummy_ledger.api.keys import api_client_create  # noqa: E402
 from rummy_ledger.api.models import ApiClient  # noqa: E402
+from rummy_ledger.dev import embedded  # noqa: E402
 from tournaments.models import Deal, Game, GameTemplate  # noqa: E402
 from tournaments.services import games, intake  # noqa: E402
 from tournaments.tasks import settle_deal  # noqa: E402
@@ -183,7 +183,7 @@ def main() -> None:
     parser.add_argument("--transfers", type=int, default=3000)
     parser.add_argument("--pool", choices=["solo", "prefork"], default="solo")
     args = parser.parse_args()
-    if settings.CELERY_BROKER_URL == embedded.redis_url(settings.DATA_DIR):
+    if embedded.redis_url(settings.DATA_DIR) == settings.CELERY_BROKER_URL:
         embedded.ensure_redis(settings.DATA_DIR)
     run = f"r{time.time_ns()}"
     client, players = seed(run)

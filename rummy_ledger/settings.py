@@ -4,9 +4,9 @@ refuses to start instead of running on a default.
 - `DATABASE_URL`, `CELERY_BROKER_URL` and `DJANGO_SECRET_KEY` are required. Importing the settings
   starts nothing: a development checkout opts in to its embedded services with `RUMMY_EMBEDDED=1`
   (the Makefile and the tests do), and then what starts the process (`manage.py`, the test
-  settings, `bench/`) fills in the missing ones from the embedded PostgreSQL and Redis under `.data/`
-  and a secret key generated once (`rummy_ledger/dev/environment.py`). The settings then also
-  install the development app `rummy_ledger.dev` (serve, embedded, the demo's commands).
+  settings, `bench/`) fills in the missing ones from the embedded PostgreSQL and Redis under
+  `.data/` and a secret key generated once (`rummy_ledger/dev/environment.py`). The settings then
+  also install the development app `rummy_ledger.dev` (serve, embedded, the demo's commands).
 - HTTPS settings (secure cookies, HSTS, redirect) are on unless `DJANGO_HTTPS=0`; the embedded
   mode defaults them off because it serves plain HTTP on 127.0.0.1.
 `manage.py check --deploy` is clean with the production values (tests/test_settings.py).

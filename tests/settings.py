@@ -10,7 +10,7 @@ import os
 
 os.environ.setdefault("RUMMY_EMBEDDED", "1")
 
-from rummy_ledger.dev.environment import environ_prepare  # noqa: E402
+from rummy_ledger.dev.environment import environ_prepare
 
 environ_prepare()
 

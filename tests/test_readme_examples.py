@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 from django.core.management import call_command
 
-from tests.builders import funded_player, make_api
 from rummy_ledger.dev.management.commands.simulate import finance_approves
+from tests.builders import funded_player, make_api
 from wallets.models import Withdrawal
 
 pytestmark = pytest.mark.django_db

@@ -10,8 +10,8 @@ from django.core.management.base import CommandError
 from django.test import Client
 
 from rummy_ledger.api.models import ApiClient
-from rummy_ledger.instance import ENV, HEADER
 from rummy_ledger.dev.demo.simulator import Http, WrongServer
+from rummy_ledger.instance import ENV, HEADER
 
 
 def test_every_response_carries_the_instance_token(monkeypatch):

@@ -7,10 +7,10 @@ from django.core.management import call_command
 from djmoney.money import Money
 
 from rummy_ledger.api.keys import api_client_create
+from rummy_ledger.dev.demo.simulator import Http, Simulator
 from tests.wallets.invariants import ledger_violations
 from tournaments.formats import format_of, game_terms
 from tournaments.models import Game
-from rummy_ledger.dev.demo.simulator import Http, Simulator
 from wallets.models import CASH, CHIPS
 from wallets.services.deposits import chips_grant, deposit_register
 

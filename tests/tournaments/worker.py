@@ -16,8 +16,8 @@ from urllib.parse import quote
 from django.conf import settings
 from django.db import connection
 
-from rummy_ledger.dev import embedded
 from rummy_ledger.celery import app as celery_app
+from rummy_ledger.dev import embedded
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -35,7 +35,7 @@ def database_url() -> str:
 @contextmanager
 def private_queue():
     """Route this process's tasks to a queue no one else's worker listens on."""
-    embedded_broker = settings.CELERY_BROKER_URL == embedded.redis_url(settings.DATA_DIR)
+    embedded_broker = embedded.redis_url(settings.DATA_DIR) == settings.CELERY_BROKER_URL
     if embedded_broker and embedded.ensure_redis(settings.DATA_DIR):
         STARTED_BROKER.append(settings.DATA_DIR)  # stopped when the test session ends
     queue = f"test-{os.getpid()}-{uuid.uuid4().hex[:8]}"

@@ -14,9 +14,9 @@ import pytest
 from django.db import DatabaseError, connection, transaction
 
 from rummy_ledger.api.keys import api_client_create
+from rummy_ledger.dev.demo.simulator import Http
 from tests.builders import staff
 from tests.wallets.invariants import ledger_violations
-from rummy_ledger.dev.demo.simulator import Http
 from wallets import selectors, tax
 from wallets.errors import ProposalInvalid, SelfApproval
 from wallets.models import DepositGst, GstRate, GstRateProposal, ProposalStatus

@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 
 from rummy_ledger.api.keys import api_client_create
+from rummy_ledger.dev.demo.simulator import ApiError, Http
 from tests.builders import bonus_granted
 from tests.wallets.invariants import ledger_violations
 from tests.wallets.payments import approve, deposited, finance_staff, lost, verified, won
-from rummy_ledger.dev.demo.simulator import ApiError, Http
 from wallets.models import BonusLot, Transfer, Withdrawal
 from wallets.reconciliation import reconcile_run
 from wallets.services.bonuses import bonus_expire

@@ -1,5 +1,5 @@
-"""The demo's payment gateway (rummy_ledger/dev/demo/simulator_money.py) over real HTTP: deposits with GST,
-KYC, withdrawals paid and failed; and `manage.py simulate` ending with balanced books."""
+"""The demo's payment gateway (rummy_ledger/dev/demo/simulator_money.py) over real HTTP: deposits
+with GST, KYC, withdrawals paid and failed; and `manage.py simulate` ending with balanced books."""
 
 import re
 from decimal import Decimal
@@ -8,12 +8,12 @@ import pytest
 from django.core.management import call_command
 
 from rummy_ledger.api.keys import api_client_create
-from tests.wallets.invariants import ledger_violations
-from tests.wallets.payments import won
-from rummy_ledger.dev.management.commands.simulate import finance_approves
-from tournaments.models import Game
 from rummy_ledger.dev.demo.simulator import Http
 from rummy_ledger.dev.demo.simulator_money import PaymentGateway, pan_for
+from rummy_ledger.dev.management.commands.simulate import finance_approves
+from tests.wallets.invariants import ledger_violations
+from tests.wallets.payments import won
+from tournaments.models import Game
 from wallets.models import Transfer, Withdrawal
 from wallets.reconciliation import reconcile_run
 from wallets.services.kyc import PAN

@@ -16,12 +16,12 @@ from django.utils import timezone
 
 from rummy_ledger.api.keys import api_client_create
 from rummy_ledger.api.models import ApiClient
+from rummy_ledger.dev.demo.simulator import ApiError, Http
 from tests.builders import make_api, staff
 from tests.wallets.invariants import ledger_violations
 from tests.wallets.payments import deposited, verified
 from tests.wallets.wind_down import a_book, wind_down_approved
 from tournaments.models import Game
-from rummy_ledger.dev.demo.simulator import ApiError, Http
 from wallets.errors import ProposalInvalid, SelfApproval
 from wallets.models import (
     Account,

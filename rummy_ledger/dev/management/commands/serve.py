@@ -6,8 +6,9 @@ taken (nothing was started).
 
 The log says what an operator needs: each process started, died or restarted, warnings and
 errors, the demo's URLs, key and passwords as soon as the web answers `/readyz`, the simulator's
-summary once it has played (the start-up ends there), and one line once everything has stopped. `LOG_LEVEL=DEBUG` adds the access log,
-gunicorn's and Celery's start-up, every task, beat's sweeps and the simulator's games.
+summary once it has played (the start-up ends there), and one line once everything has stopped.
+`LOG_LEVEL=DEBUG` adds the access log, gunicorn's and Celery's start-up, every task, beat's
+sweeps and the simulator's games.
 """
 
 import os
@@ -27,8 +28,8 @@ from django.core.management.base import BaseCommand, CommandError
 
 from rummy_ledger import db, instance
 from rummy_ledger.dev import embedded
-from rummy_ledger.metrics import MULTIPROC_ENV
 from rummy_ledger.dev.supervisor import Child, Daemon, Supervisor
+from rummy_ledger.metrics import MULTIPROC_ENV
 
 PORT_IN_USE = 2
 WEB_WORKER = "rummy_ledger.api.worker.EnvelopeErrorWorker"

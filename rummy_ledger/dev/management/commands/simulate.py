@@ -17,12 +17,12 @@ from djmoney.money import Money
 
 from rummy_ledger.api.keys import api_client_rekey
 from rummy_ledger.api.models import ApiClient
-from rummy_ledger.dev.demo.tournaments import demo_kind
-from tournaments.models import TournamentEscrow
 from rummy_ledger.dev.demo.simulator import Http, Simulator, WrongServer
 from rummy_ledger.dev.demo.simulator_money import PaymentGateway
 from rummy_ledger.dev.demo.simulator_tournaments import TournamentLobby, TournamentTally
+from rummy_ledger.dev.demo.tournaments import demo_kind
 from rummy_ledger.dev.management.commands.seed_demo import DEMO_CLIENT, demo_key
+from tournaments.models import TournamentEscrow
 from wallets.models import CHIPS, Account, ReconciliationReport, WithdrawalReview
 from wallets.reconciliation import reconcile_run
 from wallets.roles import APPROVER, OPERATOR, roles_ensure
