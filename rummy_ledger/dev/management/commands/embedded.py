@@ -31,7 +31,7 @@ class Command(BaseCommand):
             started = embedded.ensure_redis(data_dir, keep_running=True)
             self._line("Redis", embedded.redis_pid(data_dir), started)
         else:
-            # Loading the settings may just have started PostgreSQL: report what was found.
+            # manage.py's start-up may just have started PostgreSQL: report what was found.
             pg = (
                 embedded.postgres_pid(data_dir)
                 if embedded.postgres_found_running(data_dir)
