@@ -52,8 +52,8 @@ def env_required(name: str) -> str:
 
 SECRET_KEY = env_required("DJANGO_SECRET_KEY")
 
-# `make run`'s demo: the demo client's key and the staff passwords, kept for the life of .data/
-# (seed_demo), and what `serve` prints at the end of start-up, also kept as a file to read later.
+# `make run`'s demo (rummy_ledger/dev): the demo client's key and the staff passwords, kept for the
+# life of .data/ (seed_demo), and what `serve` prints once the web answers, also kept as a file.
 DEMO_SECRETS_FILE = DATA_DIR / "demo-secrets.json"
 DEMO_NOTE_FILE = DATA_DIR / "demo.txt"
 DEBUG = env_bool("DJANGO_DEBUG", False)

@@ -47,7 +47,7 @@ class TournamentTally:
 class TournamentLobby(Lobby):
     def play(self, slug: str, terms: dict[str, Any]) -> TournamentTally:
         """Play tournament `slug` (registering) to its settled prizes; `terms` are the rounds
-        and rebuy it was scheduled with (`demo_tournaments.DEMO_TOURNAMENTS`)."""
+        and rebuy it was scheduled with (`rummy_ledger.dev.demo.tournaments.DEMO_TOURNAMENTS`)."""
         path = f"tournaments/{slug}"
         t = self.http.get(path)
         tally = TournamentTally(slug, t["currency"])

@@ -1,4 +1,4 @@
-"""Demo tournaments for the demo lobby client (`tournaments/demo_tournaments.py`): a chips
+"""Demo tournaments for the demo lobby client (`rummy_ledger/dev/demo/tournaments.py`): a chips
 freeroll, and a cash tournament where real money is offered; a new one of a kind only when none
 of that kind is registering (idempotent)."""
 
