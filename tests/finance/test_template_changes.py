@@ -179,7 +179,7 @@ def test_the_groups_hold_exactly_what_the_code_grants(db):
     roles_ensure()
     operators = Group.objects.get(name=OPERATOR)
     stale = Permission.objects.get(codename="add_apiclient")
-    operators.permissions.add(stale)  # as a database from before issue 13 has it
+    operators.permissions.add(stale)  # as an older database has it
 
     roles_ensure()
 
@@ -203,7 +203,7 @@ def test_templates_are_added_by_superusers_only(operator, superuser, db):
     assert GameTemplate.objects.filter(slug="pool-50").count() == 1
 
 
-# --- issue 21 item 1: every term but the name and the active flag ------------------------------
+# --- every term but the name and the active flag -------------------------------------------------
 
 
 def test_every_field_of_a_template_is_classified_money_or_cosmetic():

@@ -1,4 +1,4 @@
-"""How many decks a table deals (issue 10 items 3, 4 and 8): S1 follows the players, printed
+"""How many decks a table deals (docs/rules.md "Cards and decks"): S1 follows the players, printed
 jokers per deck, Rummy 500 seats 2 to 8. Honest deals come from a real shuffled shoe."""
 
 import random

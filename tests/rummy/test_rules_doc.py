@@ -151,7 +151,9 @@ def test_split_example():
     for player, score, left, *_ in rows:
         drops[player] = payouts.drops_left(int(score), rules.pool_limit, rules.first_drop_points)
         assert int(left) == drops[player], player
-    equal = payouts.split_settlement(prize=prize, weights=dict.fromkeys(drops, 1), fee_percent=fee_percent)
+    equal = payouts.split_settlement(
+        prize=prize, weights=dict.fromkeys(drops, 1), fee_percent=fee_percent
+    )
     by_drops = payouts.split_settlement(
         prize=prize, weights={p: d + 1 for p, d in drops.items()}, fee_percent=fee_percent
     )
@@ -163,7 +165,8 @@ def test_split_example():
         assert rupees(dr) == by_drops.payouts[player], player
         assert rupees(dv) == by_value.payouts[player], player
     pot = prize - equal.fee
-    extras = [entry * (d - fewest) for d, fewest in zip(drops.values(), [min(drops.values())] * 3)]
+    fewest = min(drops.values())
+    extras = [entry * (d - fewest) for d in drops.values()]
     assert f"₹{prize:.0f} collected, fee {fee_percent} % = ₹{equal.fee:.2f}" in flat(text)
     assert f"₹{pot:.2f} to share" in flat(text)
     weights = [str(d + 1) for d in drops.values()]
@@ -234,7 +237,9 @@ def test_rummy500_examples():
         if laid != "—":
             card, target = spans(laid)
             laid_off.append((card, target.split()))
-        got = score_hand([m.split() for m in spans(melded)], laid_off, " ".join(spans(in_hand)).split())
+        got = score_hand(
+            [m.split() for m in spans(melded)], laid_off, " ".join(spans(in_hand)).split()
+        )
         assert got == int(score), melded
 
 

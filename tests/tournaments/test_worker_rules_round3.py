@@ -80,7 +80,7 @@ def test_drops_in_deals_games_through_the_api_and_the_worker():
             drop = [res("d", "declared", WINNER), res("e", "first_drop")]
             error = assert_envelope(server.deal("g2", 1, drop), 422, "drop_not_allowed")
             assert error["details"]["players"] == ["e"]
-            # best of 4 is no Deals game of RULES.md unless its template names it
+            # best of 4 is no Deals game (docs/rules.md) unless its template names it
             assert_envelope(server.open("g4", "deals-4", ["f", "g"]), 400, "template_invalid")
             assert ledger_state() == before
             assert server.open("g4n", "deals-4-named", ["f", "g"]).status_code == 201

@@ -298,7 +298,7 @@ def test_reference_is_the_natural_key(gateway):
 
 def test_idempotency_key_is_optional_and_replays(gateway):
     """Like a deposit's, a withdrawal's reference is its natural key: without the header, a
-    repeat is the same withdrawal (issue 18: one rule for the payments writes)."""
+    repeat is the same withdrawal (one rule for the payments writes)."""
     a_winner()
     body = {"amount": "1.00", "reference": "r"}
     without = [

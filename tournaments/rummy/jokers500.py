@@ -1,4 +1,5 @@
-"""A Rummy 500 joker keeps the card it stands for (S2 lines 22-24). Pure: no Django, no I/O.
+"""A Rummy 500 joker keeps the card it stands for (docs/rules.md "Rummy 500"). Pure: no Django, no
+I/O.
 
 When a meld is laid, each joker is fixed: by its name (``PJ=8C``); by the only card that fits;
 or, where several fit, by the meld's arrangement, the one way S2 describes ("6C 7C Joker: by
@@ -54,7 +55,7 @@ def fix_meld(meld: Sequence[Token], *, arranged: bool = True) -> list[str]:
     windows = _windows([card for _, card in known], len(meld))
     as_set = _could_be_set([card for _, card in known], len(meld))
     if as_set and not windows:
-        return names  # a set: its jokers stand for its rank, no suit said (S2 line 23)
+        return names  # a set: its jokers stand for its rank, no suit said
     suit = known[0][1] // 13
     readings = _arranged(known, len(meld), windows) if arranged else []
     if len(windows) == 1 and not as_set:
