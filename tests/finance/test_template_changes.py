@@ -1,4 +1,4 @@
-"""Issue 13 item 2: a template's money terms (fee %, point value, entry fee, currency) change only
+"""A template's money terms (fee %, point value, entry fee, currency) change only
 when one member of staff proposes and another approves, for the games opened after that; every
 change is in the history. And the roles hold exactly what the code grants."""
 
@@ -228,8 +228,8 @@ def test_every_field_of_a_template_is_classified_money_or_cosmetic():
 
 
 def test_an_operator_alone_changes_no_term_in_the_admin(operator, played, game_server):
-    """Issue 21: an operator's edit of `rules` made the next open hold ₹4,000 in escrow instead
-    of ₹160 (80 points at ₹2); the bonus cap and the slug were editable too."""
+    """An operator cannot edit `rules` (which could make the next open hold ₹4,000 in escrow
+    instead of ₹160, 80 points at ₹2), nor the bonus cap or the slug, directly."""
     from tournaments.services.templates import money_terms
 
     template = played.template

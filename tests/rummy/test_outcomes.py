@@ -1,4 +1,4 @@
-"""Issue 10 item 2: a valid hand scores 2 as a loser, never 0, whatever outcome is posted; and
+"""A valid hand scores 2 as a loser, never 0, whatever outcome is posted; and
 ``score_result`` tells the settlement when the cards overrule the posted outcome."""
 
 import pytest

@@ -1,4 +1,4 @@
-"""Issue 19, item 1 through the Rummy 500 format (pure, no database): a melded joker keeps its
+"""A Rummy 500 joker through the format (pure, no database): a melded joker keeps its
 card across the deal's lay-offs, and the refusal names the meld and the joker."""
 
 import pytest

@@ -1,5 +1,6 @@
-"""Issue 19 over the API, settled by a REAL Celery worker: a Rummy 500 joker keeps its card
-across lay-offs; drops in best-of-6 Deals games, none in best of 2; Deals terms of 2, 3 or 6."""
+"""Rummy 500 jokers and Deals drops over the API, settled by a REAL Celery worker: a Rummy 500 joker
+keeps its card across lay-offs; drops in best-of-6 Deals games, none in best of 2; Deals terms of 2,
+3 or 6."""
 
 from decimal import Decimal
 
@@ -26,7 +27,7 @@ def test_a_rummy500_joker_keeps_its_card_through_the_api_and_the_worker():
     with private_queue() as queue:
         worker = Worker(queue)
         try:
-            # the issue's deal: 4C laid off on 6C 7C PJ, as if the joker were 5C
+            # docs/rules.md's deal: 4C laid off on 6C 7C PJ, as if the joker were 5C
             before = ledger_state()
             changed = [
                 r500("a", [["6C", "7C", "PJ"]], in_hand=["2S"]),
