@@ -13,7 +13,7 @@ from tournaments.rummy.rummy500 import MeldError, meld_kind, score_hand
 @pytest.mark.parametrize(
     ("meld", "fixed"),
     [
-        ("6C 7C PJ", "6C 7C PJ=8C"),  # S2's own example: laid this way, the joker is 8C
+        ("6C 7C PJ", "6C 7C PJ=8C"),  # laid this way, the joker is 8C
         ("PJ 6C 7C", "PJ=5C 6C 7C"),
         ("7C 6C PJ", "7C 6C PJ=5C"),  # laid going down
         ("6C PJ 8C", "6C PJ=7C 8C"),  # the only card that fits
@@ -36,7 +36,7 @@ def test_a_melded_joker_is_fixed(meld, fixed):
     ("meld", "could_be"),
     [
         ("6C PJ 7C", ["5C", "8C"]),  # the order runs through neither
-        ("9D PJ PJ", ["7D", "8D", "10D", "JD", "any 9 (a set)"]),  # S2: set or which sequence
+        ("9D PJ PJ", ["7D", "8D", "10D", "JD", "any 9 (a set)"]),  # a set, or which sequence?
         ("PJ 9D PJ", ["7D", "8D", "10D", "JD", "any 9 (a set)"]),
     ],
 )

@@ -177,8 +177,8 @@ PRESETS: dict[str, RuleSet] = {
         loser_gate=TWO_SEQUENCES,
         full_count_mode=FLAT,
     ),
-    # S3: two decks and two jokers; a loser's groups count in stages (its notes, lines 7-8).
-    # Its "no sequence longer than four" (line 47) is advice, so no max_sequence_length here.
+    # S3: two decks and two jokers; a loser's groups count in stages. "No sequence longer than
+    # four" is advice to the player, so no max_sequence_length here (docs/rules.md "S3").
     "S3": replace(DEFAULT, loser_gate=STAGED),
     "pool101": replace(DEFAULT, pool_limit=101, rejoin_below=79),
     "pool201": replace(
@@ -219,7 +219,7 @@ def is_eliminated(score: int, rules: RuleSet) -> bool:
 
 
 def can_rejoin(remaining_scores: list[int], rules: RuleSet) -> bool:
-    """Pool rejoin is open while every remaining player is below the bound (S3: < 79 / < 174)."""
+    """Pool rejoin is open while every remaining player is below the bound (pool101: < 79, pool201: < 174)."""
     if rules.rejoin_below is None:
         return False
     bound = rules.rejoin_below
