@@ -219,7 +219,7 @@ def is_eliminated(score: int, rules: RuleSet) -> bool:
 
 
 def can_rejoin(remaining_scores: list[int], rules: RuleSet) -> bool:
-    """Pool rejoin is open while every remaining player is below the bound (pool101: < 79, pool201: < 174)."""
+    """Pool rejoin is open while every remaining player is below the bound (< 79, < 174)."""
     if rules.rejoin_below is None:
         return False
     bound = rules.rejoin_below
