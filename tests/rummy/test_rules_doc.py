@@ -260,6 +260,16 @@ def test_bucket_example():
         assert rupees(lost_cell) == rupees(paid) - back[bucket], bucket
 
 
+def test_links_within_the_page_reach_a_heading():
+    text = DOC.read_text(encoding="utf-8")
+    headings = {
+        re.sub(r"[^\w\- ]", "", h.lower()).replace(" ", "-")
+        for h in re.findall(r"^#+ (.+)$", text, re.M)
+    }
+    links = set(re.findall(r"\]\(#([^)]+)\)", text))
+    assert links and links <= headings, links - headings
+
+
 @pytest.mark.parametrize("title", ["Worked examples: hands", "Groups", "Split", "Rummy 500"])
 def test_sections_exist(title):
     assert section(title).strip()
