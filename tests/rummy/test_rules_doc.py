@@ -260,6 +260,19 @@ def test_bucket_example():
         assert rupees(lost_cell) == rupees(paid) - back[bucket], bucket
 
 
+def test_every_path_the_page_names_exists():
+    text = DOC.read_text(encoding="utf-8")
+    named = set(re.findall(r"`((?:tournaments|tests)/[\w/.]+)`", text))
+    modules = {
+        f"{d}/{m}"
+        for d, ms in re.findall(r"`(tournaments/[\w/]+/)` \(([^)]*)\)", text)
+        for m in re.findall(r"`(\w+\.py)`", ms)
+    }
+    assert named and modules
+    missing = sorted(p for p in named | modules if not (DOC.parents[1] / p).exists())
+    assert missing == []
+
+
 def test_links_within_the_page_reach_a_heading():
     text = DOC.read_text(encoding="utf-8")
     headings = {
