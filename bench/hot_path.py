@@ -1,7 +1,8 @@
-"""The HTTP hot paths (issue 23 §1): game opens and deal posts against an authenticated trivial
-GET, `--clients` clients against `manage.py serve` (real gunicorn, two Celery workers, beat), on
-the same stack as `bench/faults.py` (its own embedded PostgreSQL and Redis under /tmp, or the
-machine's servers with DATABASE_URL and CELERY_BROKER_URL set).
+"""The HTTP hot paths (`tournaments/services/opening.py`, `tournaments/services/intake.py`): game
+opens and deal posts against an authenticated trivial GET, `--clients` clients against `manage.py
+serve` (real gunicorn, two Celery workers, beat), on the same stack as `bench/faults.py` (its own
+embedded PostgreSQL and Redis under /tmp, or the machine's servers with DATABASE_URL and
+CELERY_BROKER_URL set).
 
 Three timed phases of `--seconds` each, one operation per phase, every client in a loop:
 1. `GET /api/v1/templates` (the baseline);

@@ -54,7 +54,10 @@ BATCH = 100
 FRESH_DATABASE = "bench_ledger_fresh"
 LEDGER_TABLES = ("wallets_account", "wallets_entry", "wallets_transfer", "wallets_player")
 ONE = Money(Decimal("1.00"), CASH)
-GOAL_SINGLE, GOAL_BATCH = 0.5, 3.0  # issue 23: ratios to pgbench TPC-B on the same server
+GOAL_SINGLE, GOAL_BATCH = (
+    0.5,
+    3.0,
+)  # ratios to pgbench TPC-B on the same server (docs/benchmarks.md)
 
 
 def pgbench_tps(clients: int, seconds: int) -> float:

@@ -1,4 +1,5 @@
-"""An Idempotency-Key claimed in the same statement as the write it guards (issue 23 §1).
+"""An Idempotency-Key claimed in the same statement as the write it guards: one round trip per write
+on the hot paths.
 
 The API layer (rummy_ledger.api.idempotency) owns the header and the replays; a hot-path service
 (a deal's intake) takes a `Keyed` and claims the key with its own write, in one round trip, by

@@ -1,4 +1,4 @@
-"""Celery sends off the request's thread (issue 23 §1): a web request that stored a deal does
+"""Celery sends off the request's thread: a web request that stored a deal does
 not wait for the broker, and the settlement of deals stored close together goes in one message.
 
 One daemon thread per process takes the sends from a queue and makes each on the process's

@@ -1,5 +1,5 @@
 """Builders for the tests: API clients, funded players, transfers, templates, a game server
-over the REST API, hands from RULES.md, games, finance staff. Plain functions (STYLE.md: no
+over the REST API, hands from docs/rules.md, games, finance staff. Plain functions (STYLE.md: no
 fixtures that rot); the conftests turn a few of them into fixtures."""
 
 from __future__ import annotations
@@ -95,7 +95,7 @@ def move(source: Account, target: Account, amount, key: str, kind: str = "transf
 
 # --- games --------------------------------------------------------------------------------------
 
-# RULES.md (S0) worked examples, with wild K.
+# docs/rules.md's worked examples (S0), with wild K.
 WILD = "KD"
 WINNER = [["AS", "2S", "3S"], ["6C", "8C", "KH"], ["4D", "4S", "4C", "4H"], ["JD", "JH", "PJ"]]
 LOSER_22 = [["5H", "6H", "7H"], ["9D", "9S", "9C"], ["2C", "2H", "8C", "QD"], ["10S", "10D", "10C"]]

@@ -1,4 +1,4 @@
-"""Issue 13, logs: an expected 4xx answer is one line at WARNING, with its reason, never a
+"""Logs: an expected 4xx answer is one line at WARNING, with its reason, never a
 traceback (Django attaches one to PermissionDenied, BadRequest and SuspiciousOperation, and logs
 the last at ERROR); a 5xx keeps its traceback."""
 

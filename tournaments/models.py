@@ -200,7 +200,7 @@ class Game(models.Model):
         REVERSED = "reversed"
 
     # No index of its own: game_unique_per_client (client, game_id) leads with it. A second one
-    # let the planner, on stale statistics, find a game by all of its client's games (issue 23).
+    # let the planner, on stale statistics, find a game by all of its client's games.
     client = models.ForeignKey(
         ApiClient, on_delete=models.PROTECT, related_name="games", db_index=False
     )

@@ -189,7 +189,7 @@ def split_settlement(
 def split_by_drop_value(
     *, prize: Decimal, drops: Mapping[str, int], entry_fee: Decimal, fee_percent: Decimal
 ) -> Settlement:
-    """Pool split by drop value (RULES.md "Split"): the fee comes off the prize; each player is
+    """Pool split by drop value (docs/rules.md "Split"): the fee comes off the prize; each player is
     paid the entry fee for every drop held above the fewest anyone holds, and the rest is shared
     equally. When those payments alone exceed what is left after the fee, the split falls back
     to shares in proportion to (drops left + 1). Both by largest remainder (rule 3).

@@ -20,7 +20,7 @@ from wallets.amounts import amount_text
 SPLIT_POLICIES = ("none", "equal", "drops", "drop_value")
 ENTRY_BUCKETS = ("bonus", "deposit", "winnings", "chips")
 HUNDRED = Decimal(100)
-BONUS_CAP_PERCENT = Decimal("10.00")  # RULES.md: at most this share of an entry from bonus
+BONUS_CAP_PERCENT = Decimal("10.00")  # docs/rules.md: at most this share of an entry from bonus
 
 
 @dataclass(frozen=True)

@@ -2,8 +2,8 @@
 (CGST Rule 31B; the rate in force on the deposit's IST date: `wallets.services.gst_rates`),
 TDS on net winnings (Income-tax Act s.194BA, Rule 133), financial years.
 
-Rounds taxes only (GST, TDS): `to_paisa` rounds half up to the paisa (RULES.md's examples need
-it: 100 -> 21.875 GST -> 21.88). Only a tax itself is rounded; the other part is the remainder,
+Rounds taxes only (GST, TDS): `to_paisa` rounds half up to the paisa (at 28 %, a 100 deposit
+holds 21.875 GST -> 21.88). Only a tax itself is rounded; the other part is the remainder,
 so the parts always add up to the whole exactly. What games pay is rounded by
 `tournaments/payouts.py` (half to even, largest remainder); the ledger rounds nothing.
 """

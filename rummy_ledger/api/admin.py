@@ -47,8 +47,9 @@ class ApiClientAdmin(admin.ModelAdmin):
     def has_delete_permission(self, request, obj=None) -> bool:
         return False
 
-    # Superusers only, whatever a group grants: a `payments` key credits deposits with no
-    # approver, so issuing one is not a finance role's decision (issue 13, maker-checker).
+    # Superusers only, whatever a group grants: a `payments` key credits deposits with no approver,
+    # so issuing one is not a finance role's decision (see "Maker-checker" in
+    # docs/finance-admin.md).
     def has_add_permission(self, request) -> bool:
         return request.user.is_superuser
 

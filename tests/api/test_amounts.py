@@ -1,4 +1,4 @@
-"""Amounts (issue 11, findings 2, 3 and 4): exactly `^\\d{1,12}(\\.\\d{1,2})?$` as a JSON string,
+"""Amounts: exactly `^\\d{1,12}(\\.\\d{1,2})?$` as a JSON string,
 at most the per-transfer maximum; everything else a 400 naming the field, nothing credited."""
 
 from decimal import Decimal

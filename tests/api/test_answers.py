@@ -1,5 +1,6 @@
-"""What a repeat gets, over real HTTP (issue 21, item 12): a replay is the first answer byte for
-byte, and a gateway result repeated with other content is a conflict whichever result it is."""
+"""What a repeat gets, over real HTTP (docs/api.md, `Idempotency-Key`): a replay is the first answer
+byte for byte, and a gateway result repeated with other content is a conflict whichever result it
+is."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Every input is bounded by what the game allows (issue 11, findings 1, 3 and 8): cards, groups,
+"""Every input is bounded by what the game allows: cards, groups,
 results, string lengths, numbers, ids; and the body itself, before it is parsed. Each refusal is
 a 4xx in the envelope and writes nothing."""
 

@@ -1,4 +1,4 @@
-"""The guards of a games client, over real HTTP (issue 21, item 6): seat only the players of the
+"""The guards of a games client, over real HTTP (docs/trust-model.md): seat only the players of the
 payments clients it is paired with (403 `player_not_paired`), and take at most a cap into escrow
 in a rolling hour (409 `client_cap`), concurrent opens included."""
 

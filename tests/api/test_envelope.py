@@ -1,4 +1,4 @@
-"""Every error under /api/ is the JSON envelope (issue 11, finding 5), including those Django
+"""Every error under /api/ is the JSON envelope (docs/api.md), including those Django
 raises before a view is found; outside /api/ (the admin) Django's own pages stay."""
 
 import pytest

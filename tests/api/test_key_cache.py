@@ -1,4 +1,4 @@
-"""Authentication by key on a warm process costs no query (issue 23 §1), and a key revoked,
+"""Authentication by key on a warm process costs no query, and a key revoked,
 deactivated or given other scopes elsewhere (another node, a shell: no signal reaches this
 process) stops working within a second, over real HTTP."""
 

@@ -1,4 +1,4 @@
-"""The schema documents what the API really does (issue 11, finding 6): every operation its error
+"""The schema documents what the API really does: every operation its error
 responses in the envelope, the `Idempotency-Key` its limits, fields that refuse "" minLength 1,
 ids their alphabet; and real error responses validate against it."""
 

@@ -1,4 +1,4 @@
-"""Strict input over real HTTP (issue 21, items 9 and 10): every write refuses a field it does not
+"""Strict input over real HTTP: every write refuses a field it does not
 know with a 400 naming it, a number a float cannot hold is refused at parse time, and the errors
 say what is wrong."""
 

@@ -1,6 +1,6 @@
-"""gunicorn's own refusals, from a real gunicorn started the way `serve` starts it (issue 21,
-item 12): a NUL in a header (400) and a request line over 4,094 bytes (414) are the JSON envelope,
-not gunicorn's HTML page."""
+"""gunicorn's own refusals, from a real gunicorn started the way `serve` starts it
+(rummy_ledger/api/worker.py): a NUL in a header (400) and a request line over 4,094 bytes (414) are
+the JSON envelope, not gunicorn's HTML page."""
 
 from __future__ import annotations
 

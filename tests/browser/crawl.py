@@ -2,7 +2,7 @@
 and check on each what a person would trip over:
 
 - every submit button belongs to a form (`button.form !== null`): a form nested in another is
-  dropped by the browser, and its buttons then submit nothing (issue 18's dead Review button);
+  dropped by the browser, and its buttons then submit nothing (a dead Review button);
 - every submit button, clicked (its form's required fields filled first), sends a request. The
   request is answered here with "204 No Content" and never reaches the server, so nothing
   changes and the page stays as it was for the next button;

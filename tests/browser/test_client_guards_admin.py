@@ -1,5 +1,5 @@
-"""A superuser pairs clients and turns a games client's guards on, in a real browser (issue 21,
-item 6); a finance role is not offered either."""
+"""A superuser pairs clients and turns a games client's guards on, in a real browser
+(docs/trust-model.md); a finance role is not offered either."""
 
 from __future__ import annotations
 

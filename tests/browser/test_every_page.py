@@ -1,4 +1,4 @@
-"""Every admin page each role can reach, crawled with objects of every kind present (issue 18):
+"""Every admin page each role can reach, crawled with objects of every kind present:
 no form dropped, no button outside a form, every form's button sends its request, lists fit
 1366 px, amounts carry their unit (`tests/browser/crawl.py`). The books are built once and each
 role logs in once, in one browser: the whole crawl takes well under two minutes."""

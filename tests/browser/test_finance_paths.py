@@ -1,4 +1,4 @@
-"""What finance staff do in the admin, done in a real browser, role by role (issue 13).
+"""What finance staff do in the admin, done in a real browser, role by role (docs/finance-admin.md).
 
 The data comes from the real services: a settled points game posted by a game server, funded
 players, proposals made through `wallets.adjustments`.

@@ -1,4 +1,4 @@
-"""Issue 22 item 1 in a real browser: finance adds a future GST rate by maker-checker (a date
+"""GST rates by date in a real browser: finance adds a future GST rate by maker-checker (a date
 that is not in the future is refused on the form), the rates themselves are read-only, and the
 GST report shows a line per month and rate."""
 

@@ -1,4 +1,4 @@
-"""Issue 18 item 2: the admin's home page says, for the signed-in role, what waits and what is
+"""The admin's home page says, for the signed-in role, what waits and what is
 wrong, each line a link to the filtered list that shows it."""
 
 from __future__ import annotations

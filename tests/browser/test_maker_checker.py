@@ -1,4 +1,4 @@
-"""Issue 13 item 2 in a real browser: nobody moves money or changes what games cost alone.
+"""Maker-checker in a real browser: nobody moves money or changes what games cost alone.
 
 - A template's money terms are read-only on its page; an operator proposes new ones, another
   member of staff approves them on the proposal's page, and the template's page keeps the story.
@@ -89,7 +89,7 @@ def test_a_debit_of_more_than_the_bucket_holds_is_refused_on_the_form(login, gam
 
 
 def test_finance_sets_a_players_region_with_the_button_on_the_players_page(login, game):
-    """Issue 21: a blocked region the gateway reported stays until finance changes it here."""
+    """A blocked region the gateway reported stays until finance changes it here."""
     from wallets.models import Player, ProtectionChange
     from wallets.services.real_money import region_report
 
@@ -114,7 +114,7 @@ def test_finance_sets_a_players_region_with_the_button_on_the_players_page(login
 
 
 def test_a_second_approver_on_a_page_opened_before_the_first_decision_is_refused(login, game):
-    """Issue 21 item 8: the second approver saw "#1 approved." and the admin logged them with
+    """The second approver sees "#1 approved." and the admin logs them with
     the first approver's note."""
     from django.contrib.admin.models import LogEntry
     from djmoney.money import Money

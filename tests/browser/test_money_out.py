@@ -1,4 +1,4 @@
-"""Issue 18 item 1: money out, done as it is done, in a real browser and over real HTTP: a
+"""Money out, done as it is done, in a real browser and over real HTTP: a
 player's first withdrawal requested by the payment gateway, reviewed by an operator on the
 withdrawal's page, approved by an approver on the review's page, then reported paid."""
 

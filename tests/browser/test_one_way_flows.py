@@ -1,4 +1,4 @@
-"""The one-way-flow report in a real browser (issue 21, item 5): the withdrawal an operator
+"""The one-way-flow report in a real browser (docs/finance-admin.md): the withdrawal an operator
 reviews says when its player is in a flagged pair, linked to the report, which lists the pairs."""
 
 from __future__ import annotations

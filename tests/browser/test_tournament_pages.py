@@ -52,7 +52,7 @@ def test_finance_sees_the_tournaments_and_their_money(login, finished, role):
 
 
 def test_each_role_reads_the_tournament_pnl_and_exports_it(login):
-    """Issue 24's P&L: linked from the home page's reports; Show (by month too) and Export CSV
+    """The tournament P&L: linked from the home page's reports; Show (by month too) and Export CSV
     clicked by every role, a refused period shown on the form."""
     pnl_books(api_client_create(name="lobby", scopes=["games"])[0])
     today = timezone.localdate()

@@ -1,4 +1,4 @@
-"""What a finance user sees on the pages issue 13 found wrong, in a real browser. These were
+"""What a finance user sees on the pages a review found wrong, in a real browser. These were
 strict expected failures (`test_known_gaps.py`) until each was fixed; a new gap found by the
 browser goes here the same way: a test that states what should be seen, marked
 `xfail(strict=True, raises=AssertionError)` until its fix lands.

@@ -1,4 +1,4 @@
-"""Issue 22 item 3 in a real browser: a wind-down proposed by an operator and approved by an
+"""The wind-down in a real browser: a wind-down proposed by an operator and approved by an
 approver while real money is off; after `manage.py wind_down` its page shows the players whose
 money is held and why, and the report downloads as CSV."""
 

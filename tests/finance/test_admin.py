@@ -424,8 +424,8 @@ def test_api_client_key_is_shown_once(superuser, db):
 
 
 def test_no_finance_role_issues_or_changes_api_keys(users, world):
-    """Issue 13 item 2: an operator minted a `payments` key and credited ₹50,000 with no
-    approver. API clients are a superuser's, whatever a group grants."""
+    """An operator may not mint a `payments` key and credit ₹50,000 with no approver. API
+    clients are a superuser's, whatever a group grants."""
     from rummy_ledger.api.models import ApiClient
 
     existing = ApiClient.objects.get(name="game-server-1")

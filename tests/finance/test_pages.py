@@ -1,5 +1,5 @@
-"""What the finance pages say, through the test client (issue 13): platform balances in the
-accounts list, search by the ids staff know, the statement in pages, times in IST, a reversed
+"""What the finance pages say, through the test client (docs/finance-admin.md): platform balances in
+the accounts list, search by the ids staff know, the statement in pages, times in IST, a reversed
 game, what a reversal moves. The browser tests show the same to a person."""
 
 from datetime import timedelta

@@ -165,7 +165,7 @@ def test_tds_report_lists_what_was_withheld_in_the_quarter(queue, operator, appr
 
 @pytest.mark.parametrize("fy", ["9999-00", "0000-01", "1900-01", "२०२६-27", "2026-27\n"])
 def test_the_reports_refuse_a_year_outside_2000_to_2098_on_the_form(db, viewer, fy):
-    """Issue 21: `fy=9999-00` was a 500 (year 10000) on the tax statement and the TDS report."""
+    """`fy=9999-00` (year 10000) is refused, not a 500, on the tax statement and the TDS report."""
     client = login(viewer)
     client.raise_request_exception = False
     pages = {

@@ -75,7 +75,7 @@ def test_a_bonus_grant_is_proposed_in_admin_and_approved_by_someone_else(operato
 def test_finance_replaces_a_blocked_region_in_admin_and_the_history_says_so(
     viewer, operator, settings
 ):
-    """Issue 21: a player's region is the most restrictive one reported until finance changes
+    """A player's region is the most restrictive one reported until finance changes
     it; only a role holding the permission may, and every change is in the history."""
     from tests.builders import make_api
     from tests.wallets.payments import Gateway

@@ -1,4 +1,4 @@
-"""Issue 13 item 2: a template's money terms (fee %, point value, entry fee, currency) change only
+"""A template's money terms (fee %, point value, entry fee, currency) change only
 when one member of staff proposes and another approves, for the games opened after that; every
 change is in the history. And the roles hold exactly what the code grants."""
 
@@ -179,7 +179,7 @@ def test_the_groups_hold_exactly_what_the_code_grants(db):
     roles_ensure()
     operators = Group.objects.get(name=OPERATOR)
     stale = Permission.objects.get(codename="add_apiclient")
-    operators.permissions.add(stale)  # as a database from before issue 13 has it
+    operators.permissions.add(stale)  # as an older database has it
 
     roles_ensure()
 
@@ -203,7 +203,7 @@ def test_templates_are_added_by_superusers_only(operator, superuser, db):
     assert GameTemplate.objects.filter(slug="pool-50").count() == 1
 
 
-# --- issue 21 item 1: every term but the name and the active flag ------------------------------
+# --- every term but the name and the active flag -------------------------------------------------
 
 
 def test_every_field_of_a_template_is_classified_money_or_cosmetic():
@@ -228,8 +228,8 @@ def test_every_field_of_a_template_is_classified_money_or_cosmetic():
 
 
 def test_an_operator_alone_changes_no_term_in_the_admin(operator, played, game_server):
-    """Issue 21: an operator's edit of `rules` made the next open hold ₹4,000 in escrow instead
-    of ₹160 (80 points at ₹2); the bonus cap and the slug were editable too."""
+    """An operator cannot edit `rules` (which could make the next open hold ₹4,000 in escrow
+    instead of ₹160, 80 points at ₹2), nor the bonus cap or the slug, directly."""
     from tournaments.services.templates import money_terms
 
     template = played.template

@@ -1,4 +1,4 @@
-"""Issue 24's finance admin, through the admin's own views (the browser tests click the same
+"""The tournaments' finance admin, through the admin's own views (the browser tests click the same
 pages): the tournament P&L from the ledger, and the forms that propose new money terms and a
 new tournament, refused with `create_tournament`'s messages and decided by someone else."""
 

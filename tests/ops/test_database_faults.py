@@ -118,7 +118,7 @@ def test_a_game_open_behind_a_transaction_holding_the_players_accounts_answers_4
 
 
 def test_a_read_behind_a_lock_answers_409_busy_as_its_schema_documents():
-    """Reads answer 409 busy + Retry-After too (issue 18: the schema now says so)."""
+    """Reads answer 409 busy + Retry-After too (the schema says so)."""
     openapi = openapi_json()
     server = Server()
     funded_player("a", "100.00")

@@ -1,4 +1,4 @@
-"""A deal's settlement is sent off the request's thread (rummy_ledger.publisher, issue 23 §1):
+"""A deal's settlement is sent off the request's thread (rummy_ledger.publisher):
 the request answers without waiting for the broker, and the send, made by the publisher thread,
 still goes through AfterCommitTask's handling (a broker that refuses is logged, the sweep redoes
 it: tests/ops/test_broker_outage.py). Real requests through the whole stack, a real closed port

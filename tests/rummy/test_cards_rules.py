@@ -73,7 +73,7 @@ def test_presets_exist_and_differ_where_the_seeds_do():
     p201 = PRESETS["pool201"]
     assert (p201.first_drop_points, p201.middle_drop_points, p201.pool_limit) == (25, 50, 201)
     assert PRESETS["pool101"].rejoin_below == 79 and p201.rejoin_below == 174
-    # S3 line 26: best of 2 and 3 allow no drop, best of 6 does; RULES.md: N is 2, 3 or 6.
+    # docs/rules.md "Deals rummy": best of 2 and 3 allow no drop, best of 6 does; N is 2, 3 or 6.
     deals = PRESETS["deals"]
     assert (deals.deal_counts, deals.no_drop_deals) == ((2, 3, 6), (2, 3))
     assert [deals.allows_drops(n) for n in (2, 3, 6)] == [False, False, True]

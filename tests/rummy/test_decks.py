@@ -1,4 +1,4 @@
-"""How many decks a table deals (issue 10 items 3, 4 and 8): S1 follows the players, printed
+"""How many decks a table deals (docs/rules.md "Cards and decks"): S1 follows the players, printed
 jokers per deck, Rummy 500 seats 2 to 8. Honest deals come from a real shuffled shoe."""
 
 import random
@@ -97,7 +97,7 @@ def test_extra_deck_rules_are_checked():
         assert err.value.field == "extra_deck_from"
 
 
-# ---------------------------------------------------------------- Rummy 500 (S2)
+# ---------------------------------------------------------------- Rummy 500
 
 
 def test_rummy500_seats_two_to_eight_with_two_decks_from_five():
@@ -112,7 +112,7 @@ def test_rummy500_seats_two_to_eight_with_two_decks_from_five():
 def test_honest_rummy500_deals_pass_and_one_card_too_many_fails(players, seed):
     rng = random.Random(seed)
     decks = rummy500.decks_for(players)
-    size = 13 if players == 2 else 7  # S2: 13 cards each with 2 players, 7 with more
+    size = 13 if players == 2 else 7  # 13 cards each with 2 players, 7 with more
     cards = card_names(deal(rng, shoe(decks, 2), players, size))
     assert rummy500.deck_count_errors(cards, players) == []
     card = rng.choice(cards)

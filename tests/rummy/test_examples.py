@@ -1,4 +1,4 @@
-"""Every worked example of RULES.md and the seeds' own examples (S0, S1, S3), as tables."""
+"""The engine's examples per preset (S0, S1, S3), as tables: docs/rules.md's rules, case by case."""
 
 import pytest
 
@@ -25,9 +25,9 @@ def hand(text: str) -> list[list[str]]:
     return [g.split() for g in text.split("|")]
 
 
-# (group, wild joker, rules, kind, part of the reason) -- RULES.md "Groups" and S0's examples.
+# (group, wild joker, rules, kind, part of the reason) -- docs/rules.md "Groups" and more.
 GROUPS = [
-    # RULES.md
+    # docs/rules.md
     ("7H 8H 9H 10H", "8S", S0, "pure_sequence", None),
     ("10H JH PJ KH", "3C", S0, "impure_sequence", None),
     ("3S 4S 8D", "8C", S0, "impure_sequence", None),
@@ -76,7 +76,7 @@ GROUPS = [
     ("4S PJ 4D", "2C", S1, "set", None),
     ("QS QD PJ", "2C", S1, "set", None),
     ("4S 4S 4D", "2C", S1, "invalid", "two 4S in a set"),
-    # S3: "no longer than four" is advice (issue 10 item 6): the preset takes 5 cards; a house
+    # S3: "no longer than four" is advice (docs/rules.md "S3"): the preset takes 5 cards; a house
     # that wants the limit sets max_sequence_length. A 5-card "triplet" is not allowed.
     ("10H JH QH KH", "5C", S3, "pure_sequence", None),
     ("9H 10H JH QH KH", "5C", S3, "pure_sequence", None),
@@ -107,7 +107,7 @@ def test_printed_joker_cut_variants():
 
 # (declaration, wild, rules, valid, points, a phrase expected in the errors)
 DECLARATIONS = [
-    # RULES.md worked examples (S0)
+    # docs/rules.md worked examples (S0)
     ("AS 2S 3S | 6C 8C KH | 4D 4S 4C 4H | JD JH PJ", "KD", S0, True, 0, None),
     ("KH QH JH | 4C 5C 10S | 7H 7S 7D 7C | 2D 2C PJ", "10D", S0, True, 0, None),
     ("10H JH QH | 5C 5D 5S | AD AH AS | 2D 3D QC QH", "7S", S0, False, 25, "only one sequence"),
@@ -314,7 +314,7 @@ def test_s0_cash_example_points_add_up():
 
 
 def test_deck_counts():
-    # S0 (default): 1 printed joker per deck, so two decks hold 2 PJ (issue 10 item 4).
+    # S0 (default): 1 printed joker per deck, so two decks hold 2 PJ.
     assert deck_count_errors(["AS", "AS", "PJ", "PJ"], S0) == []
     assert deck_count_errors(["PJ", "PJ", "PJ"], S0) == ["PJ appears 3 times; 2 decks hold 2"]
     errors = deck_count_errors(["AS", "AS", "AS", "PJ"] * 1 + ["PJ"] * 4, S0)

@@ -1,4 +1,5 @@
-"""Issue 19, item 1: a Rummy 500 joker keeps the card it stands for (S2 lines 22-24)."""
+"""A Rummy 500 joker keeps the card it stands for (docs/rules.md "A joker keeps the card it stands
+for")."""
 
 import pytest
 from hypothesis import given
@@ -12,7 +13,7 @@ from tournaments.rummy.rummy500 import MeldError, meld_kind, score_hand
 @pytest.mark.parametrize(
     ("meld", "fixed"),
     [
-        ("6C 7C PJ", "6C 7C PJ=8C"),  # S2's own example: laid this way, the joker is 8C
+        ("6C 7C PJ", "6C 7C PJ=8C"),  # laid this way, the joker is 8C
         ("PJ 6C 7C", "PJ=5C 6C 7C"),
         ("7C 6C PJ", "7C 6C PJ=5C"),  # laid going down
         ("6C PJ 8C", "6C PJ=7C 8C"),  # the only card that fits
@@ -22,7 +23,7 @@ from tournaments.rummy.rummy500 import MeldError, meld_kind, score_hand
         ("5H 6H 7H PJ", "5H 6H 7H PJ=8H"),
         ("6C 7C PJ=8C", "6C 7C PJ=8C"),  # named: kept
         ("6C PJ:7C 8C", "6C PJ=7C 8C"),
-        ("9D 9H PJ", "9D 9H PJ"),  # a set: its joker is a nine, no suit said (S2 line 23)
+        ("9D 9H PJ", "9D 9H PJ"),  # a set: its joker is a nine, no suit said
         ("9D PJ=9H PJ", "9D PJ=9H PJ"),
         ("9D PJ=10D PJ", "9D PJ=10D PJ=JD"),
     ],
@@ -35,7 +36,7 @@ def test_a_melded_joker_is_fixed(meld, fixed):
     ("meld", "could_be"),
     [
         ("6C PJ 7C", ["5C", "8C"]),  # the order runs through neither
-        ("9D PJ PJ", ["7D", "8D", "10D", "JD", "any 9 (a set)"]),  # S2: set or which sequence
+        ("9D PJ PJ", ["7D", "8D", "10D", "JD", "any 9 (a set)"]),  # a set, or which sequence?
         ("PJ 9D PJ", ["7D", "8D", "10D", "JD", "any 9 (a set)"]),
     ],
 )

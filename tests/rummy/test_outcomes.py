@@ -1,4 +1,4 @@
-"""Issue 10 item 2: a valid hand scores 2 as a loser, never 0, whatever outcome is posted; and
+"""A valid hand scores 2 as a loser, never 0, whatever outcome is posted; and
 ``score_result`` tells the settlement when the cards overrule the posted outcome."""
 
 import pytest
@@ -18,7 +18,7 @@ from tournaments.rummy import (
 )
 
 S0 = PRESETS["S0"]
-# S0's winners (RULES.md "Worked examples"): valid with wild K, and with wild 10.
+# S0's winners (docs/rules.md "Worked examples: hands"): valid with wild K, and with wild 10.
 VALID = [["AS", "2S", "3S"], ["6C", "8C", "KH"], ["4D", "4S", "4C", "4H"], ["JD", "JH", "PJ"]]
 VALID_WILD = "KD"
 # S0's loser: a pure run and two sets kept, 2D 3D QC QH count: 25.

@@ -1,4 +1,4 @@
-"""Rummy 500 (S2): values, melds, hand scores, the race past 500."""
+"""Rummy 500 (docs/rules.md "Rummy 500"): values, melds, hand scores, the race past 500."""
 
 import pytest
 
@@ -44,7 +44,7 @@ def test_valid_melds(meld, kind):
 @pytest.mark.parametrize(
     ("meld", "why"),
     [
-        ("QC KC AC 2C 3C", "not consecutive"),  # S2: sequences cannot wrap
+        ("QC KC AC 2C 3C", "not consecutive"),  # sequences cannot wrap
         ("KH AH 2H", "not consecutive"),
         ("KS KH KD KC PJ", "at most 4"),  # no fifth king for the joker to be
         ("8H 8S 8H", "two 8H"),
@@ -69,7 +69,7 @@ def test_meld_points_low_ace_is_one():
 def test_score_hand_may_be_negative():
     assert score_hand([["5H", "6H", "7H"]], ["8H"], ["KS", "PJ"]) == 18 + 8 - 25
     assert score_hand([], [], ["AS", "KD"]) == -25
-    # S2: an ace laid off low on 2-3-4 scores 1, given the meld it extends.
+    # An ace laid off low on 2-3-4 scores 1, given the meld it extends.
     assert score_hand([], [("AH", ["2H", "3H", "4H"])], []) == 1
     assert score_hand([], [("AH", ["QH", "KH", "JH"])], []) == 15
 

@@ -1,4 +1,4 @@
-"""Chip dumping (issue 21, item 5), over real HTTP: a player losing small on purpose to a partner,
+"""Chip dumping, over real HTTP: a player losing small on purpose to a partner,
 game after game, loses bonus only in the share the entry's cap allows, and the one-way-flow
 report flags the pair for finance."""
 

@@ -1,7 +1,7 @@
-"""`POST /api/v1/deals` (issue 23 §2) over real HTTP against the live server: a result per deal in
-the order posted, each deal checked and stored on its own, settled by a real Celery worker; the
-answer replays for its key unless a deal met contention; the 1 MiB body limit of this endpoint
-alone; 1 to 100 deals; and the settlement of a batch's message."""
+"""`POST /api/v1/deals` (docs/api.md "Batches of deals") over real HTTP against the live server: a
+result per deal in the order posted, each deal checked and stored on its own, settled by a real
+Celery worker; the answer replays for its key unless a deal met contention; the 1 MiB body limit of
+this endpoint alone; 1 to 100 deals; and the settlement of a batch's message."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Issue 10 through the formats (pure, no database): a deal won without a show, valid losing
+"""docs/rules.md through the formats (pure, no database): a deal won without a show, valid losing
 hands, the deck count per table, Rummy 500's seats, the drop-value split; and the properties
 (the points cap, a valid hand pays at most 2) through what settlement runs: the format's
 `score_deal` and `apply_deal`."""

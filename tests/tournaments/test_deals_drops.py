@@ -1,6 +1,6 @@
-"""Issue 19, item 2 (pure, no database): drops in Deals games (S3 line 26 forbids them in best of
-2 and 3 only; best of 6 drops at 20/40), and the N a deals game may be (RULES.md "Deals": 2, 3
-or 6) unless a template names another in its rules."""
+"""Drops in Deals games (pure, no database): none in best of 2 and 3, best of 6 drops at 20/40;
+and the N a deals game may be (2, 3 or 6: docs/rules.md "Deals rummy (best of N)") unless a template
+names another in its rules."""
 
 import pytest
 from hypothesis import given

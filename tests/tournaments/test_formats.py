@@ -1,4 +1,5 @@
-"""Each format's worked examples (RULES.md "Formats and cash") end to end through the REST API."""
+"""Each format's worked examples (docs/rules.md "Formats and cash") end to end through the REST
+API."""
 
 from decimal import Decimal
 
@@ -314,7 +315,7 @@ def test_cancel_refunds_everything_to_its_bucket(server, settle):
     assert r.status_code == 409 and r.json()["error"]["code"] == "game_not_open"
 
 
-# ---------------------------------------------------------------- issue 10 through the API
+# ---------------------------------------------------------------- decks and caps through the API
 
 
 def test_points_two_players_a_wrong_show_pays_80_points_to_the_opponent(server, settle):

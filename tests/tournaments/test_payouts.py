@@ -262,7 +262,7 @@ def test_split_by_drop_value_is_exact_and_falls_back_exactly_when_it_must(
         assert sum(equal) == pot - sum(extra)
 
 
-# ---------------------------------------------------------------- the points cap (issue 10)
+# ---------------------------------------------------------------- the points cap
 
 
 @settings(max_examples=150, deadline=None)

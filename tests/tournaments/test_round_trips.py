@@ -1,4 +1,4 @@
-"""Issue 23 §1: a game's opening and a deal's post reach PostgreSQL in two round trips each (one
+"""A game's opening and a deal's post reach PostgreSQL in two round trips each (one
 read, one write that claims the Idempotency-Key with the answer), through the whole request
 stack; a replay is one. Outside any test transaction, as under gunicorn (no savepoints)."""
 

@@ -1,4 +1,4 @@
-"""Issue 19, item 1 through the Rummy 500 format (pure, no database): a melded joker keeps its
+"""A Rummy 500 joker through the format (pure, no database): a melded joker keeps its
 card across the deal's lay-offs, and the refusal names the meld and the joker."""
 
 import pytest
@@ -23,7 +23,7 @@ def refusal(results: list[dict]) -> DealRejected:
 
 
 def test_the_issue_example_is_refused_naming_the_meld_and_the_joker():
-    # a melds 6C 7C PJ (the joker is 8C, S2); b may not lay 4C off on it as if it were 5C
+    # a melds 6C 7C PJ (the joker is 8C); b may not lay 4C off on it as if it were 5C
     results = [r500("a", [["6C", "7C", "PJ"]]), r500("b", laid_off=[["4C", ["6C", "7C", "PJ"]]])]
     error = refusal(results)
     assert error.code == "joker_fixed" and error.status == 422

@@ -66,7 +66,7 @@ def deals(fmt: str, rules: str | dict, players: int, n: int = 200):
 
 
 def test_simulated_two_player_tables_end_deals_with_wrong_shows():
-    # Issue 10 item 1 in `make run`: the opponent of a wrong show wins without a show.
+    # In `make run`: the opponent of a wrong show wins without a show.
     forfeits = [
         d
         for d in deals("points", "S0", 2)

@@ -75,7 +75,7 @@ def test_a_deals_template_needs_an_entry_fee_and_a_deal_count():
 
 def test_the_admin_form_refuses_and_saves_nothing():
     client = Client()
-    client.force_login(staff("root", superuser=True))  # who adds templates (issue 13)
+    client.force_login(staff("root", superuser=True))  # who adds templates (docs/finance-admin.md)
     data = {
         "slug": "points-bad",
         "name": "bad",

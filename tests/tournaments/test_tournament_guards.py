@@ -1,5 +1,5 @@
-"""Issue 21's per-client guards hold for tournament entries too: the hourly escrow cap counts
-them with the client's game entries."""
+"""The per-client guards (docs/trust-model.md) hold for tournament entries too: the hourly escrow
+cap counts them with the client's game entries."""
 
 from decimal import Decimal
 

@@ -1,5 +1,6 @@
-"""Issue 22 with issue 24: the wind-down cancels open cash tournaments (every entry refunded
-where it came from) before it refunds the players; chips tournaments are untouched."""
+"""The wind-down (docs/regions-and-real-money.md) with tournaments: it cancels open cash tournaments
+(every entry refunded where it came from) before it refunds the players; chips tournaments are
+untouched."""
 
 from decimal import Decimal
 from io import StringIO

@@ -83,7 +83,8 @@ VALID_TOO = [["10S", "JS", "QS"], ["5H", "6H", "7H", "8H"], ["2D", "2C", "2H"], 
 
 
 def test_real_worker_settles_forfeits_valid_losers_and_a_drop_value_split():
-    # Issue 10 items 1, 2 and 7, posted over the API and settled by a real worker.
+    # A deal won without a show, a valid losing hand, the points cap: posted over the API and
+    # settled by a real worker.
     server = Server()
     template("points-2", "points", point_value=Decimal("2.00"), fee_percent=Decimal("10"))
     template("pool-dv", "pool101", entry_fee=Decimal("20.00"), split_policy="drop_value")

@@ -1,5 +1,6 @@
-"""Issue 19 over the API, settled by a REAL Celery worker: a Rummy 500 joker keeps its card
-across lay-offs; drops in best-of-6 Deals games, none in best of 2; Deals terms of 2, 3 or 6."""
+"""Rummy 500 jokers and Deals drops over the API, settled by a REAL Celery worker: a Rummy 500 joker
+keeps its card across lay-offs; drops in best-of-6 Deals games, none in best of 2; Deals terms of 2,
+3 or 6."""
 
 from decimal import Decimal
 
@@ -26,7 +27,7 @@ def test_a_rummy500_joker_keeps_its_card_through_the_api_and_the_worker():
     with private_queue() as queue:
         worker = Worker(queue)
         try:
-            # the issue's deal: 4C laid off on 6C 7C PJ, as if the joker were 5C
+            # docs/rules.md's deal: 4C laid off on 6C 7C PJ, as if the joker were 5C
             before = ledger_state()
             changed = [
                 r500("a", [["6C", "7C", "PJ"]], in_hand=["2S"]),
@@ -80,7 +81,7 @@ def test_drops_in_deals_games_through_the_api_and_the_worker():
             drop = [res("d", "declared", WINNER), res("e", "first_drop")]
             error = assert_envelope(server.deal("g2", 1, drop), 422, "drop_not_allowed")
             assert error["details"]["players"] == ["e"]
-            # best of 4 is no Deals game of RULES.md unless its template names it
+            # best of 4 is no Deals game (docs/rules.md) unless its template names it
             assert_envelope(server.open("g4", "deals-4", ["f", "g"]), 400, "template_invalid")
             assert ledger_state() == before
             assert server.open("g4n", "deals-4-named", ["f", "g"]).status_code == 201

@@ -1,4 +1,4 @@
-"""Finance admin against abuse (issue 11, finding 7): API keys and their hashes stay secret, login
+"""Finance admin against abuse: API keys and their hashes stay secret, login
 is throttled, report date ranges are bounded."""
 
 import pytest

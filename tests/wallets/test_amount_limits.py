@@ -1,4 +1,4 @@
-"""Amounts at the edge of what the ledger holds (issue 11, finding 2): a per-transfer maximum in
+"""Amounts at the edge of what the ledger holds: a per-transfer maximum in
 the ledger function itself, a balance that would overflow its column refused with a 4xx, and a
 reconciliation that works for any amount the columns can hold."""
 

@@ -1,5 +1,5 @@
 """The schema's amount patterns say exactly what the API takes: a string the pattern matches is
-accepted, every other one refused (issue 21, finding 13). Pure: the pattern against the field."""
+accepted, every other one refused. Pure: the pattern against the field."""
 
 import re
 from decimal import Decimal

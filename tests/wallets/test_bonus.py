@@ -95,7 +95,7 @@ def test_sign_up_bonus_is_granted_once_on_the_first_deposit(gateway, settings):
 def test_no_sign_up_bonus_without_a_deposit_nor_when_real_money_is_not_for_the_player(
     gateway, settings
 ):
-    """Issue 21: PUT limits, a rejected KYC and a self-excluded player all got the bonus."""
+    """PUT limits, a rejected KYC and a self-excluded player get no sign-up bonus."""
     settings.SIGNUP_BONUS = Decimal("50.00")
     settings.REAL_MONEY = "restricted"
     settings.REAL_MONEY_BLOCKED_REGIONS = frozenset({"TN"})

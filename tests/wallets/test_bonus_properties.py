@@ -133,7 +133,7 @@ loss = st.tuples(
 )
 @given(operations=st.lists(st.one_of(grant, loss), min_size=1, max_size=12))
 def test_no_loss_takes_more_bonus_than_the_entrys_cap_share(operations):
-    """Issue 21, item 5: whatever the sequence of bonus grants, entries and losses, a settled
+    """Whatever the sequence of bonus grants, entries and losses, a settled
     loss takes bonus at most in the cap's share of what was lost, and the lots follow."""
     with transaction.atomic():
         _, client = make_api("games", name="prop-server")

@@ -1,4 +1,4 @@
-"""GST rates by date (issue 22, item 1): the dated table, the rate a deposit is taxed at (the
+"""GST rates by date (docs/money-and-tax.md): the dated table, the rate a deposit is taxed at (the
 one in force at the instant it is recorded, in IST), each deposit keeping its own rate, finance
 adding a future rate through maker-checker, and history the database will not let anyone edit.
 

@@ -34,7 +34,7 @@ def test_verified_pan_is_recorded_and_repeats_are_the_same_report(gateway):
     "pan",
     [
         *["ABCD1234F", "ABCDE12345", "12345ABCDE", "ABCDE1234", "", "ABCDE 234F"],
-        # nothing around it, ASCII only: what the schema's pattern says (issue 21, finding 13);
+        # nothing around it, ASCII only: what the schema's pattern says;
         # a dotless i and a long s upper-case to I and S, an Arabic-Indic one is a digit
         *[" ABCDE1234F", "ABCDE1234F\n", "\u0131BCDE1234F", "ABCDE1234\u017f", "ABCDE\u0661234F"],
     ],

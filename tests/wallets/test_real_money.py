@@ -159,7 +159,7 @@ def test_the_deal_of_a_game_open_before_the_switch_settles(
     assert server.get("games/g").json()["deals"][0]["status"] == "settled"
 
 
-# --- issue 21: restricted mode fails closed -----------------------------------------------------
+# --- restricted mode fails closed ---------------------------------------------------------------
 
 
 @pytest.fixture

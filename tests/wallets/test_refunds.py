@@ -1,7 +1,7 @@
-"""Refunds while real money is off for the player (issue 22, item 2): a withdrawal takes the
-winnings, then the deposit bucket; TDS by Rule 133 over the year's aggregate; no PAN needed
-when the net winnings are <= 0; a failed or rejected refund goes back where it came from; with
-real money on nothing changes. Bonus lots expire at once when real money goes off."""
+"""Refunds while real money is off for the player (docs/regions-and-real-money.md): a withdrawal
+takes the winnings, then the deposit bucket; TDS by Rule 133 over the year's aggregate; no PAN
+needed when the net winnings are <= 0; a failed or rejected refund goes back where it came from;
+with real money on nothing changes. Bonus lots expire at once when real money goes off."""
 
 import json
 import re

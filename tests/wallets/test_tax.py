@@ -75,7 +75,7 @@ def test_financial_year_runs_april_to_march_in_india():
     assert fy.quarter(4) == (datetime(2027, 1, 1, tzinfo=tax.INDIA), fy.end)
 
 
-# issue 21: years outside 2000-2098 (9999-00 crashed on year 10000; 1900-01 answered with a
+# years outside 2000-2098 (9999-00 crashed on year 10000; 1900-01 answered with a
 # +05:21:10 offset), digits of other scripts, anything around the label
 FY_REFUSED = ["9999-00", "0000-01", "0001-02", "1900-01", "1999-00", "2099-00", "२०२६-27",
               "٢٠٢٦-٢٧", "2026-27\n", " 2026-27", "2026-\uff12\uff17"]  # fmt: skip

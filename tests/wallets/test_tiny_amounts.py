@@ -1,4 +1,4 @@
-"""Amounts too small to be taxed when they are rounded (issue 21, item 11), over real HTTP: a
+"""Amounts too small to be taxed when they are rounded, over real HTTP: a
 ₹0.01 withdrawal whose TDS rounds to 0.00 is not counted as taxed, so its net winnings are taxed
 later; the year end taxes what the rounding let through."""
 

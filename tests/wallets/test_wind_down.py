@@ -1,7 +1,7 @@
-"""The wind-down (issue 22, item 3): maker-checker while real money is off, the plan, a run
-(games cancelled, bonus expired, one refund per player with TDS, no-KYC winnings held), its
-report, run again (idempotent; a failed refund issued again under a new reference), deposits
-refused meanwhile."""
+"""The wind-down (docs/regions-and-real-money.md): maker-checker while real money is off, the plan,
+a run (games cancelled, bonus expired, one refund per player with TDS, no-KYC winnings held), its
+report, run again (idempotent; a failed refund issued again under a new reference), deposits refused
+meanwhile."""
 
 import csv
 import threading

@@ -1,4 +1,4 @@
-"""Issue 22's hypothesis: for any history of deposits, games and withdrawals (then real money
+"""The wind-down's property: for any history of deposits, games and withdrawals (then real money
 off and a wind-down, its refunds paid, and the year end), each player's INR is zero or listed
 as held by the wind-down's report, and the year's TDS (withdrawals plus the year end) is 30 %
 of the year's net winnings (withdrawals + closing - deposits), within the half-paisa each TDS

@@ -298,7 +298,7 @@ def test_reference_is_the_natural_key(gateway):
 
 def test_idempotency_key_is_optional_and_replays(gateway):
     """Like a deposit's, a withdrawal's reference is its natural key: without the header, a
-    repeat is the same withdrawal (issue 18: one rule for the payments writes)."""
+    repeat is the same withdrawal (one rule for the payments writes)."""
     a_winner()
     body = {"amount": "1.00", "reference": "r"}
     without = [
@@ -403,7 +403,7 @@ def test_a_financial_year_outside_2000_to_2098_or_not_ascii_is_400(gateway, fy):
 
 
 def test_a_withdrawal_belongs_to_the_client_that_requested_it(gateway, finance):
-    """Issue 21: another payments client marked a withdrawal failed (the money went back to
+    """Another payments client marked a withdrawal failed (the money went back to
     winnings), then the requester's real /paid was refused: paid out and credited back."""
     a_winner()
     rival = Gateway(make_api("payments", name="rival-gateway")[0])

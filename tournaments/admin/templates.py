@@ -120,7 +120,7 @@ class GameTemplateAdmin(admin.ModelAdmin):
 
 def changes_shown(change: TemplateChange) -> str:
     """`fee %: 10.00% → 12.50%; point value: ₹2.00 → ₹3.00`: only what the change changes
-    (a change decided before issue 21 holds the four money terms only)."""
+    (an older change holds the four money terms only)."""
     before, after = change.previous, money_terms(change)
     parts = [
         (

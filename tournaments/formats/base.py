@@ -67,7 +67,7 @@ class Table:
 class DealScore:
     """A deal as the engine scores it: every player's points, and the posted outcomes the cards
     overruled (player -> (posted, scored); a valid losing hand is a second valid declaration
-    whatever was posted, RULES.md "Points at the end of a deal")."""
+    whatever was posted, docs/rules.md "Points at the end of a deal")."""
 
     points: dict[str, int]
     reclassified: dict[str, tuple[str, str]] = field(default_factory=dict)

@@ -27,7 +27,7 @@ class Deals(ThirteenCardFormat):
             listed = ", ".join(map(str, allowed))
             raise TermsInvalid(
                 "deals",
-                f'a deals game is best of {listed}, not {terms.deals} (RULES.md "Deals"); '
+                f"a deals game is best of {listed}, not {terms.deals}; "
                 f"a template plays another N only by naming it in its rules, e.g. "
                 f'{{"deal_counts": [{listed}, {terms.deals}]}}',
             )

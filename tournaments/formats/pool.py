@@ -67,7 +67,7 @@ class Pool(ThirteenCardFormat):
         return terms.split_policy != "none"
 
     def split(self, table: Table) -> Settlement:
-        """The remaining players share the pool by the template's `split_policy` (RULES.md
+        """The remaining players share the pool by the template's `split_policy` (docs/rules.md
         "Split"): `equal`; `drops`, in proportion to drops left + 1; `drop_value`, the entry fee
         for each drop held above the fewest, then equal shares of the rest."""
         terms = table.terms

@@ -1,4 +1,4 @@
-"""Rummy 500 (S2): each hand scores melded value minus the value left in hand; totals race past
+"""Rummy 500: each hand scores melded value minus the value left in hand; totals race past
 500 and the highest total wins the pool (a tie plays another hand). Pure: no Django."""
 
 from __future__ import annotations
@@ -24,10 +24,10 @@ class Rummy500(GameFormat):
     name = FormatName.RUMMY500
     label = "Rummy 500"
     min_seats = rummy500.MIN_PLAYERS
-    max_seats = rummy500.MAX_PLAYERS  # S2: 2 to 8, two decks from 5
+    max_seats = rummy500.MAX_PLAYERS  # 2 to 8, two decks from 5
 
     def canonical(self, payload: dict[str, Any]) -> tuple[str, list[dict[str, Any]]]:
-        """Results in canonical notation with every joker fixed as it was melded (S2): the
+        """Results in canonical notation with every joker fixed as it was melded: the
         melds first, then each lay-off against the melds on the table."""
         results = [_canonical(r) for r in payload["results"]]
         table = [m for r in results for m in r["melded"]]
@@ -36,7 +36,7 @@ class Rummy500(GameFormat):
         return "", results
 
     def check_hands(self, terms: GameTerms, results: list[dict[str, Any]], wild: str) -> None:
-        """No card seen more often than the table's decks hold (S2: two decks from 5 players)."""
+        """No card seen more often than the table's decks hold (two decks from 5 players)."""
         cards = []
         for r in results:
             cards += [c for m in r["melded"] for c in m] + r["in_hand"]

@@ -3,7 +3,7 @@ scored by the rules engine. Pure: no Django.
 
 Every deal has one winner, posted `declared`. The winner shows the declared hand, except when
 every other player is out of the deal (wrong show, drop, timeout, left, auto-play): the last
-player standing wins without showing (RULES.md "Wrong show"; at a 2-player table one wrong show
+player standing wins without showing (docs/rules.md; at a 2-player table one wrong show
 ends the deal). A winner who does send groups is checked all the same.
 
 Scoring follows the cards where a hand was shown at the end (`rummy.score_result`: a valid

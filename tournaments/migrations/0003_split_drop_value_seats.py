@@ -1,4 +1,4 @@
-"""Issue 10: a pool split by drop value (`split_policy` "drop_value", longer than the old 8
+"""A pool split by drop value (`split_policy` "drop_value", longer than the old 8
 characters), Rummy 500 tables of up to 8 seats (each format checks its own bounds), and a deal's
 discrepancies also record the outcomes the cards overruled."""
 

@@ -1,4 +1,4 @@
-"""A template change proposes any of the template's terms (issue 21), stored as JSON in `terms`.
+"""A template change proposes any of the template's terms, stored as JSON in `terms`.
 
 The four money-term columns become `terms`. A change still waiting for its approver is completed
 with the template's other terms in force (and so is what it was proposed from), so approving it

@@ -1,4 +1,4 @@
-"""`deal_intake_store`: a posted deal stored in one statement (issue 23: one round trip per write
+"""`deal_intake_store`: a posted deal stored in one statement (one round trip per write
 on the hot paths). The SQL is frozen beside this migration (wallets/sql.py explains the rule)."""
 
 from pathlib import Path

@@ -1,6 +1,6 @@
 """A game's client has no index of its own: game_unique_per_client (client, game_id) leads with
 it. The second index let the planner, on stale statistics, find a game by scanning all of its
-client's games (issue 23). The index alone is dropped: letting Django alter the field would
+client's games. The index alone is dropped: letting Django alter the field would
 drop and re-validate the foreign key, a scan of every game under an exclusive lock."""
 
 import django.db.models.deletion

@@ -1,11 +1,12 @@
-"""A Rummy 500 joker keeps the card it stands for (S2 lines 22-24). Pure: no Django, no I/O.
+"""A Rummy 500 joker keeps the card it stands for (docs/rules.md "Rummy 500"). Pure: no Django, no
+I/O.
 
 When a meld is laid, each joker is fixed: by its name (``PJ=8C``); by the only card that fits;
-or, where several fit, by the meld's arrangement, the one way S2 describes ("6C 7C Joker: by
-laying the cards in this order you say the joker is 8C"): the cards as listed run up (or down)
+or, where several fit, by the meld's arrangement, the way a player says it ("6C 7C
+Joker: laid in this order, the joker is 8C"): the cards as listed run up (or down)
 through the cards that are not jokers, and each joker is the card of its place. Where neither
 fixes it (``6C PJ 7C``; ``9D PJ PJ``, which may be a set of nines or one of three sequences) the
-deal must name it. A joker in a set stands for its rank (S2: no suit need be said) and stays
+deal must name it. A joker in a set stands for its rank (no suit need be said) and stays
 ``PJ``. A lay-off never changes a fixed joker: ``4C`` on ``6C 7C PJ`` is refused.
 """
 
@@ -54,7 +55,7 @@ def fix_meld(meld: Sequence[Token], *, arranged: bool = True) -> list[str]:
     windows = _windows([card for _, card in known], len(meld))
     as_set = _could_be_set([card for _, card in known], len(meld))
     if as_set and not windows:
-        return names  # a set: its jokers stand for its rank, no suit said (S2 line 23)
+        return names  # a set: its jokers stand for its rank, no suit said
     suit = known[0][1] // 13
     readings = _arranged(known, len(meld), windows) if arranged else []
     if len(windows) == 1 and not as_set:

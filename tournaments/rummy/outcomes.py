@@ -1,4 +1,4 @@
-"""Points for each way a player's deal can end (RULES.md "Points at the end of a deal").
+"""Points for each way a player's deal can end (docs/rules.md "Points at the end of a deal").
 
 The game server posts an outcome; the cards, when it sends them, have the last word: a hand that
 forms a valid declaration is a second valid declaration (2 points, S0) whatever was posted, and a

@@ -1,4 +1,4 @@
-"""Every house-rule variant of RULES.md in one frozen value, plus the named presets.
+"""Every house-rule variant in one frozen value, plus the named presets (docs/rules.md).
 
 A game template stores a spec (a preset name or a dict of overrides); ``rules_from_spec`` turns
 it into a ``RuleSet`` and rejects anything unknown, so a typo never silently plays default rules.
@@ -30,7 +30,7 @@ class RuleSetError(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class RuleSet:
-    """House rules for 13-card rummy; defaults are RULES.md's defaults (S0)."""
+    """House rules for 13-card rummy; the defaults are S0 (docs/rules.md "Rule presets")."""
 
     decks: int = 2  # the smallest tables' count when ``extra_deck_from`` is set
     extra_deck_from: int | None = None  # from this many players, one deck more (S1: 4)
@@ -50,8 +50,8 @@ class RuleSet:
     valid_second_points: int = 2
     auto_play_points: int = 80
     drops_allowed: bool = True
-    # Deals (best of N): the N a game may play (RULES.md "Deals": 2, 3 or 6), and those of them
-    # that allow no drop (S3 line 26: best of 2 and 3; best of 6 drops at 20/40). Defaults of
+    # Deals (best of N): the N a game may play (2, 3 or 6), and those of them
+    # that allow no drop (best of 2 and 3; best of 6 drops at 20/40). Defaults of
     # every preset, so only a template that names them plays another N or drops elsewhere.
     deal_counts: tuple[int, ...] = (2, 3, 6)
     no_drop_deals: tuple[int, ...] = (2, 3)
@@ -177,8 +177,8 @@ PRESETS: dict[str, RuleSet] = {
         loser_gate=TWO_SEQUENCES,
         full_count_mode=FLAT,
     ),
-    # S3: two decks and two jokers; a loser's groups count in stages (its notes, lines 7-8).
-    # Its "no sequence longer than four" (line 47) is advice, so no max_sequence_length here.
+    # S3: two decks and two jokers; a loser's groups count in stages. "No sequence longer than
+    # four" is advice to the player, so no max_sequence_length here (docs/rules.md "S3").
     "S3": replace(DEFAULT, loser_gate=STAGED),
     "pool101": replace(DEFAULT, pool_limit=101, rejoin_below=79),
     "pool201": replace(
@@ -219,7 +219,7 @@ def is_eliminated(score: int, rules: RuleSet) -> bool:
 
 
 def can_rejoin(remaining_scores: list[int], rules: RuleSet) -> bool:
-    """Pool rejoin is open while every remaining player is below the bound (S3: < 79 / < 174)."""
+    """Pool rejoin is open while every remaining player is below the bound (< 79, < 174)."""
     if rules.rejoin_below is None:
         return False
     bound = rules.rejoin_below

@@ -1,4 +1,4 @@
-"""Rummy 500 (S2): card values, meld validation, hand scores and the race past 500.
+"""Rummy 500 (docs/rules.md): card values, meld validation, hand scores and the race past 500.
 
 A joker in a meld stands for one named card and keeps it: write it ``PJ=8C`` (``PJ:8C`` also
 works). ``meld_kind`` says whether some card can stand where an unnamed ``PJ`` is; which card it
@@ -18,7 +18,7 @@ JOKER_VALUE = 15
 ACE_VALUE = 15
 LOW_ACE_VALUE = 1
 MIN_PLAYERS, MAX_PLAYERS = 2, 8
-TWO_DECKS_FROM = 5  # S2: "when 5 or more play, two decks shuffled together (108 cards)"
+TWO_DECKS_FROM = 5  # when 5 or more play, two decks shuffled together (108 cards)
 JOKERS_PER_DECK = 2  # a 54-card deck
 
 Token = str | int
@@ -44,7 +44,7 @@ def parse_joker(token: Token) -> tuple[int, int | None]:
 
 
 def decks_for(players: int) -> int:
-    """Decks at a Rummy 500 table (S2): one 54-card deck up to 4 players, two from 5 to 8."""
+    """Decks at a Rummy 500 table: one 54-card deck up to 4 players, two from 5 to 8."""
     if type(players) is not int or not MIN_PLAYERS <= players <= MAX_PLAYERS:
         raise ValueError(f"Rummy 500 seats {MIN_PLAYERS} to {MAX_PLAYERS}, not {players!r}")
     return 2 if players >= TWO_DECKS_FROM else 1
@@ -52,7 +52,7 @@ def decks_for(players: int) -> int:
 
 def deck_count_errors(cards: Iterable[Token], players: int) -> list[str]:
     """Cards of a hand's results seen more often than the table's decks hold. A named joker
-    (``PJ=8C``) is a joker: it may stand for a card the decks already hold (S2)."""
+    (``PJ=8C``) is a joker: it may stand for a card the decks already hold."""
     counts = Counter(parse_joker(t)[0] for t in cards)
     return overflow_errors(counts, decks_for(players), JOKERS_PER_DECK)
 

@@ -5,7 +5,7 @@ and leaves no trace. The checks are the format's (`tournaments.formats`); the se
 (`tournaments.tasks.settle_deal`, or `settle_deals` for a batch posted at once, sent once the
 deal is committed) re-scores the stored deal with the same deterministic engine.
 
-The hot path takes two round trips (issue 23 §1): one read of everything the checks need
+The hot path takes two round trips: one read of everything the checks need
 (`queries.deal_intake_view`), then one statement, `deal_intake_store`
 (migrations/0012_deal_intake.pg.sql), that locks the game, re-confirms that state, claims the
 request's Idempotency-Key with its answer (`rummy_ledger.keyed`) and inserts the deal. A game
@@ -119,8 +119,8 @@ def _decided(seen: IntakeView, game_id: str, payload: dict[str, Any], digest: st
 def deals_check_store(
     *, client: ApiClient, deals: list[tuple[str, dict[str, Any]]]
 ) -> list[tuple[Deal, bool] | DomainError | None]:
-    """A batch's deals (game id, parsed body) in its order, in two round trips for all of them
-    (issue 23 §2): one read (`queries.deal_intake_views`), the checks, and one statement that
+    """A batch's deals (game id, parsed body) in its order, in two round trips for all of them:
+    one read (`queries.deal_intake_views`), the checks, and one statement that
     stores every new one (`deal_intake_store` for each, their games locked in id order). For
     each: (the deal, True when stored now), its refusal, or None for one the caller takes on
     its own with `deal_check_store` after these (its game's second deal in the batch, a game

@@ -1,4 +1,4 @@
-"""A game's opening on the API's hot path: two round trips (issue 23 §1).
+"""A game's opening on the API's hot path: two round trips.
 
 One read of everything the checks need (`queries.game_open_view`: the template, a game already
 holding the id, the players with their accounts and self-exclusions, the Idempotency-Key's

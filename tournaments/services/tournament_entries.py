@@ -7,7 +7,7 @@ Lock order, everywhere: the tournament row (`FOR SHARE` here; start, cancel and 
 Registrations share the tournament row and claim different seats and escrow shards, so they do
 not wait for each other.
 
-The per-client escrow cap (issue 21 item 6, `escrow_cap_take`) counts an entry or rebuy here
+The per-client escrow cap (docs/trust-model.md, `escrow_cap_take`) counts an entry or rebuy here
 as it counts a game's entry: `entry_post` takes it.
 """
 

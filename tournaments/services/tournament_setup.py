@@ -1,7 +1,7 @@
 """Scheduling a tournament: its terms checked once (`tournament_terms.TournamentTerms`), its
 prize rows, escrow shards and seats created with it.
 
-`tournament_fields_checked` takes the fields under the issue's names (the JSON file of
+`tournament_fields_checked` takes the fields under docs/tournaments.md's names (the JSON file of
 `manage.py create_tournament`, the admin form's cleaned data) and refuses what either would
 refuse, with the same messages (`TermsInvalid` naming the field). Money terms scheduled here
 are the operator's or a superuser's; finance changes them only through a proposal (maker-checker).

@@ -1,4 +1,4 @@
-"""Issue 9's shape for the ledger:
+"""The ledger's shape:
 
 - a reversal's transfers are rows (`ReversalTransfer`, PROTECT) instead of JSON lists of ids; the
   existing lists are moved, in order;

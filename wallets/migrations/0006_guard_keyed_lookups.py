@@ -1,4 +1,4 @@
-"""Issue 12: the deferred balance trigger's query uses keyed lookups only (its plan no longer
+"""The deferred balance trigger's query uses keyed lookups only (its plan no longer
 depends on table statistics); installs its own version, 0006_guards.pg.sql."""
 
 from django.db import migrations

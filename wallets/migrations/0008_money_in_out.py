@@ -1,4 +1,4 @@
-"""Issue 14, money in and out: KYC on the player (and its history), withdrawals and their
+"""Money in and out: KYC on the player (and its history), withdrawals and their
 review, TDS year ends, and the `pending` bucket (withdrawals on their way out), which every
 existing player gets here (new players get it from `player_get_or_create`). No transfer is
 rewritten: deposits stored before GST keep their shape.

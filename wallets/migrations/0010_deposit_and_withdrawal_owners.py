@@ -1,4 +1,4 @@
-"""Deposits and withdrawals belong to the payments client that made them (issue 21).
+"""Deposits and withdrawals belong to the payments client that made them.
 
 Backfill of the rows already there, safest first:
 1. the client whose request created it, as its stored idempotency record says (the 201 answer

@@ -1,4 +1,4 @@
-"""Issue 23: a single transfer costs less. `ledger_post_batch` in fewer statements
+"""A single transfer costs less. `ledger_post_batch` in fewer statements
 (0018_post_batch.pg.sql, same signature and contract), and the entries lose their index on
 `account_id` alone: `entry_account_time_idx` (account_id, created_at) already serves every
 look-up by account, and each entry paid for both."""

@@ -75,7 +75,8 @@ class Withdrawal(models.Model):
     tds = _amount()
     payout = _amount(help_text="amount - TDS: what the gateway pays out")
     pan = models.CharField(max_length=10, help_text="the player's PAN when requested")
-    # Real money off for the player: the deposit bucket is refunded after the winnings (issue 22).
+    # Real money off for the player: the deposit bucket is refunded after the winnings
+    # (docs/regions-and-real-money.md).
     from_deposit = models.DecimalField(
         max_digits=18,
         decimal_places=2,

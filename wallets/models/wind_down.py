@@ -1,4 +1,4 @@
-"""The wind-down: closing the real-money book (issue 22, `wallets.services.wind_down`).
+"""The wind-down: closing the real-money book (`wallets.services.wind_down`).
 
 Proposed by one member of finance and approved by another (`WindDown`, a proposal), only while
 `REAL_MONEY=off`; executed by `manage.py wind_down`. Each player it reaches has one line

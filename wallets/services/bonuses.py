@@ -1,7 +1,7 @@
 """Promotional credit: the bonus bucket, funded by the promotions account, held as lots.
 
 Every credit is a lot (`BonusLot`) that expires `BONUS_EXPIRY_DAYS` after it was granted (at
-once when real money is off for its player: bonus is never paid out, issue 22): a
+once when real money is off for its player: bonus is never paid out): a
 sign-up bonus, the GST cashback on a deposit, a finance grant (maker-checker). Entries spend the
 lot that expires first and record what they took (`BonusSpend`, by the spender's reference);
 a refund puts it back into those same lots, so it keeps its original expiry. The beat job

@@ -1,7 +1,7 @@
 """KYC as the payment gateway reports it: a PAN and whether it was verified.
 
 Every report is kept (`KycRecord`); the player's current PAN and status are the latest that
-counts. Decisions where the issue was silent:
+counts. Decisions of this project:
 - a verified PAN belongs to one player only; verifying it for a second player is a 409 naming
   the first (the database's unique constraint is the backstop under concurrency);
 - a verified player's PAN is not replaced by another verified PAN (409): TDS is filed under it.

@@ -1,4 +1,5 @@
-"""Where a withdrawal's money comes from, and whether it needs a PAN (issue 22).
+"""Where a withdrawal's money comes from, and whether it needs a PAN
+(docs/regions-and-real-money.md).
 
 With real money on, a withdrawal takes winnings only. When real money is off for the player
 (`REAL_MONEY=off`, or `restricted` and their region blocked or unknown), nothing they hold can

@@ -1,4 +1,5 @@
-"""The wind-down: closing the real-money book while `REAL_MONEY=off` (issue 22).
+"""The wind-down: closing the real-money book while `REAL_MONEY=off`
+(docs/regions-and-real-money.md).
 
 Maker-checker: one member of finance proposes it, another approves it (`WindDown`), and both
 only while real money is off. `manage.py wind_down` then runs it, and may run it again at any

@@ -1,4 +1,4 @@
-"""The API client leaves the ledger app for the API layer (issue 20, item 1): the model moves,
+"""The API client leaves the ledger app for the API layer (rummy_ledger/api): the model moves,
 its table does not. State only: `wallets_apiclient` keeps its name, rows, constraints and every
 foreign key pointing at it (wallets 0019 and tournaments 0011 re-point the apps' fields, in state
 too). The content type moves with it, so the `*_apiclient` permissions and the admin's history

@@ -1,5 +1,5 @@
 """`idempotency_claim`: an Idempotency-Key claimed and its answer recorded in one statement
-(issue 23: one round trip per write on the hot paths). The SQL is frozen beside this migration
+(one round trip per write on the hot paths). The SQL is frozen beside this migration
 (wallets/sql.py explains the rule)."""
 
 from pathlib import Path
