@@ -31,33 +31,10 @@ def bar_chart(
     drawn."""
     per_slot = 1 if stacked else len(series)
     slot = BAR * per_slot + GAP
-    heights = [
-        sum((max(values.get((p, name), Decimal(0)), Decimal(0)) for name, _ in series), Decimal(0))
-        if stacked
-        else max((values.get((p, name), Decimal(0)) for name, _ in series), default=Decimal(0))
-        for p in periods
-    ]
-    top = max(heights, default=Decimal(0))
-    bars = []
-    for i, period in enumerate(periods):
-        y = TOP + HEIGHT
-        for n, (name, colour) in enumerate(series):
-            value = values.get((period, name), Decimal(0))
-            if value <= 0 or top <= 0:
-                continue
-            h = float(value / top) * HEIGHT
-            if stacked:
-                y -= h
-            bars.append(
-                {
-                    "x": LEFT + i * slot + (0 if stacked else n * BAR),
-                    "y": round(y if stacked else TOP + HEIGHT - h, 2),
-                    "h": round(h, 2),
-                    "w": BAR,
-                    "colour": colour,
-                    "title": f"{title(period)} {name}: {money(value, currency)}",
-                }
-            )
+    top = max(_heights(periods, values, series, stacked), default=Decimal(0))
+    bars = _bars(
+        periods, values, series, top=top, slot=slot, stacked=stacked, title=title, currency=currency
+    )
     step = max(1, math.ceil(len(periods) / PERIOD_LABELS))
     width = LEFT + max(len(periods) * slot, 100)
     return {
@@ -82,3 +59,53 @@ def bar_chart(
         "top": top,
         "legend": list(series),
     }
+
+
+def _heights(
+    periods: Sequence[date],
+    values: Mapping[tuple[date, str], Decimal],
+    series: Sequence[tuple[str, str]],
+    stacked: bool,
+) -> list[Decimal]:
+    """Each period's bar height: the sum of its positive values stacked, else its largest."""
+    return [
+        sum((max(values.get((p, name), Decimal(0)), Decimal(0)) for name, _ in series), Decimal(0))
+        if stacked
+        else max((values.get((p, name), Decimal(0)) for name, _ in series), default=Decimal(0))
+        for p in periods
+    ]
+
+
+def _bars(
+    periods: Sequence[date],
+    values: Mapping[tuple[date, str], Decimal],
+    series: Sequence[tuple[str, str]],
+    *,
+    top: Decimal,
+    slot: int,
+    stacked: bool,
+    title: Callable[[date], str],
+    currency: str,
+) -> list[dict]:
+    """The rectangles, scaled so that `top` fills the chart's height."""
+    bars = []
+    for i, period in enumerate(periods):
+        y = TOP + HEIGHT
+        for n, (name, colour) in enumerate(series):
+            value = values.get((period, name), Decimal(0))
+            if value <= 0 or top <= 0:
+                continue
+            h = float(value / top) * HEIGHT
+            if stacked:
+                y -= h
+            bars.append(
+                {
+                    "x": LEFT + i * slot + (0 if stacked else n * BAR),
+                    "y": round(y if stacked else TOP + HEIGHT - h, 2),
+                    "h": round(h, 2),
+                    "w": BAR,
+                    "colour": colour,
+                    "title": f"{title(period)} {name}: {money(value, currency)}",
+                }
+            )
+    return bars
