@@ -43,14 +43,7 @@ def bar_chart(
         "height": TOP + HEIGHT + BOTTOM,
         "left": LEFT,
         "base": TOP + HEIGHT,
-        "scale": [
-            {
-                "y": round(TOP + HEIGHT * (1 - share), 2),
-                "label": money(top * Decimal(share), currency),
-            }
-            for share in (0, 0.5, 1)
-            if top > 0 or share == 0
-        ],
+        "scale": _scale(top, currency),
         "dates": [
             {"x": LEFT + i * slot + BAR * per_slot / 2, "label": label(period)}
             for i, period in enumerate(periods)
@@ -59,6 +52,18 @@ def bar_chart(
         "top": top,
         "legend": list(series),
     }
+
+
+def _scale(top: Decimal, currency: str) -> list[dict]:
+    """The ₹ marks on the left: 0, half and the top (0 alone when nothing is drawn)."""
+    return [
+        {
+            "y": round(TOP + HEIGHT * (1 - share), 2),
+            "label": money(top * Decimal(share), currency),
+        }
+        for share in (0, 0.5, 1)
+        if top > 0 or share == 0
+    ]
 
 
 def _heights(

@@ -65,14 +65,7 @@ def tournament_out(tournament: Tournament) -> dict[str, Any]:
     prizes = [] if cancelled else prize_runs(rank_prizes(pool, terms.prizes))
     stored = {r.number: r for r in TournamentRound.objects.filter(tournament=tournament)}
     rounds = _rounds_out(tournament, terms, stored, players)
-    results = []
-    if tournament.status == Tournament.Status.FINISHED:
-        results = [
-            {"player": ext, "rank": rank, "prize": amount_text(prize)}
-            for ext, rank, prize in players.order_by("rank", "player__external_id").values_list(
-                "player__external_id", "rank", "prize"
-            )
-        ]
+    results = _results_out(players) if tournament.status == Tournament.Status.FINISHED else []
     real_money = real_money_here()
     available = tournament.currency == CHIPS or real_money.available
     return {
@@ -123,6 +116,16 @@ def _money_figures(
         collected=collected, fee_percent=terms.fee_percent, guarantee=terms.guarantee
     )
     return figures.collected, figures.fee, figures.prize_pool, figures.overlay, len(rows)
+
+
+def _results_out(players: QuerySet[Registration]) -> list[dict[str, Any]]:
+    """A finished tournament's ranks and prizes, best first."""
+    return [
+        {"player": ext, "rank": rank, "prize": amount_text(prize)}
+        for ext, rank, prize in players.order_by("rank", "player__external_id").values_list(
+            "player__external_id", "rank", "prize"
+        )
+    ]
 
 
 def _rounds_out(

@@ -65,19 +65,7 @@ def game_open(
         return games.game_open(client=client, game_id=game_id, template_slug=template_slug,
                                players=players, keyed=keyed)  # fmt: skip
     game, candidates, seats = _game_new(seen, client, game_id, terms, players)
-    games.cash_play_check(
-        terms.currency,
-        [c.player for c in candidates],
-        exclusions={c.player.pk: c.exclusions for c in candidates},
-    )
-    plans = entry_plans(
-        player_ids=[c.player.pk for c in candidates],
-        order=terms.entry_buckets,
-        amount=terms.stake,
-        cap_percent=terms.bonus_cap_percent,
-        accounts={(c.player.pk, b): a for c in candidates for b, a in c.accounts.items()},
-    )
-    requests = entry_requests(game=game, seats=seats, plans=plans, amount=terms.stake, entry_no=1)
+    requests = _entries(game, seats, candidates, terms)
     game.collected = terms.stake * len(seats)
     statements = _statements(seen, client, game, seats, requests, keyed)
     _write(statements, client, game, terms, keyed)
@@ -105,6 +93,26 @@ def _game_new(
         for n, c in enumerate(candidates, start=1)
     ]
     return game, candidates, seats
+
+
+def _entries(
+    game: Game, seats: list[GamePlayer], candidates: list[Candidate], terms: GameTerms
+) -> list[TransferRequest]:
+    """The entry transfers, once the players may play for money (cash) and every one of them
+    has the stake in the buckets the terms take it from."""
+    games.cash_play_check(
+        terms.currency,
+        [c.player for c in candidates],
+        exclusions={c.player.pk: c.exclusions for c in candidates},
+    )
+    plans = entry_plans(
+        player_ids=[c.player.pk for c in candidates],
+        order=terms.entry_buckets,
+        amount=terms.stake,
+        cap_percent=terms.bonus_cap_percent,
+        accounts={(c.player.pk, b): a for c in candidates for b, a in c.accounts.items()},
+    )
+    return entry_requests(game=game, seats=seats, plans=plans, amount=terms.stake, entry_no=1)
 
 
 def _statements(

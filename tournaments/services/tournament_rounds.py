@@ -141,15 +141,9 @@ def round_store(
 
     tournament = tournament_get(client=client, slug=slug, lock="update")
     digest = _hash(tables)
-    existing = TournamentRound.objects.filter(tournament=tournament, number=number).first()
+    existing = _posted_before(tournament, number, digest)
     if existing is not None:
-        if existing.payload_hash == digest:
-            return existing
-        raise TournamentRefused(
-            f"round {number} was already posted with other standings",
-            code=GameErrorCode.ROUND_EXISTS,
-            details={"round": number},
-        )
+        return existing
     if tournament.status != Status.RUNNING or number != tournament.round:
         raise TournamentRefused(
             f"round {number} is not the current round of {slug!r}",
@@ -178,6 +172,19 @@ def round_store(
         tournament.save(update_fields=["round"])
     settle_tournament_round.delay(stored.pk)  # sent once this transaction commits
     return stored
+
+
+def _posted_before(tournament: Tournament, number: int, digest: str) -> TournamentRound | None:
+    """The round as stored when it was posted before with the same content (a replay); a
+    refusal when it was posted with other standings; None when it is new."""
+    existing = TournamentRound.objects.filter(tournament=tournament, number=number).first()
+    if existing is None or existing.payload_hash == digest:
+        return existing
+    raise TournamentRefused(
+        f"round {number} was already posted with other standings",
+        code=GameErrorCode.ROUND_EXISTS,
+        details={"round": number},
+    )
 
 
 def _qualified_checked(

@@ -93,13 +93,7 @@ def deposit_register(
     posted = _deposit_post(
         deposit=deposit, amount=amount, split=split, rate=rate, reference=reference, key=key
     )
-    try:
-        with transaction.atomic():  # another player's deposit may take the reference meanwhile
-            GatewayDeposit.objects.create(
-                reference=reference, client=client, transfer_id=posted.transfer_id
-            )
-    except IntegrityError as exc:
-        raise _reference_used(reference) from exc
+    _gateway_record(reference=reference, client=client, transfer_id=posted.transfer_id)
     gst = Money(split.gst, amount.currency)
     _deposit_bonuses(
         player=player, deposit=deposit, posted=posted, gst=gst, reference=reference, key=key
@@ -167,6 +161,18 @@ def _deposit_post(
             transfer_id=posted.transfer_id, rate_percent=rate, amount=split.amount, gst=split.gst
         )
     return posted
+
+
+def _gateway_record(*, reference: str, client: ApiClient | None, transfer_id: int) -> None:
+    """Who made the deposit under this reference (refused if another player's deposit took the
+    reference meanwhile)."""
+    try:
+        with transaction.atomic():
+            GatewayDeposit.objects.create(
+                reference=reference, client=client, transfer_id=transfer_id
+            )
+    except IntegrityError as exc:
+        raise _reference_used(reference) from exc
 
 
 def _deposit_bonuses(
