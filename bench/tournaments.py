@@ -42,6 +42,7 @@ from djmoney.money import Money  # noqa: E402
 
 from rummy_ledger.api.keys import api_client_create  # noqa: E402
 from rummy_ledger.celery import app as celery_app  # noqa: E402
+from tests.builders import deposit_for_credit  # noqa: E402
 from tournaments.models import Tournament  # noqa: E402
 from tournaments.references import tournament_reference  # noqa: E402
 from tournaments.services import tournament_entries as entries  # noqa: E402
@@ -56,7 +57,6 @@ from wallets.services.deposits import deposit_register  # noqa: E402
 from wallets.services.gst_rates import gst_rate_now  # noqa: E402
 from wallets.services.ledger import Leg, TransferRequest, transfers_post  # noqa: E402
 from wallets.services.players import players_get_or_create  # noqa: E402
-from wallets.tax import deposit_for_credit  # noqa: E402
 
 GOAL_REGISTRATIONS = 0.5
 

@@ -18,6 +18,7 @@ from tournaments.models import Game, GameTemplate
 from tournaments.services.games import game_open
 from tournaments.services.intake import deal_store
 from tournaments.services.settlement import deal_settle
+from wallets import tax
 from wallets.models import CASH, Account, BonusLot, Entry
 from wallets.roles import roles_ensure
 from wallets.services.accounts import player_accounts
@@ -26,7 +27,6 @@ from wallets.services.deposits import deposit_register
 from wallets.services.gst_rates import gst_rate_now
 from wallets.services.ledger import Leg, Posted, transfer_post
 from wallets.services.players import player_get_or_create
-from wallets.tax import deposit_for_credit
 
 # --- wallets ------------------------------------------------------------------------------------
 
@@ -57,6 +57,19 @@ class HttpApi:
 
     def post(self, path: str, body: dict | None = None, *, key: str | None = None):
         return self.send("POST", path, body, key=key)
+
+
+def deposit_for_credit(credited: Decimal, *, rate_percent: Decimal) -> Decimal:
+    """The smallest deposit that credits exactly `credited` at this rate (every amount in paise
+    is reached: one paisa more deposited adds at most one paisa of GST): how the tests and the
+    benchmarks fund a player with a round amount through the real deposit path."""
+    if credited <= 0 or credited != credited.quantize(tax.PAISA):
+        raise tax.TaxError(f"a credit is a positive amount in paise, not {credited}")
+    share = tax.gst_rate_checked(rate_percent) / (tax.HUNDRED + rate_percent)
+    amount = max((credited / (1 - share)).quantize(tax.PAISA) - 2 * tax.PAISA, credited)
+    while tax.gst_split(amount, rate_percent=rate_percent).credited < credited:
+        amount += tax.PAISA
+    return amount
 
 
 def funded_player(external_id: str, amount: str = "1000.00"):

@@ -65,18 +65,6 @@ def gst_split(amount: Decimal, *, rate_percent: Decimal) -> GstSplit:
     return GstSplit(amount=amount, gst=gst, credited=amount - gst)
 
 
-def deposit_for_credit(credited: Decimal, *, rate_percent: Decimal) -> Decimal:
-    """The smallest deposit that credits exactly `credited` at this rate (every amount in paise
-    is reached: one paisa more deposited adds at most one paisa of GST)."""
-    if credited <= 0 or credited != credited.quantize(PAISA):
-        raise TaxError(f"a credit is a positive amount in paise, not {credited}")
-    share = gst_rate_checked(rate_percent) / (HUNDRED + rate_percent)
-    amount = max((credited / (1 - share)).quantize(PAISA) - 2 * PAISA, credited)
-    while gst_split(amount, rate_percent=rate_percent).credited < credited:
-        amount += PAISA
-    return amount
-
-
 # --- financial years ----------------------------------------------------------------------------
 
 
@@ -102,9 +90,6 @@ class FinancialYear:
         return _month_start(self.first_year, 4 + 3 * (number - 1)), _month_start(
             self.first_year, 4 + 3 * number
         )
-
-    def contains(self, moment: datetime) -> bool:
-        return self.start <= moment < self.end
 
 
 def _month_start(year: int, month: int) -> datetime:

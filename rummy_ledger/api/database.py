@@ -70,13 +70,6 @@ def needs_bounds() -> bool:
     return raw is None or connection.in_atomic_block or _bounded.get(raw) != limits()
 
 
-def bound_connection() -> None:
-    """Give this thread's connection the request bounds, unless its session has them already."""
-    if needs_bounds():
-        with connection.cursor() as cursor:
-            _set_bounds(cursor)
-
-
 def _set_bounds(cursor) -> None:
     wanted = limits()
     cursor.execute(SET_BOUNDS, list(wanted))

@@ -17,9 +17,10 @@ from tests.browser.conftest import GAME_ID
 from tests.builders import bonus_granted, staff
 from tournaments.queries import game_transfer_ids
 from wallets.formatting import money
-from wallets.models import Entry, Player
+from wallets.models import Entry, Player, Reversal
+from wallets.services.proposals import proposal_decide
 from wallets.services.protection import limits_set, self_exclusion_start
-from wallets.services.reversals import reversal_approve, reversal_propose
+from wallets.services.reversals import reversal_propose
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -125,7 +126,12 @@ def test_a_reversed_game_says_so(login, game):
         transfer_ids=game_transfer_ids(game),
         reason="collusion",
     )
-    reversal_approve(reversal_id=proposal.pk, approved_by=staff("approver", "finance approver"))
+    proposal_decide(
+        model=Reversal,
+        proposal_id=proposal.pk,
+        approve=True,
+        decided_by=staff("approver", "finance approver"),
+    )
     tab = login("viewer")
     tab.visit(f"/admin/tournaments/game/{game.pk}/change/", "game-reversed")
 

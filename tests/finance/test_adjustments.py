@@ -18,8 +18,9 @@ from wallets.errors import (
 )
 from wallets.models import Account, Adjustment, Reversal, Transfer
 from wallets.reconciliation import reconcile_run
-from wallets.services.adjustments import adjustment_approve, adjustment_propose, adjustment_reject
-from wallets.services.reversals import reversal_approve, reversal_propose
+from wallets.services.adjustments import adjustment_propose
+from wallets.services.proposals import proposal_decide
+from wallets.services.reversals import reversal_propose
 
 pytestmark = pytest.mark.django_db
 
@@ -48,7 +49,7 @@ def test_proposal_posts_nothing_until_approved(operator, approver, alice):
     assert Transfer.objects.count() == transfers
     assert balance("player:alice:deposit") == Decimal("500.00")
 
-    adjustment_approve(adjustment_id=adj.pk, approved_by=approver)
+    proposal_decide(model=Adjustment, proposal_id=adj.pk, approve=True, decided_by=approver)
 
     adj.refresh_from_db()
     assert adj.status == "approved" and adj.decided_by == approver
@@ -67,12 +68,16 @@ def test_approving_twice_posts_once_and_the_second_decision_is_refused(
 ):
     adj = propose(operator, alice["deposit"].player)
 
-    adjustment_approve(adjustment_id=adj.pk, approved_by=approver, note="first")
+    proposal_decide(
+        model=Adjustment, proposal_id=adj.pk, approve=True, decided_by=approver, note="first"
+    )
     for again, note in ((approver, "again"), (approver2, "second")):
         with pytest.raises(AlreadyDecided, match=r"already approved by approver at .* IST"):
-            adjustment_approve(adjustment_id=adj.pk, approved_by=again, note=note)
+            proposal_decide(
+                model=Adjustment, proposal_id=adj.pk, approve=True, decided_by=again, note=note
+            )
     with pytest.raises(AlreadyDecided):
-        adjustment_reject(adjustment_id=adj.pk, rejected_by=approver2)
+        proposal_decide(model=Adjustment, proposal_id=adj.pk, approve=False, decided_by=approver2)
 
     adj.refresh_from_db()
     assert (adj.status, adj.decided_by, adj.decision_note) == ("approved", approver, "first")
@@ -87,9 +92,9 @@ def test_self_approval_is_refused(alice):
     adj = propose(both, alice["deposit"].player)
 
     with pytest.raises(SelfApproval):
-        adjustment_approve(adjustment_id=adj.pk, approved_by=both)
+        proposal_decide(model=Adjustment, proposal_id=adj.pk, approve=True, decided_by=both)
     with pytest.raises(SelfApproval):
-        adjustment_reject(adjustment_id=adj.pk, rejected_by=both)
+        proposal_decide(model=Adjustment, proposal_id=adj.pk, approve=False, decided_by=both)
 
     adj.refresh_from_db()
     assert adj.status == "proposed" and adj.transfer is None
@@ -114,7 +119,7 @@ def test_a_debit_the_bucket_no_longer_covers_is_refused_at_approval(operator, ap
     move(alice["deposit"], funded_player("bob", "0")["deposit"], "200.00", "spent-meanwhile")
 
     with pytest.raises(InsufficientFunds, match="below zero"):
-        adjustment_approve(adjustment_id=adj.pk, approved_by=approver)
+        proposal_decide(model=Adjustment, proposal_id=adj.pk, approve=True, decided_by=approver)
 
     adj.refresh_from_db()
     assert adj.status == "proposed"
@@ -126,12 +131,18 @@ def test_debit_and_reject(operator, approver, alice):
     debit = propose(operator, alice["deposit"].player, direction="debit", amount="100.00")
     other = propose(operator, alice["deposit"].player)
 
-    adjustment_approve(adjustment_id=debit.pk, approved_by=approver)
-    adjustment_reject(adjustment_id=other.pk, rejected_by=approver, note="no evidence")
+    proposal_decide(model=Adjustment, proposal_id=debit.pk, approve=True, decided_by=approver)
+    proposal_decide(
+        model=Adjustment,
+        proposal_id=other.pk,
+        approve=False,
+        decided_by=approver,
+        note="no evidence",
+    )
 
     assert balance("player:alice:deposit") == Decimal("400.00")
     with pytest.raises(AlreadyDecided):
-        adjustment_approve(adjustment_id=other.pk, approved_by=approver)
+        proposal_decide(model=Adjustment, proposal_id=other.pk, approve=True, decided_by=approver)
     assert Transfer.objects.filter(kind="adjustment").count() == 1
 
 
@@ -140,15 +151,15 @@ def test_roles_are_enforced_by_the_services(viewer, operator, alice):
         propose(viewer, alice["deposit"].player)
     adj = propose(operator, alice["deposit"].player)
     with pytest.raises(PermissionRefused):
-        adjustment_approve(adjustment_id=adj.pk, approved_by=operator)
+        proposal_decide(model=Adjustment, proposal_id=adj.pk, approve=True, decided_by=operator)
     with pytest.raises(PermissionRefused):
-        adjustment_approve(adjustment_id=adj.pk, approved_by=viewer)
+        proposal_decide(model=Adjustment, proposal_id=adj.pk, approve=True, decided_by=viewer)
     assert not Transfer.objects.filter(kind="adjustment").exists()
 
 
 def test_chips_adjustment_goes_against_chips_issuance(operator, approver, alice):
     adj = propose(operator, alice["deposit"].player, bucket="chips", amount="1000.00")
-    adjustment_approve(adjustment_id=adj.pk, approved_by=approver)
+    proposal_decide(model=Adjustment, proposal_id=adj.pk, approve=True, decided_by=approver)
     assert balance("player:alice:chips") == Decimal("1000.00")
     assert ledger_violations() == []
 
@@ -166,9 +177,9 @@ def test_reversal_of_a_settled_game_restores_every_wallet(operator, approver, ga
     )
     assert Transfer.objects.filter(kind="reversal").count() == 0
 
-    reversal_approve(reversal_id=rev.pk, approved_by=approver)
+    proposal_decide(model=Reversal, proposal_id=rev.pk, approve=True, decided_by=approver)
     with pytest.raises(AlreadyDecided):  # twice: refused, posts once
-        reversal_approve(reversal_id=rev.pk, approved_by=approver)
+        proposal_decide(model=Reversal, proposal_id=rev.pk, approve=True, decided_by=approver)
 
     rev.refresh_from_db()
     assert rev.status == "approved" and len(rev.posted_transfer_ids) == len(ids)
@@ -193,7 +204,7 @@ def test_reversal_refused_when_a_player_already_spent_the_prize(operator, approv
         f"{winnings:.2f}",
         bucket="winnings",
     )
-    adjustment_approve(adjustment_id=spend.pk, approved_by=approver)
+    proposal_decide(model=Adjustment, proposal_id=spend.pk, approve=True, decided_by=approver)
     rev = reversal_propose(
         proposed_by=operator,
         reference=f"game:{game.pk}",
@@ -203,7 +214,7 @@ def test_reversal_refused_when_a_player_already_spent_the_prize(operator, approv
     reversals = Transfer.objects.filter(kind="reversal").count()
 
     with pytest.raises(InsufficientFunds, match=r"player:a:winnings below zero"):
-        reversal_approve(reversal_id=rev.pk, approved_by=approver)
+        proposal_decide(model=Reversal, proposal_id=rev.pk, approve=True, decided_by=approver)
 
     rev.refresh_from_db()
     assert rev.status == "proposed"
@@ -235,7 +246,10 @@ def test_two_approvers_at_the_same_moment_post_once():
     adj = propose(operator, accounts["deposit"].player)
 
     results = run_in_threads(
-        lambda n: adjustment_approve(adjustment_id=adj.pk, approved_by=approvers[n]), 2
+        lambda n: proposal_decide(
+            model=Adjustment, proposal_id=adj.pk, approve=True, decided_by=approvers[n]
+        ),
+        2,
     )
 
     # one decides, the other is told it was already decided

@@ -17,11 +17,12 @@ from tournaments.models import Deal, FeeDay, Game
 from tournaments.queries import game_transfer_ids
 from tournaments.services.escrow import fee_account_id
 from wallets.formatting import ist, money
-from wallets.models import Account, Entry, Player, Transfer
+from wallets.models import Account, Entry, Player, Reversal, Transfer
 from wallets.reconciliation import reconcile_run
 from wallets.services.adjustments import adjustment_propose
 from wallets.services.ledger import balance
-from wallets.services.reversals import reversal_approve, reversal_propose, reversal_reject
+from wallets.services.proposals import proposal_decide
+from wallets.services.reversals import reversal_propose
 
 pytestmark = pytest.mark.django_db
 
@@ -176,7 +177,7 @@ def test_an_approved_reversal_makes_the_game_reversed_and_the_books_stay_clean(
     proposal = propose_reversal(operator, first)
     assert Game.objects.get(pk=first.pk).status == "finished"  # proposed: nothing yet
 
-    reversal_approve(reversal_id=proposal.pk, approved_by=approver)
+    proposal_decide(model=Reversal, proposal_id=proposal.pk, approve=True, decided_by=approver)
 
     assert Game.objects.get(pk=first.pk).status == Game.Status.REVERSED
     assert Game.objects.get(pk=second.pk).status == Game.Status.FINISHED
@@ -186,7 +187,7 @@ def test_an_approved_reversal_makes_the_game_reversed_and_the_books_stay_clean(
 def test_a_rejected_reversal_leaves_the_game_as_it_was(operator, approver, games):
     first, _ = games
     proposal = propose_reversal(operator, first)
-    reversal_reject(reversal_id=proposal.pk, rejected_by=approver)
+    proposal_decide(model=Reversal, proposal_id=proposal.pk, approve=False, decided_by=approver)
 
     assert Game.objects.get(pk=first.pk).status == "finished"
 

@@ -20,10 +20,10 @@ import psycopg
 import pytest
 from django.conf import settings
 from django.db import connection
-from django.test import override_settings
+from django.http import HttpResponse
+from django.test import RequestFactory, override_settings
 
 from rummy_ledger.api import database
-from rummy_ledger.api.database import bound_connection
 from tests.architecture.test_openapi import conforms
 from tests.builders import Server, funded_player, template
 from tests.ops.test_broker_outage import closed_port
@@ -137,8 +137,13 @@ def test_a_read_behind_a_lock_answers_409_busy_as_its_schema_documents():
 
 
 def test_the_request_bounds_are_session_settings_of_the_connection():
+    def view(request):
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT 1")  # the request's first statement brings the bounds
+        return HttpResponse()
+
     with override_settings(REQUEST_LOCK_TIMEOUT_MS=1234, REQUEST_STATEMENT_TIMEOUT_MS=4321):
-        bound_connection()
+        database.DatabaseFaultsMiddleware(view)(RequestFactory().get("/api/v1/"))
     with connection.cursor() as cursor:
         cursor.execute(
             "SELECT current_setting('lock_timeout'), current_setting('statement_timeout')"

@@ -271,3 +271,11 @@ def test_settled_points_deals_keep_the_cap_and_valid_hands_pay_at_most_two(data,
             assert lost == fixed * point_value
         elif x["groups"] and evaluate_declaration(x["groups"], wild, rules).valid:
             assert lost == 2 * point_value
+
+
+def test_rummy500_adds_each_hand_to_the_running_totals():
+    seats = [Seat("a"), Seat("b")]
+    for hand in ({"a": 120, "b": -15}, {"a": 300, "b": 200}):
+        format_of("rummy500").apply_deal(Table(terms("rummy500"), seats, Decimal(200), 1), [], hand)
+    totals = {seat.external_id: seat.score for seat in seats}
+    assert totals == {"a": 420, "b": 185}

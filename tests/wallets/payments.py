@@ -12,7 +12,7 @@ from django.contrib.auth.models import User
 from django.db import connection
 from djmoney.money import Money
 
-from tests.builders import move, staff
+from tests.builders import deposit_for_credit, move, staff
 from wallets.models import CASH, Player, Transfer, Withdrawal, WithdrawalReview
 from wallets.roles import APPROVER, OPERATOR
 from wallets.services.accounts import platform_accounts, player_accounts
@@ -22,7 +22,6 @@ from wallets.services.kyc import kyc_report
 from wallets.services.players import player_get_or_create
 from wallets.services.proposals import proposal_decide
 from wallets.services.withdrawals import withdrawal_review_propose
-from wallets.tax import deposit_for_credit
 
 _pans = itertools.count(1)
 _keys = itertools.count(1)

@@ -8,7 +8,7 @@ import pytest
 from django.db import DatabaseError, connection, transaction
 from djmoney.money import Money
 
-from tests.builders import funded_player, make_api
+from tests.builders import deposit_for_credit, funded_player, make_api
 from tests.finance.test_reconciliation import kinds, tamper
 from wallets.errors import AmountOverLimit, BalanceOutOfRange
 from wallets.models import CASH, Entry, ReconciliationReport, Transfer
@@ -17,7 +17,7 @@ from wallets.reconciliation.ledger import _is_prime, random_prime
 from wallets.services.deposits import deposit_register
 from wallets.services.gst_rates import gst_rate_now
 from wallets.services.ledger import Leg, transfer_post
-from wallets.tax import deposit_for_credit, gst_split
+from wallets.tax import gst_split
 
 pytestmark = pytest.mark.django_db
 

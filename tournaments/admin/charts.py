@@ -31,13 +31,68 @@ def bar_chart(
     drawn."""
     per_slot = 1 if stacked else len(series)
     slot = BAR * per_slot + GAP
-    heights = [
+    top = max(_heights(periods, values, series, stacked), default=Decimal(0))
+    bars = _bars(
+        periods, values, series, top=top, slot=slot, stacked=stacked, title=title, currency=currency
+    )
+    step = max(1, math.ceil(len(periods) / PERIOD_LABELS))
+    width = LEFT + max(len(periods) * slot, 100)
+    return {
+        "bars": bars,
+        "width": width,
+        "height": TOP + HEIGHT + BOTTOM,
+        "left": LEFT,
+        "base": TOP + HEIGHT,
+        "scale": _scale(top, currency),
+        "dates": [
+            {"x": LEFT + i * slot + BAR * per_slot / 2, "label": label(period)}
+            for i, period in enumerate(periods)
+            if i % step == 0
+        ],
+        "top": top,
+        "legend": list(series),
+    }
+
+
+def _scale(top: Decimal, currency: str) -> list[dict]:
+    """The ₹ marks on the left: 0, half and the top (0 alone when nothing is drawn)."""
+    return [
+        {
+            "y": round(TOP + HEIGHT * (1 - share), 2),
+            "label": money(top * Decimal(share), currency),
+        }
+        for share in (0, 0.5, 1)
+        if top > 0 or share == 0
+    ]
+
+
+def _heights(
+    periods: Sequence[date],
+    values: Mapping[tuple[date, str], Decimal],
+    series: Sequence[tuple[str, str]],
+    stacked: bool,
+) -> list[Decimal]:
+    """Each period's bar height: the sum of its positive values stacked, else its largest."""
+    return [
         sum((max(values.get((p, name), Decimal(0)), Decimal(0)) for name, _ in series), Decimal(0))
         if stacked
         else max((values.get((p, name), Decimal(0)) for name, _ in series), default=Decimal(0))
         for p in periods
     ]
-    top = max(heights, default=Decimal(0))
+
+
+def _bars(
+    periods: Sequence[date],
+    values: Mapping[tuple[date, str], Decimal],
+    series: Sequence[tuple[str, str]],
+    *,
+    top: Decimal,
+    slot: int,
+    stacked: bool,
+    title: Callable[[date], str],
+    currency: str,
+) -> list[dict]:
+    """The rectangles, scaled so that `top` fills the chart's height."""
     bars = []
     for i, period in enumerate(periods):
         y = TOP + HEIGHT
@@ -58,27 +113,4 @@ def bar_chart(
                     "title": f"{title(period)} {name}: {money(value, currency)}",
                 }
             )
-    step = max(1, math.ceil(len(periods) / PERIOD_LABELS))
-    width = LEFT + max(len(periods) * slot, 100)
-    return {
-        "bars": bars,
-        "width": width,
-        "height": TOP + HEIGHT + BOTTOM,
-        "left": LEFT,
-        "base": TOP + HEIGHT,
-        "scale": [
-            {
-                "y": round(TOP + HEIGHT * (1 - share), 2),
-                "label": money(top * Decimal(share), currency),
-            }
-            for share in (0, 0.5, 1)
-            if top > 0 or share == 0
-        ],
-        "dates": [
-            {"x": LEFT + i * slot + BAR * per_slot / 2, "label": label(period)}
-            for i, period in enumerate(periods)
-            if i % step == 0
-        ],
-        "top": top,
-        "legend": list(series),
-    }
+    return bars

@@ -134,13 +134,6 @@ def changes_shown(change: TemplateChange) -> str:
     return format_html_join("; ", "{}: {} → {}", parts)
 
 
-TERM_FORM_FIELDS = forms.fields_for_model(
-    GameTemplate,
-    fields=MONEY_TERMS,
-    labels={"fee_percent": "Fee %", "bonus_cap_percent": "Bonus cap %"},
-)
-
-
 class TemplateChangeForm(ProposalForm):
     class Meta:
         model = TemplateChange

@@ -3,8 +3,10 @@ content) and the tournament's representation `T`, with output serializers docume
 
 from __future__ import annotations
 
+from decimal import Decimal
 from typing import Any
 
+from django.db.models import QuerySet
 from rest_framework import serializers
 
 from rummy_ledger.api.fields import (
@@ -13,11 +15,16 @@ from rummy_ledger.api.fields import (
     StrictIntegerField,
     StrictSerializer,
 )
-from tournaments.models import Tournament, TournamentRound
+from tournaments.models import Registration, Tournament, TournamentRound
 from tournaments.payouts import ZERO, prize_runs, rank_prizes, tournament_pool
 from tournaments.services.tournament_entries import paid_by_bucket, registered
 from tournaments.services.tournament_setup import terms_of
-from tournaments.tournament_terms import MAX_CHIPS, MAX_PLAYERS, TABLE_SIZE_MAX
+from tournaments.tournament_terms import (
+    MAX_CHIPS,
+    MAX_PLAYERS,
+    TABLE_SIZE_MAX,
+    TournamentTerms,
+)
 from wallets.amounts import amount_text
 from wallets.models import CHIPS
 from wallets.services.real_money import real_money_here
@@ -53,60 +60,12 @@ class RoundIn(StrictSerializer):
 def tournament_out(tournament: Tournament) -> dict[str, Any]:
     terms = terms_of(tournament)
     players = registered(tournament)
-    ended = tournament.status in (Tournament.Status.FINISHED, Tournament.Status.CANCELLED)
-    if ended:
-        collected, fee, pool, overlay = (
-            tournament.collected,
-            tournament.fee,
-            tournament.prizes_paid,
-            tournament.overlay,
-        )
-        count = tournament.registrations.exclude(status="unregistered").count()
-    else:
-        rows = list(players.values_list("entry", "rebuy_total"))
-        collected = sum((e + r for e, r in rows), ZERO)
-        figures = tournament_pool(
-            collected=collected, fee_percent=terms.fee_percent, guarantee=terms.guarantee
-        )
-        collected, fee, pool, overlay = (
-            figures.collected,
-            figures.fee,
-            figures.prize_pool,
-            figures.overlay,
-        )
-        count = len(rows)
+    collected, fee, pool, overlay, count = _money_figures(tournament, terms, players)
     cancelled = tournament.status == Tournament.Status.CANCELLED
     prizes = [] if cancelled else prize_runs(rank_prizes(pool, terms.prizes))
     stored = {r.number: r for r in TournamentRound.objects.filter(tournament=tournament)}
-    still_in = players.filter(out_round__isnull=True).count() if tournament.round else None
-    rounds = []
-    for number in range(1, len(terms.rounds) + 1):
-        result = stored.get(number)
-        if result is not None:
-            rounds.append(
-                {
-                    "round": number,
-                    "status": result.status,
-                    "entrants": result.entrants,
-                    "qualified": result.qualified,
-                }
-            )
-        elif tournament.status == Tournament.Status.RUNNING and number == tournament.round:
-            rounds.append(
-                {"round": number, "status": "playing", "entrants": still_in, "qualified": None}
-            )
-        else:
-            rounds.append(
-                {"round": number, "status": "pending", "entrants": None, "qualified": None}
-            )
-    results = []
-    if tournament.status == Tournament.Status.FINISHED:
-        results = [
-            {"player": ext, "rank": rank, "prize": amount_text(prize)}
-            for ext, rank, prize in players.order_by("rank", "player__external_id").values_list(
-                "player__external_id", "rank", "prize"
-            )
-        ]
+    rounds = _rounds_out(tournament, terms, stored, players)
+    results = _results_out(players) if tournament.status == Tournament.Status.FINISHED else []
     real_money = real_money_here()
     available = tournament.currency == CHIPS or real_money.available
     return {
@@ -135,6 +94,69 @@ def tournament_out(tournament: Tournament) -> dict[str, Any]:
         "available": available,
         "unavailable_reason": None if available else real_money.reason,
     }
+
+
+def _money_figures(
+    tournament: Tournament, terms: TournamentTerms, players: QuerySet[Registration]
+) -> tuple[Decimal, Decimal, Decimal, Decimal, int]:
+    """Collected, fee, prize pool, overlay and the players counted: as stored once the
+    tournament has ended, else as they stand with the players registered now."""
+    if tournament.status in (Tournament.Status.FINISHED, Tournament.Status.CANCELLED):
+        count = tournament.registrations.exclude(status="unregistered").count()
+        return (
+            tournament.collected,
+            tournament.fee,
+            tournament.prizes_paid,
+            tournament.overlay,
+            count,
+        )
+    rows = list(players.values_list("entry", "rebuy_total"))
+    collected = sum((e + r for e, r in rows), ZERO)
+    figures = tournament_pool(
+        collected=collected, fee_percent=terms.fee_percent, guarantee=terms.guarantee
+    )
+    return figures.collected, figures.fee, figures.prize_pool, figures.overlay, len(rows)
+
+
+def _results_out(players: QuerySet[Registration]) -> list[dict[str, Any]]:
+    """A finished tournament's ranks and prizes, best first."""
+    return [
+        {"player": ext, "rank": rank, "prize": amount_text(prize)}
+        for ext, rank, prize in players.order_by("rank", "player__external_id").values_list(
+            "player__external_id", "rank", "prize"
+        )
+    ]
+
+
+def _rounds_out(
+    tournament: Tournament,
+    terms: TournamentTerms,
+    stored: dict[int, TournamentRound],
+    players: QuerySet[Registration],
+) -> list[dict[str, Any]]:
+    """Every round of the terms: as stored, playing (the current one), or pending."""
+    still_in = players.filter(out_round__isnull=True).count() if tournament.round else None
+    rounds = []
+    for number in range(1, len(terms.rounds) + 1):
+        result = stored.get(number)
+        if result is not None:
+            rounds.append(
+                {
+                    "round": number,
+                    "status": result.status,
+                    "entrants": result.entrants,
+                    "qualified": result.qualified,
+                }
+            )
+        elif tournament.status == Tournament.Status.RUNNING and number == tournament.round:
+            rounds.append(
+                {"round": number, "status": "playing", "entrants": still_in, "qualified": None}
+            )
+        else:
+            rounds.append(
+                {"round": number, "status": "pending", "entrants": None, "qualified": None}
+            )
+    return rounds
 
 
 def registration_out(registration, players: int) -> dict[str, Any]:

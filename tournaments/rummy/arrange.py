@@ -192,14 +192,16 @@ class _Hand:
 
 
 def _search(h: _Hand):
-    """Memoised minimum leftover value for (cards left, jokers left, wilds left, need)."""
-    memo: dict[int, int] = {}
-    choice: dict[int, int] = {}
-    zmemo: dict[int, bool] = {}
-    zchoice: dict[int, int] = {}
-    memo_get, zmemo_get = memo.get, zmemo.get
-    vals, moves, units, guard, wguard = h.vals, h.moves, h.units, h.guard, h.wguard
-    bw, ks, ws, ns = h.width, h.kshift, h.wshift, h.nshift
+    """Memoised minimum leftover value for (cards left, jokers left, wilds left, need), and
+    whether every card left can be melded; each with the meld it chose per state."""
+    melds = _melds_of(h)
+    f, choice = _least_left(h, melds)
+    z, zchoice = _all_melded(h, melds)
+    return f, choice, z, zchoice
+
+
+def _melds_of(h: _Hand):
+    moves, guard, wguard = h.moves, h.guard, h.wguard
 
     def melds(i: int, nat: int, k: int, wild: int):
         """The melds of card slot i that the cards, jokers and wilds left can still make: each
@@ -218,6 +220,17 @@ def _search(h: _Hand):
                     continue
                 wild2 = y ^ wguard
             yield j, x ^ guard, k - used, wild2, after
+
+    return melds
+
+
+def _least_left(h: _Hand, melds):
+    """The search for the least value left over, and its choices (-1: leave the card)."""
+    memo: dict[int, int] = {}
+    choice: dict[int, int] = {}
+    memo_get = memo.get
+    vals, units = h.vals, h.units
+    bw, ks, ws, ns = h.width, h.kshift, h.wshift, h.nshift
 
     def f(nat: int, k: int, wild: int, need: int) -> int:
         if nat == 0:
@@ -241,6 +254,16 @@ def _search(h: _Hand):
         choice[key] = pick
         return best
 
+    return f, choice
+
+
+def _all_melded(h: _Hand, melds):
+    """The search for a hand melded whole, and its choices."""
+    zmemo: dict[int, bool] = {}
+    zchoice: dict[int, int] = {}
+    zmemo_get = zmemo.get
+    bw, ks, ws, ns = h.width, h.kshift, h.wshift, h.nshift
+
     def z(nat: int, k: int, wild: int, need: int) -> bool:
         """Can every card left be melded (nothing left over) meeting ``need``? No leave branch."""
         if nat == 0:
@@ -259,7 +282,7 @@ def _search(h: _Hand):
         zmemo[key] = ok
         return ok
 
-    return f, choice, z, zchoice
+    return z, zchoice
 
 
 def _start(h: _Hand, need: int, triple: int) -> tuple[int, int, int, int]:

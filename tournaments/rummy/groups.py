@@ -56,10 +56,6 @@ class GroupResult:
             self._rules = None
         return self._reason
 
-    @property
-    def is_sequence(self) -> bool:
-        return self.kind in (PURE_SEQUENCE, IMPURE_SEQUENCE)
-
     def to_dict(self) -> dict[str, Any]:
         return {"cards": [NAMES[c] for c in self.cards], "kind": self.kind, "reason": self.reason}
 

@@ -169,14 +169,6 @@ def score_hand(
     return total
 
 
-def add_scores(totals: Mapping[Hashable, int], hand: Mapping[Hashable, int]) -> dict:
-    """Running totals after one hand."""
-    out = dict(totals)
-    for player, pts in hand.items():
-        out[player] = out.get(player, 0) + pts
-    return out
-
-
 def game_result(totals: Mapping[Hashable, int], target: int = TARGET) -> Hashable | None:
     """The winner once someone has passed the target (highest total); None to play on.
 

@@ -254,24 +254,47 @@ def settlement_release(
     The keys are per game, so a game can never be paid twice whatever runs twice.
     """
     by_ext = {s.player.external_id: s for s in seats}
+    release = Release()
+    prizes = _prize_legs(game, by_ext, accounts, settlement, fee_id)
+    memo = f"prizes and fee of {game.game_id}"
+    _escrow_out(release, game, "settlement", Transfer.Kind.SETTLEMENT, prizes, memo)
+    refunds = _refund_legs(release, game, by_ext, accounts, settlement)
+    memo = f"escrow of {game.game_id} returned"
+    _escrow_out(release, game, "refunds", Transfer.Kind.REFUND, refunds, memo)
+    game.paid_out += sum(settlement.payouts.values(), ZERO)
+    game.refunded += sum(settlement.refunds.values(), ZERO)
+    game.fee += settlement.fee
+    return release
+
+
+def _escrow_out(
+    release: Release, game: Game, key: str, kind: str, legs: list[Leg], memo: str
+) -> None:
+    """Add to `release` the transfer of `legs` out of the game's escrow (none without legs)."""
+    if not legs:
+        return
+    out = -sum((leg.amount.amount for leg in legs), ZERO)
+    release.requests.append(
+        TransferRequest(
+            kind=kind,
+            reference=game_reference(game.pk),
+            idempotency_key=game_key(game.pk, key),
+            legs=[Leg(game.escrow_id, Money(out, game.currency)), *legs],
+            memo=memo,
+        )
+    )
+
+
+def _prize_legs(
+    game: Game,
+    by_ext: Mapping[str, GamePlayer],
+    accounts: Mapping[int, Mapping[str, int]],
+    settlement: Settlement,
+    fee_id: int | None,
+) -> list[Leg]:
+    """The prizes (to winnings; chips to chips) and the fee, each payout recorded on its seat."""
     currency = game.currency
     prize_bucket = Bucket.CHIPS if currency == CHIPS else Bucket.WINNINGS
-    release = Release()
-
-    def add(key: str, kind: str, legs: list[Leg], memo: str) -> None:
-        if not legs:
-            return
-        out = -sum((leg.amount.amount for leg in legs), ZERO)
-        release.requests.append(
-            TransferRequest(
-                kind=kind,
-                reference=game_reference(game.pk),
-                idempotency_key=game_key(game.pk, key),
-                legs=[Leg(game.escrow_id, Money(out, currency)), *legs],
-                memo=memo,
-            )
-        )
-
     prizes: list[Leg] = []
     for ext, amount in settlement.payouts.items():
         seat = by_ext[ext]
@@ -280,19 +303,26 @@ def settlement_release(
             prizes.append(Leg(accounts[seat.player_id][prize_bucket], Money(amount, currency)))
     if settlement.fee > 0:
         prizes.append(Leg(fee_id or fee_account_id(), Money(settlement.fee, currency)))
-    add("settlement", Transfer.Kind.SETTLEMENT, prizes, f"prizes and fee of {game.game_id}")
+    return prizes
+
+
+def _refund_legs(
+    release: Release,
+    game: Game,
+    by_ext: Mapping[str, GamePlayer],
+    accounts: Mapping[int, Mapping[str, int]],
+    settlement: Settlement,
+) -> list[Leg]:
+    """The refunds, each back to the buckets it came from (what goes back to bonus lots added
+    to `release`), each recorded on its seat."""
     refunds: list[Leg] = []
     for ext, amount in settlement.refunds.items():
         seat = by_ext[ext]
         seat.refund += amount
         if amount > 0:
             back = refund_by_bucket(contributions(seat), amount, rounded_down=Bucket.BONUS)
-            refunds += [Leg(accounts[seat.player_id][b], Money(a, currency)) for b, a in back]
+            refunds += [Leg(accounts[seat.player_id][b], Money(a, game.currency)) for b, a in back]
             release.bonus_returns += [
                 BonusReturn(_bonus_key(seat), a) for b, a in back if b == Bucket.BONUS
             ]
-    add("refunds", Transfer.Kind.REFUND, refunds, f"escrow of {game.game_id} returned")
-    game.paid_out += sum(settlement.payouts.values(), ZERO)
-    game.refunded += sum(settlement.refunds.values(), ZERO)
-    game.fee += settlement.fee
-    return release
+    return refunds

@@ -26,14 +26,14 @@ from rummy_ledger.keyed import CLAIM_WAIT, Keyed, KeyTaken
 from tournaments.formats import format_of
 from tournaments.models import Game, GamePlayer
 from tournaments.payouts import ZERO
-from tournaments.queries import OpenView, game_open_view
+from tournaments.queries import Candidate, OpenView, game_open_view
 from tournaments.services import games
 from tournaments.services.escrow import entries_short, entry_plans, entry_requests
 from tournaments.terms import GameTerms
 from wallets import references
 from wallets.errors import InsufficientFunds
 from wallets.models import BUCKET_CURRENCY, CASH, Account, Bucket
-from wallets.services.ledger import ledger_error, transfers_statement
+from wallets.services.ledger import TransferRequest, ledger_error, transfers_statement
 
 KEY_TAKEN = "RL101"  # idempotency_claim, strict
 UNIQUE_VIOLATION = "23505"
@@ -64,6 +64,18 @@ def game_open(
     if not _covered(seen, client, terms, players):
         return games.game_open(client=client, game_id=game_id, template_slug=template_slug,
                                players=players, keyed=keyed)  # fmt: skip
+    game, candidates, seats = _game_new(seen, client, game_id, terms, players)
+    requests = _entries(game, seats, candidates, terms)
+    game.collected = terms.stake * len(seats)
+    statements = _statements(seen, client, game, seats, requests, keyed)
+    _write(statements, client, game, terms, keyed)
+    return game
+
+
+def _game_new(
+    seen: OpenView, client: ApiClient, game_id: str, terms: GameTerms, players: list[str]
+) -> tuple[Game, list[Candidate], list[GamePlayer]]:
+    """The game (not saved, its id drawn by the read), its candidates and seats in order."""
     game = Game(
         id=seen.game_pk,
         client=client,
@@ -80,6 +92,14 @@ def game_open(
         GamePlayer(game=game, player=c.player, seat=n, score=start)
         for n, c in enumerate(candidates, start=1)
     ]
+    return game, candidates, seats
+
+
+def _entries(
+    game: Game, seats: list[GamePlayer], candidates: list[Candidate], terms: GameTerms
+) -> list[TransferRequest]:
+    """The entry transfers, once the players may play for money (cash) and every one of them
+    has the stake in the buckets the terms take it from."""
     games.cash_play_check(
         terms.currency,
         [c.player for c in candidates],
@@ -92,13 +112,24 @@ def game_open(
         cap_percent=terms.bonus_cap_percent,
         accounts={(c.player.pk, b): a for c in candidates for b, a in c.accounts.items()},
     )
-    requests = entry_requests(game=game, seats=seats, plans=plans, amount=terms.stake, entry_no=1)
-    game.collected = terms.stake * len(seats)
+    return entry_requests(game=game, seats=seats, plans=plans, amount=terms.stake, entry_no=1)
+
+
+def _statements(
+    seen: OpenView,
+    client: ApiClient,
+    game: Game,
+    seats: list[GamePlayer],
+    requests: list[TransferRequest],
+    keyed: Keyed | None,
+) -> list[tuple[str, list]]:
+    """The opening's write, in order: the key claimed with the answer (with `keyed`), the escrow
+    account, the game, the entries, the seats."""
     escrow = Account(
         id=seen.escrow_pk,
         kind=Account.Kind.ESCROW,
-        code=references.escrow_account_code(client.pk, game_id),
-        balance=Money(ZERO, terms.currency),
+        code=references.escrow_account_code(client.pk, game.game_id),
+        balance=Money(ZERO, game.currency),
     )
     statements = [_insert(Account, [escrow]), _insert(Game, [game]),
                   transfers_statement(requests), _insert(GamePlayer, seats)]  # fmt: skip
@@ -107,8 +138,7 @@ def game_open(
         claim = "SELECT 1 FROM idempotency_claim(%s, %s, %s, %s, %s, %s, true)"
         params = [client.pk, keyed.key, keyed.request_hash, status_code, body, CLAIM_WAIT]
         statements.insert(0, (claim, params))
-    _write(statements, client, game, terms, keyed)
-    return game
+    return statements
 
 
 def _covered(seen: OpenView, client: ApiClient, terms: GameTerms, players: list[str]) -> bool:

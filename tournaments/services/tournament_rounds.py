@@ -43,7 +43,7 @@ from tournaments.services.tournament_entries import (
     tournament_get,
 )
 from tournaments.services.tournament_setup import terms_of
-from tournaments.tournament_terms import Standing, qualified_of
+from tournaments.tournament_terms import Standing, TournamentTerms, qualified_of
 from wallets.errors import LedgerBusy
 from wallets.models import CHIPS, Account, Bucket, PlatformAccount, Transfer
 from wallets.services.accounts import platform_accounts
@@ -141,15 +141,9 @@ def round_store(
 
     tournament = tournament_get(client=client, slug=slug, lock="update")
     digest = _hash(tables)
-    existing = TournamentRound.objects.filter(tournament=tournament, number=number).first()
+    existing = _posted_before(tournament, number, digest)
     if existing is not None:
-        if existing.payload_hash == digest:
-            return existing
-        raise TournamentRefused(
-            f"round {number} was already posted with other standings",
-            code=GameErrorCode.ROUND_EXISTS,
-            details={"round": number},
-        )
+        return existing
     if tournament.status != Status.RUNNING or number != tournament.round:
         raise TournamentRefused(
             f"round {number} is not the current round of {slug!r}",
@@ -163,6 +157,41 @@ def round_store(
         for r in registered(tournament).filter(out_round__isnull=True).select_related("player")
     }
     standings = _standings_checked(tables, entrants, terms.table_size, final)
+    qualified = _qualified_checked(terms, number, standings, final)
+    _outcomes_record(standings, entrants, qualified, number=number, final=final)
+    stored = TournamentRound.objects.create(
+        tournament=tournament,
+        number=number,
+        tables=tables,
+        payload_hash=digest,
+        entrants=len(entrants),
+        qualified=0 if final else len(qualified),
+    )
+    if not final:
+        tournament.round = number + 1
+        tournament.save(update_fields=["round"])
+    settle_tournament_round.delay(stored.pk)  # sent once this transaction commits
+    return stored
+
+
+def _posted_before(tournament: Tournament, number: int, digest: str) -> TournamentRound | None:
+    """The round as stored when it was posted before with the same content (a replay); a
+    refusal when it was posted with other standings; None when it is new."""
+    existing = TournamentRound.objects.filter(tournament=tournament, number=number).first()
+    if existing is None or existing.payload_hash == digest:
+        return existing
+    raise TournamentRefused(
+        f"round {number} was already posted with other standings",
+        code=GameErrorCode.ROUND_EXISTS,
+        details={"round": number},
+    )
+
+
+def _qualified_checked(
+    terms: TournamentTerms, number: int, standings: list[list[Standing]], final: bool
+) -> set[str]:
+    """Who goes on from round `number`; before the final, refused when nobody would, or when
+    more would reach the final than its one table seats."""
     qualified = qualified_of(terms.rounds[number - 1], standings)
     if not final:
         if not qualified:
@@ -172,6 +201,19 @@ def round_store(
                 f"{len(qualified)} qualified for a final table of {terms.table_size}",
                 details={"qualified": len(qualified), "table_size": terms.table_size},
             )
+    return qualified
+
+
+def _outcomes_record(
+    standings: list[list[Standing]],
+    entrants: dict[str, Registration],
+    qualified: set[str],
+    *,
+    number: int,
+    final: bool,
+) -> None:
+    """Write each entrant's outcome of the round in one statement: their final position, or the
+    round they went out in with their chips (those who qualify are left as they are)."""
     changed = []
     for table in standings:
         for s in table:
@@ -187,19 +229,6 @@ def round_store(
         changed,
         {"final_position": "smallint", "out_round": "smallint", "out_chips": "bigint"},
     )
-    stored = TournamentRound.objects.create(
-        tournament=tournament,
-        number=number,
-        tables=tables,
-        payload_hash=digest,
-        entrants=len(entrants),
-        qualified=0 if final else len(qualified),
-    )
-    if not final:
-        tournament.round = number + 1
-        tournament.save(update_fields=["round"])
-    settle_tournament_round.delay(stored.pk)  # sent once this transaction commits
-    return stored
 
 
 def _standings_checked(
@@ -273,6 +302,24 @@ def _pay(tournament: Tournament) -> None:
     figures = tournament_pool(
         collected=collected, fee_percent=terms.fee_percent, guarantee=terms.guarantee
     )
+    winners = _ranked(registrations, rank_prizes(figures.prize_pool, terms.prizes))
+    sources = _prize_sources(tournament, collected=collected, overlay=figures.overlay)
+    transfers_post(requests=_prize_requests(tournament, winners, sources, fee=figures.fee))
+    registrations_update(registrations, {"rank": "integer", "prize": "numeric"})
+    tournament.collected = collected
+    tournament.fee = figures.fee
+    tournament.overlay = figures.overlay
+    tournament.prizes_paid = figures.prize_pool
+    tournament.status = Status.FINISHED
+    tournament.finished_at = timezone.now()
+    tournament.save(
+        update_fields=["collected", "fee", "overlay", "prizes_paid", "status", "finished_at"]
+    )
+
+
+def _ranked(registrations: list[Registration], prizes_by_rank: list[Decimal]) -> list[Registration]:
+    """Rank every registration (the final table by position, then each round's knocked-out by
+    chips) and set their prizes; the winners, those with a prize, in rank order."""
     by_ext = {r.player.external_id: r for r in registrations}
     knocked_out: dict[int, dict[str, int]] = defaultdict(dict)
     for r in registrations:
@@ -282,7 +329,7 @@ def _pay(tournament: Tournament) -> None:
         final={ext: r.final_position for ext, r in by_ext.items() if r.final_position},
         knocked_out=knocked_out,
     )
-    prizes = prizes_by_player(groups, rank_prizes(figures.prize_pool, terms.prizes))
+    prizes = prizes_by_player(groups, prizes_by_rank)
     winners = []
     for group in groups:
         for ext in group.players:
@@ -290,7 +337,14 @@ def _pay(tournament: Tournament) -> None:
             registration.rank, registration.prize = group.rank, prizes[ext]
             if registration.prize > 0:
                 winners.append(registration)
-    currency = tournament.currency
+    return winners
+
+
+def _prize_sources(
+    tournament: Tournament, *, collected: Decimal, overlay: Decimal
+) -> list[tuple[int, Decimal]]:
+    """Where the prizes come from, in order: the escrow shards (which must hold what was
+    collected), then promotions (chips issuance for chips) for the overlay."""
     escrows = list(
         Account.objects.filter(
             pk__in=TournamentEscrow.objects.filter(tournament=tournament).values("account_id")
@@ -299,19 +353,35 @@ def _pay(tournament: Tournament) -> None:
     in_escrow = sum((escrow.balance.amount for escrow in escrows), ZERO)
     if in_escrow != collected:
         raise AssertionError(f"tournament {tournament.pk}: escrow {in_escrow} != {collected}")
-    sink = PlatformAccount.CHIPS_ISSUANCE if currency == CHIPS else PlatformAccount.PROMOTIONS
+    sink = (
+        PlatformAccount.CHIPS_ISSUANCE
+        if tournament.currency == CHIPS
+        else PlatformAccount.PROMOTIONS
+    )
     sources = [(e.pk, e.balance.amount) for e in escrows]
-    sources.append((platform_accounts()[sink].pk, figures.overlay))
+    sources.append((platform_accounts()[sink].pk, overlay))
+    return sources
+
+
+def _prize_requests(
+    tournament: Tournament,
+    winners: list[Registration],
+    sources: list[tuple[int, Decimal]],
+    *,
+    fee: Decimal,
+) -> list[TransferRequest]:
+    """A transfer per payee (the fee, then each prize), each drawn from `sources` in turn."""
+    currency = tournament.currency
     bucket = Bucket.CHIPS if currency == CHIPS else Bucket.WINNINGS
     accounts = dict(
         Account.objects.filter(
             player_id__in=[r.player_id for r in winners], bucket=bucket
         ).values_list("player_id", "pk")
     )
-    payees = [(fee_account_id(), figures.fee, ("fee",), "fee")] + [
+    payees = [(fee_account_id(), fee, ("fee",), "fee")] + [
         (accounts[r.player_id], r.prize, ("prize", r.pk), f"rank {r.rank} prize") for r in winners
     ]
-    requests = [
+    return [
         TransferRequest(
             kind=Transfer.Kind.SETTLEMENT,
             reference=tournament_reference(tournament.pk),
@@ -327,17 +397,6 @@ def _pay(tournament: Tournament) -> None:
         )
         if amount > 0
     ]
-    transfers_post(requests=requests)
-    registrations_update(registrations, {"rank": "integer", "prize": "numeric"})
-    tournament.collected = collected
-    tournament.fee = figures.fee
-    tournament.overlay = figures.overlay
-    tournament.prizes_paid = figures.prize_pool
-    tournament.status = Status.FINISHED
-    tournament.finished_at = timezone.now()
-    tournament.save(
-        update_fields=["collected", "fee", "overlay", "prizes_paid", "status", "finished_at"]
-    )
 
 
 def registrations_update(registrations: list[Registration], columns: dict[str, str]) -> None:

@@ -160,7 +160,7 @@ class WithdrawalAdmin(ReadOnlyAdmin):
         "tds_shown",
         "payout",
         "pan_shown",
-        "pan_required",
+        "pan_required_shown",
         "kyc",
         "tax_position",
         "needs_approval",
@@ -176,8 +176,12 @@ class WithdrawalAdmin(ReadOnlyAdmin):
     change_form_template = "admin/wallets/withdrawal/change_form.html"
     change_list_template = "admin/wallets/withdrawal/change_list.html"
 
+    # true whatever the switch says now: only a withdrawal made with real money off for its
+    # player takes from the deposit bucket (`wallets.services.refunds`)
     from_deposit_shown = money_display(
-        "from_deposit", currency=CASH, description="from deposit (a refund, real money off)"
+        "from_deposit",
+        currency=CASH,
+        description="from deposit (only with real money off for the player)",
     )
     net_winnings_shown = money_display("net_winnings", currency=CASH, description="net winnings")
     taxed_net_winnings_shown = money_display(
@@ -188,6 +192,12 @@ class WithdrawalAdmin(ReadOnlyAdmin):
     @admin.display(description="PAN when requested")
     def pan_shown(self, obj):
         return obj.pan
+
+    @admin.display(description="PAN required")
+    def pan_required_shown(self, obj):
+        if obj.pan_required:
+            return "yes: the player needs a verified PAN (KYC)"
+        return "no: a refund with real money off whose net winnings are <= 0 (no TDS)"
 
     def get_changelist(self, request, **kwargs):
         return PositionedChangeList

@@ -21,7 +21,7 @@ from wallets.models import (
 from wallets.money import money_checked
 from wallets.services.accounts import platform_accounts
 from wallets.services.ledger import Leg, TransferRequest, transfers_post
-from wallets.services.proposals import permission_required, proposal_decide, reason_required
+from wallets.services.proposals import permission_required, reason_required
 
 
 def adjustment_checked(*, player: Player, bucket: str, direction: str, amount: Money) -> Money:
@@ -69,22 +69,6 @@ def adjustment_propose(
         amount=amount,
         reason=reason_required(reason, "an adjustment"),
         proposed_by=proposed_by,
-    )
-
-
-def adjustment_approve(*, adjustment_id: int, approved_by: AbstractBaseUser, note: str = ""):
-    return proposal_decide(
-        model=Adjustment, proposal_id=adjustment_id, decided_by=approved_by, approve=True, note=note
-    )
-
-
-def adjustment_reject(*, adjustment_id: int, rejected_by: AbstractBaseUser, note: str = ""):
-    return proposal_decide(
-        model=Adjustment,
-        proposal_id=adjustment_id,
-        decided_by=rejected_by,
-        approve=False,
-        note=note,
     )
 
 

@@ -28,6 +28,7 @@ from wallets.amounts import amount_text
 from wallets.errors import DepositBelowMinimum, IdempotencyConflict
 from wallets.formatting import money
 from wallets.models import (
+    Account,
     BonusLot,
     Bucket,
     DepositGst,
@@ -82,10 +83,40 @@ def deposit_register(
     key = references.join(Transfer.Kind.DEPOSIT, reference)
     stored = Transfer.objects.filter(idempotency_key=key).prefetch_related("entries").first()
     if stored is not None:
-        owner = GatewayDeposit.objects.filter(transfer=stored).values_list("client_id").first()
-        if owner is None or owner[0] != (client and client.pk):
-            raise _reference_used(reference)
-        return _as_stored(stored, player=player, amount=amount, reference=reference)
+        return _made_before(
+            stored, player=player, amount=amount, reference=reference, client=client
+        )
+    _deposit_checks(player=player, amount=amount, region=region, changed_by=changed_by)
+    rate = gst_rate_now()
+    split = tax.gst_split(amount.amount, rate_percent=rate)
+    deposit = player_accounts(player=player)[Bucket.DEPOSIT]
+    posted = _deposit_post(
+        deposit=deposit, amount=amount, split=split, rate=rate, reference=reference, key=key
+    )
+    _gateway_record(reference=reference, client=client, transfer_id=posted.transfer_id)
+    gst = Money(split.gst, amount.currency)
+    _deposit_bonuses(
+        player=player, deposit=deposit, posted=posted, gst=gst, reference=reference, key=key
+    )
+    return Deposit(
+        posted.transfer_id, posted.created, split.amount, split.gst, split.credited, rate
+    )
+
+
+def _made_before(
+    stored: Transfer, *, player: Player, amount: Money, reference: str, client: ApiClient | None
+) -> Deposit:
+    """The answer to a reference already used: the deposit as it was, to the client that made
+    it; anyone else gets the one refusal."""
+    owner = GatewayDeposit.objects.filter(transfer=stored).values_list("client_id").first()
+    if owner is None or owner[0] != (client and client.pk):
+        raise _reference_used(reference)
+    return _as_stored(stored, player=player, amount=amount, reference=reference)
+
+
+def _deposit_checks(*, player: Player, amount: Money, region: str, changed_by: str) -> None:
+    """What a new deposit must pass, under the player's lock, in this order: the minimum, the
+    region (recorded when given), a wind-down, real money, the player's limits."""
     if amount.amount < settings.DEPOSIT_MINIMUM:
         raise DepositBelowMinimum(
             f"the smallest deposit taken is {amount_text(settings.DEPOSIT_MINIMUM)}",
@@ -99,9 +130,13 @@ def deposit_register(
     deposits_refused_check()  # a wind-down closing the real-money book
     real_money_check(players=[player])
     deposit_allowed(player=player, amount=amount.amount)
-    rate = gst_rate_now()
-    split = tax.gst_split(amount.amount, rate_percent=rate)
-    deposit = player_accounts(player=player)[Bucket.DEPOSIT]
+
+
+def _deposit_post(
+    *, deposit: Account, amount: Money, split: tax.GstSplit, rate: Decimal, reference: str, key: str
+) -> Posted:
+    """The deposit's transfer (gateway clearing to the deposit bucket and GST payable) and, when
+    it is new, its record of the GST rate."""
     platform = platform_accounts()
     legs = [
         Leg(platform[PlatformAccount.GATEWAY_CLEARING].pk, -amount),
@@ -125,27 +160,37 @@ def deposit_register(
         DepositGst.objects.create(
             transfer_id=posted.transfer_id, rate_percent=rate, amount=split.amount, gst=split.gst
         )
+    return posted
+
+
+def _gateway_record(*, reference: str, client: ApiClient | None, transfer_id: int) -> None:
+    """Who made the deposit under this reference (refused if another player's deposit took the
+    reference meanwhile)."""
     try:
-        with transaction.atomic():  # another player's deposit may take the reference meanwhile
+        with transaction.atomic():
             GatewayDeposit.objects.create(
-                reference=reference, client=client, transfer_id=posted.transfer_id
+                reference=reference, client=client, transfer_id=transfer_id
             )
     except IntegrityError as exc:
         raise _reference_used(reference) from exc
+
+
+def _deposit_bonuses(
+    *, player: Player, deposit: Account, posted: Posted, gst: Money, reference: str, key: str
+) -> None:
+    """The sign-up bonus on a player's first deposit; the GST cashback as bonus when the setting
+    says so (once: on the deposit's first posting)."""
     if _first_deposit(deposit_account_id=deposit.pk, transfer_id=posted.transfer_id):
         bonus_signup(player=player)
-    if posted.created and split.gst and settings.GST_CASHBACK == CASHBACK_BONUS:
+    if posted.created and gst.amount and settings.GST_CASHBACK == CASHBACK_BONUS:
         bonus_grant(
             player=player,
-            amount=Money(split.gst, amount.currency),
+            amount=gst,
             source=BonusLot.Source.CASHBACK,
             reference=reference,
             idempotency_key=references.join(key, "cashback"),
             memo=f"GST cashback on deposit {reference}",
         )
-    return Deposit(
-        posted.transfer_id, posted.created, split.amount, split.gst, split.credited, rate
-    )
 
 
 def _first_deposit(*, deposit_account_id: int, transfer_id: int) -> bool:

@@ -22,7 +22,7 @@ from wallets.models import (
 )
 from wallets.services.bonuses import bonus_follow_reversal
 from wallets.services.ledger import Leg, TransferRequest, transfers_post
-from wallets.services.proposals import permission_required, proposal_decide, reason_required
+from wallets.services.proposals import permission_required, reason_required
 
 
 @transaction.atomic
@@ -58,18 +58,6 @@ def reversal_propose(
 def _link(reversal: Reversal, transfer_ids: Sequence[int], role: str) -> None:
     ReversalTransfer.objects.bulk_create(
         ReversalTransfer(reversal=reversal, transfer_id=pk, role=role) for pk in transfer_ids
-    )
-
-
-def reversal_approve(*, reversal_id: int, approved_by: AbstractBaseUser, note: str = ""):
-    return proposal_decide(
-        model=Reversal, proposal_id=reversal_id, decided_by=approved_by, approve=True, note=note
-    )
-
-
-def reversal_reject(*, reversal_id: int, rejected_by: AbstractBaseUser, note: str = ""):
-    return proposal_decide(
-        model=Reversal, proposal_id=reversal_id, decided_by=rejected_by, approve=False, note=note
     )
 
 

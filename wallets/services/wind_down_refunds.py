@@ -33,7 +33,7 @@ from wallets.models import (
 from wallets.services.accounts import players_accounts
 from wallets.services.ledger import ledger_now
 from wallets.services.players import players_lock
-from wallets.services.tax import tax_positions
+from wallets.services.tax import TaxPosition, tax_positions
 from wallets.services.withdrawals import withdrawal_new, withdrawals_issue_approved
 
 ZERO = tax.ZERO
@@ -87,8 +87,44 @@ def refunds_issue(
         return Chunk([], skipped)
     ids = sorted(locked)
     accounts = players_accounts(player_ids=ids)
-    issued_before: dict[int, int] = {}  # refunds of every wind-down, by player
-    on_line: dict[int, int] = {}  # of this one
+    seen = _history(wind_down=wind_down, ids=ids)
+    plans = []
+    for player in players:
+        count = seen.issued_before.get(player.pk, 0)
+        mine = _refunds(seen.refunds[player.pk], player.external_id, count)
+        in_flight = any(w.status in IN_FLIGHT for w in mine)
+        new = None
+        if not in_flight:
+            new = _refund_new(
+                player=player,
+                client=client,
+                accounts=accounts[player.pk],
+                position=seen.positions[player.pk],
+                reference=refund_references(player.external_id, count + 1)[-1],
+                first=player.pk not in seen.approved_before,
+            )
+        plans.append((player, mine, in_flight, new))
+    withdrawals_issue_approved(
+        issued=[new for *_, new in plans if new is not None], accounts=accounts, platform=platform
+    )
+    outcomes = _lines_write(wind_down=wind_down, plans=plans, accounts=accounts, seen=seen)
+    return Chunk(outcomes, skipped)
+
+
+@dataclass(frozen=True)
+class _History:
+    """What the chunk's players have had, read under their locks."""
+
+    issued_before: dict[int, int]  # refunds of every wind-down, by player
+    on_line: dict[int, int]  # of this one
+    refunds: dict[int, dict[str, Withdrawal]]  # their wind-down refunds, by reference
+    positions: dict[int, TaxPosition]  # the year's tax positions
+    approved_before: set[int]  # players with a withdrawal approved or paid before
+
+
+def _history(*, wind_down: WindDown, ids: list[int]) -> _History:
+    issued_before: dict[int, int] = {}
+    on_line: dict[int, int] = {}
     lines = WindDownLine.objects.filter(player_id__in=ids)
     for wind_down_id, player_id, n in lines.values_list("wind_down_id", "player_id", "refunds"):
         issued_before[player_id] = issued_before.get(player_id, 0) + n
@@ -103,32 +139,20 @@ def refunds_issue(
             player_id__in=ids, status__in=[Withdrawal.Status.APPROVED, Withdrawal.Status.PAID]
         ).values_list("player_id", flat=True)
     )
-    plans = []
-    for player in players:
-        count = issued_before.get(player.pk, 0)
-        mine = _refunds(refunds[player.pk], player.external_id, count)
-        in_flight = any(w.status in IN_FLIGHT for w in mine)
-        new = None
-        if not in_flight:
-            new = _refund_new(
-                player=player,
-                client=client,
-                accounts=accounts[player.pk],
-                position=positions[player.pk],
-                reference=refund_references(player.external_id, count + 1)[-1],
-                first=player.pk not in approved_before,
-            )
-        plans.append((player, mine, in_flight, new))
-    withdrawals_issue_approved(
-        issued=[new for *_, new in plans if new is not None], accounts=accounts, platform=platform
-    )
+    return _History(issued_before, on_line, refunds, positions, approved_before)
+
+
+def _lines_write(
+    *, wind_down: WindDown, plans: list, accounts: dict, seen: _History
+) -> list[Outcome]:
+    """Each player's line, where they stand once their refund is issued, in one upsert."""
     outcomes = []
     for player, mine, in_flight, new in plans:
         issued = new[0] if new is not None else None
         line = WindDownLine(
             wind_down=wind_down,
             player=player,
-            refunds=on_line.get(player.pk, 0) + (issued is not None),
+            refunds=seen.on_line.get(player.pk, 0) + (issued is not None),
             **_standing(player, accounts[player.pk], mine, in_flight, issued),
         )
         outcomes.append(Outcome(line, issued))
@@ -138,7 +162,7 @@ def refunds_issue(
         unique_fields=["wind_down", "player"],
         update_fields=LINE_FIELDS,
     )
-    return Chunk(outcomes, skipped)
+    return outcomes
 
 
 def _refunds(by_reference: dict[str, Withdrawal], external_id: str, count: int):
