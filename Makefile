@@ -11,7 +11,7 @@ export RUMMY_EMBEDDED := 1
 # one process.
 export TEST_WORKERS ?= 2
 
-.PHONY: run test test-services lint bench chaos stop clean browser screenshots
+.PHONY: run test test-services soak lint bench chaos stop clean browser screenshots
 
 $(VENV)/.installed: requirements.txt
 	@echo "Installing requirements.txt into $(VENV)"
@@ -25,10 +25,16 @@ $(VENV)/.installed: requirements.txt
 run: $(VENV)/.installed
 	@$(PY) manage.py serve
 
-## test: lint, missing-migration check and the whole test suite against real PostgreSQL
+## test: lint, missing-migration check and the test suite against real PostgreSQL (all but the
+## heavy scenarios marked `soak`, which `make soak` runs)
 test: $(VENV)/.installed lint browser
 	$(PY) manage.py makemigrations --check --dry-run
 	$(PY) -m pytest -q -n $(TEST_WORKERS)
+
+## soak: the heavy scenarios (processes killed mid-write, historical migrations replayed, every
+## role's browser crawl, whole demo runs); CI runs them after `make test`
+soak: $(VENV)/.installed browser
+	$(PY) -m pytest -q -n $(TEST_WORKERS) -m soak
 
 ## test-services: the server-dependent tests on this machine's PostgreSQL (127.0.0.1:5432) with
 ## RabbitMQ, and the Celery worker tests again with Redis; says so in one line and skips what does

@@ -96,7 +96,8 @@ def broker_answers(url: str) -> bool:
 def pytest(env: dict[str, str], *paths: str) -> int:
     """One pytest run, in TEST_WORKERS pytest-xdist processes (2 by default, as `make test`)."""
     workers = os.environ.get("TEST_WORKERS", "2")
-    command = [sys.executable, "-m", "pytest", "-q", "-n", workers, *paths]
+    # `-m ""`: each file runs whole here, its `soak` scenarios included (pyproject leaves them out)
+    command = [sys.executable, "-m", "pytest", "-q", "-n", workers, "-m", "", *paths]
     return subprocess.run(command, cwd=ROOT, env={**os.environ, **env}).returncode
 
 

@@ -4,7 +4,7 @@ import pytest
 from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.soak]
 
 BEFORE = [("wallets", "0004_finance_roles_indexes"), ("tournaments", "0001_initial"), ("api", None)]
 

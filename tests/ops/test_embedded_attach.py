@@ -15,7 +15,7 @@ from django.conf import settings
 from rummy_ledger.dev import embedded
 from tests.ops.test_serve import data_dir, serve_env  # noqa: F401  (data_dir is a fixture)
 
-pytestmark = pytest.mark.timeout(120)
+pytestmark = [pytest.mark.timeout(120), pytest.mark.soak]
 
 LOAD_SETTINGS = """
 import django, json

@@ -137,6 +137,7 @@ def alive(pid: int) -> bool:
     return True
 
 
+@pytest.mark.soak
 def test_serve_keeps_running_through_killed_workers_database_broker_and_itself(data_dir):
     # given: serve on a free port, on its own embedded PostgreSQL and Redis
     serve = Serve(data_dir, free_port())

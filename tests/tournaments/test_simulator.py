@@ -15,6 +15,7 @@ from wallets.models import CASH, CHIPS
 from wallets.services.deposits import chips_grant, deposit_register
 
 
+@pytest.mark.soak
 @pytest.mark.django_db(transaction=True)
 def test_simulator_plays_every_template_and_the_books_balance(live_server, eager):
     call_command("seed_games", verbosity=0)

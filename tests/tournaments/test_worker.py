@@ -149,6 +149,7 @@ def _worker_in_transaction() -> bool:
         return cursor.fetchone()[0] > 0
 
 
+@pytest.mark.soak
 def test_worker_killed_mid_settlement_settles_each_deal_exactly_once():
     server = Server()
     with private_queue() as queue:

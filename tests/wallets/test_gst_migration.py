@@ -12,7 +12,7 @@ from djmoney.money import Money
 from wallets.models import CASH, DepositGst, GstRate
 from wallets.services.deposits import deposit_register
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.soak]
 
 BEFORE = [("wallets", "0009_bonus_protection")]
 

@@ -25,7 +25,7 @@ from tests.wallets.invariants import ledger_violations
 from tests.wallets.payments import approve, verified, won
 from wallets.models import Account, Transfer, Withdrawal
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.soak]
 
 ROOT = Path(__file__).resolve().parents[2]
 

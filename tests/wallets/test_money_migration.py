@@ -4,7 +4,7 @@ import pytest
 from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.soak]
 
 BEFORE = [("wallets", "0007_ledger_max_transfer")]
 AFTER = [("wallets", "0008_money_in_out")]

@@ -51,6 +51,7 @@ def test_pans_are_well_formed_and_per_player():
     assert PAN.match(pan_for("sim-player-1")) and pan_for("a") != pan_for("b")
 
 
+@pytest.mark.soak
 def test_simulate_plays_pays_taxes_and_balances(live_server, eager, capsys, settings):
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]  # demo staff
     call_command("seed_demo", verbosity=0)  # the demo lobby, whose tournaments it plays
@@ -77,6 +78,7 @@ def test_simulate_plays_pays_taxes_and_balances(live_server, eager, capsys, sett
     assert "Books balance" in out, out[-2000:]
 
 
+@pytest.mark.soak
 def test_simulate_plays_chips_only_when_real_money_is_off_and_says_so(
     live_server, eager, capsys, settings
 ):
@@ -93,6 +95,7 @@ def test_simulate_plays_chips_only_when_real_money_is_off_and_says_so(
     assert "Books balance" in out, out[-2000:]
 
 
+@pytest.mark.soak
 def test_simulate_plays_cash_from_an_open_region_when_restricted(
     live_server, eager, capsys, settings
 ):

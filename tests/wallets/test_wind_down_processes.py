@@ -23,7 +23,7 @@ from tests.wallets.wind_down import wind_down_approved
 from wallets.models import Account, Withdrawal
 from wallets.reconciliation import reconcile_run
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.soak]
 
 ROOT = Path(__file__).resolve().parents[2]
 PLAYERS = 200
