@@ -47,8 +47,11 @@ from djmoney.money import Money  # noqa: E402
 from rummy_ledger import embedded  # noqa: E402
 from rummy_ledger.api.keys import api_client_create  # noqa: E402
 from rummy_ledger.api.models import ApiClient  # noqa: E402
+from tournaments.games.services import (  # noqa: E402
+    games,
+    intake,
+)
 from tournaments.models import Deal, Game, GameTemplate  # noqa: E402
-from tournaments.services import games, intake  # noqa: E402
 from tournaments.tasks import settle_deal  # noqa: E402
 from wallets.models import CASH, Account  # noqa: E402
 from wallets.services.deposits import deposit_register  # noqa: E402

@@ -44,9 +44,11 @@ from rummy_ledger.api.keys import api_client_create  # noqa: E402
 from rummy_ledger.celery import app as celery_app  # noqa: E402
 from tournaments.models import Tournament  # noqa: E402
 from tournaments.references import tournament_reference  # noqa: E402
-from tournaments.services import tournament_entries as entries  # noqa: E402
-from tournaments.services import tournament_rounds as rounds  # noqa: E402
-from tournaments.services.tournament_setup import (  # noqa: E402
+from tournaments.tournaments.services import (  # noqa: E402
+    entries,
+    rounds,
+)
+from tournaments.tournaments.services.setup import (  # noqa: E402
     tournament_create,
     tournament_fields_checked,
 )

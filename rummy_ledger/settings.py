@@ -334,8 +334,8 @@ CELERY_BEAT_SCHEDULE["wallets-reconcile-nightly"] = {
     "task": "wallets.tasks.reconcile_nightly",
     "schedule": crontab(hour=_reconcile_hour, minute=_reconcile_minute),  # CELERY_TIMEZONE
 }
-# The fee report's closed days, stored once (tournaments.services.fee_report): after 01:00 IST,
-# when yesterday is closed.
+# The fee report's closed days, stored once (tournaments.games.services.fee_report): after
+# 01:00 IST, when yesterday is closed.
 CELERY_BEAT_SCHEDULE["tournaments-fee-days-close"] = {
     "task": "tournaments.tasks.fee_days_close",
     "schedule": crontab(hour=1, minute=15),  # CELERY_TIMEZONE

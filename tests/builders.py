@@ -14,10 +14,10 @@ from djmoney.money import Money
 from rest_framework.test import APIClient
 
 from rummy_ledger.api.keys import api_client_create
+from tournaments.games.services.games import game_open
+from tournaments.games.services.intake import deal_store
+from tournaments.games.services.settlement import deal_settle
 from tournaments.models import Game, GameTemplate
-from tournaments.services.games import game_open
-from tournaments.services.intake import deal_store
-from tournaments.services.settlement import deal_settle
 from wallets.models import CASH, Account, BonusLot, Entry
 from wallets.roles import roles_ensure
 from wallets.services.accounts import player_accounts

@@ -18,14 +18,15 @@ from collections.abc import Collection
 
 from django.urls import reverse
 
-from tournaments import queries, reconciliation
+from tournaments import reconciliation
+from tournaments.games import queries
+from tournaments.games.services.games import cash_games_cancel, cash_games_open, game_mark_reversed
+from tournaments.games.services.templates import template_change_apply
 from tournaments.models import Game, NewTournament, TemplateChange, TournamentChange
 from tournaments.references import game_pk_of, game_reference
-from tournaments.services.games import cash_games_cancel, cash_games_open, game_mark_reversed
-from tournaments.services.new_tournaments import new_tournament_apply
-from tournaments.services.templates import template_change_apply
-from tournaments.services.tournament_rounds import cash_tournaments_cancel, cash_tournaments_open
-from tournaments.services.tournament_terms_changes import tournament_change_apply
+from tournaments.tournaments.services.new_tournaments import new_tournament_apply
+from tournaments.tournaments.services.rounds import cash_tournaments_cancel, cash_tournaments_open
+from tournaments.tournaments.services.terms_changes import tournament_change_apply
 from wallets import reports, search, signals
 from wallets.models import Reversal
 from wallets.services.flows import flow_finder_register

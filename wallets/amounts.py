@@ -1,6 +1,6 @@
 """The decimals every money module shares, and how an amount is written on the wire: defined
 once, pure (no Django), so the pure modules (`wallets/tax.py`, `tournaments/payouts.py`,
-`tournaments/terms.py`) use them too. Reading an amount is `wallets.money.parse_amount`."""
+`tournaments/games/terms.py`) use them too. Reading an amount is `wallets.money.parse_amount`."""
 
 from decimal import Decimal
 

@@ -1,4 +1,4 @@
-"""The REST API's own layer, shared by the apps' endpoints (`wallets.api`, `tournaments.api`):
+"""The REST API's own layer, shared by the apps' endpoints (`wallets.api`, `tournaments.games.api`):
 the API clients and their keys (`models`, `keys`, `admin`, `manage.py create_api_client`),
 API-key authentication and scopes, the scoped view base and the one way a body is validated
 (`views`), the error envelope and its code catalogue, `Idempotency-Key` handling and its record.

@@ -17,13 +17,13 @@ from tests.browser.conftest import GAME_ID
 from tests.builders import bonus_granted, funded_player, points_game, staff, template
 from tests.tournaments.tournament_builders import scheduled, tournament_file
 from tests.wallets.payments import backdate, verified, won
+from tournaments.games.queries import game_transfer_ids
+from tournaments.games.services.games import game_cancel, game_open
+from tournaments.games.services.templates import template_change_propose
 from tournaments.models import Game, GameTemplate
-from tournaments.queries import game_transfer_ids
 from tournaments.references import game_reference
-from tournaments.services.games import game_cancel, game_open
-from tournaments.services.new_tournaments import new_tournament_propose
-from tournaments.services.templates import template_change_propose
-from tournaments.services.tournament_terms_changes import tournament_change_propose
+from tournaments.tournaments.services.new_tournaments import new_tournament_propose
+from tournaments.tournaments.services.terms_changes import tournament_change_propose
 from wallets import tax
 from wallets.models import CASH, Adjustment, BonusGrant, Player, ReconciliationReport
 from wallets.reconciliation import reconcile_run

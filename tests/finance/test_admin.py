@@ -17,11 +17,11 @@ from rummy_ledger.api.keys import api_client_create
 from tests.builders import bonus_granted, funded_player, points_game, staff
 from tests.tournaments.tournament_builders import scheduled, tournament_file
 from tests.wallets.payments import verified, won
-from tournaments.queries import game_transfer_ids
-from tournaments.services.new_tournaments import new_tournament_propose
-from tournaments.services.templates import template_change_propose
-from tournaments.services.tournament_entries import registration_create
-from tournaments.services.tournament_terms_changes import tournament_change_propose
+from tournaments.games.queries import game_transfer_ids
+from tournaments.games.services.templates import template_change_propose
+from tournaments.tournaments.services.entries import registration_create
+from tournaments.tournaments.services.new_tournaments import new_tournament_propose
+from tournaments.tournaments.services.terms_changes import tournament_change_propose
 from wallets.models import (
     Account,
     Adjustment,

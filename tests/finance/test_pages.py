@@ -13,9 +13,9 @@ from django.utils import timezone
 from djmoney.money import Money
 
 from tests.builders import funded_player, move, points_game, staff
+from tournaments.games.queries import game_transfer_ids
+from tournaments.games.services.escrow import fee_account_id
 from tournaments.models import Deal, FeeDay, Game
-from tournaments.queries import game_transfer_ids
-from tournaments.services.escrow import fee_account_id
 from wallets.formatting import ist, money
 from wallets.models import Account, Entry, Player, Transfer
 from wallets.reconciliation import reconcile_run
@@ -252,8 +252,8 @@ def test_the_adjustment_says_whose_it_is_and_the_decision_note_is_kept(operator,
 def test_the_fee_report_reads_only_the_days_still_open_once_it_has_read_the_rest(
     games, monkeypatch
 ):
-    from tournaments import queries
-    from tournaments.services import fee_report
+    from tournaments.games import queries
+    from tournaments.games.services import fee_report
 
     monkeypatch.setattr(fee_report, "DAY_CLOSED_AFTER", timedelta(0))
     read = []
@@ -277,7 +277,7 @@ def test_the_fee_report_reads_only_the_days_still_open_once_it_has_read_the_rest
 def test_the_nightly_close_stores_each_closed_day_once_and_the_report_then_skips_the_ledger(
     viewer, games
 ):
-    from tournaments.services.fee_report import fee_days_close
+    from tournaments.games.services.fee_report import fee_days_close
 
     fee = Account.objects.get(pk=fee_account_id())
     today = timezone.localdate()
@@ -303,7 +303,7 @@ def test_the_nightly_close_stores_each_closed_day_once_and_the_report_then_skips
 
 
 def test_the_nightly_close_runs_from_beat_after_yesterday_has_closed(settings):
-    from tournaments.services.fee_report import DAY_CLOSED_AFTER
+    from tournaments.games.services.fee_report import DAY_CLOSED_AFTER
 
     job = settings.CELERY_BEAT_SCHEDULE["tournaments-fee-days-close"]
     assert job["task"] == "tournaments.tasks.fee_days_close"

@@ -8,7 +8,7 @@ from djmoney.money import Money
 
 from rummy_ledger.api.keys import api_client_create
 from tests.wallets.invariants import ledger_violations
-from tournaments.formats import format_of, game_terms
+from tournaments.games.formats import format_of, game_terms
 from tournaments.models import Game
 from tournaments.simulator import Http, Simulator
 from wallets.models import CASH, CHIPS

@@ -22,8 +22,8 @@ from tests.builders import (
 )
 from tests.wallets.invariants import ledger_violations
 from tests.wallets.payments import verified
+from tournaments.games.queries import game_transfer_ids
 from tournaments.models import Game
-from tournaments.queries import game_transfer_ids
 from wallets import tax
 from wallets.errors import AlreadyDecided, ProposalInvalid
 from wallets.models import (

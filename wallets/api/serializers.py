@@ -1,6 +1,6 @@
 """The wallet endpoints' input serializers (strict: unknown fields refused) and their answers:
 each `*Out` documents one answer, each `*_out` function builds it from what the services
-returned, as the games' endpoints do (`tournaments.api.serializers`)."""
+returned, as the games' endpoints do (`tournaments.games.api.serializers`)."""
 
 from __future__ import annotations
 
