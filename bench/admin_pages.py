@@ -6,7 +6,7 @@ dropped and recreated), then times, through Django's test client (the whole requ
 resolution, middleware, the admin, the queries, the template), as a finance viewer:
 
 - a trivial admin page (the baseline: the password-change form);
-- the home page (the admin index: what waits and what is wrong, `wallets.dashboard`), with
+- the home page (the admin index: what waits and what is wrong, `wallets.admin.dashboard`), with
   WAITING withdrawals to review, proposed adjustments and stuck-withdrawal discrepancies of the
   last reconciliation added, so each of its capped counts has more rows than it counts;
 - the transfers and entries lists, unfiltered and by a date filter;

@@ -55,7 +55,7 @@ from tournaments.models import Deal, Game, GameTemplate  # noqa: E402
 from tournaments.tasks import settle_deal  # noqa: E402
 from wallets.models import CASH, Account  # noqa: E402
 from wallets.services.deposits import deposit_register  # noqa: E402
-from wallets.services.ledger import Leg, transfer_post  # noqa: E402
+from wallets.services.transfers import Leg, transfer_post  # noqa: E402
 
 PLAYERS = 600
 SEATS = 6

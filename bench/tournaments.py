@@ -55,10 +55,10 @@ from tournaments.tournaments.services.setup import (  # noqa: E402
 from wallets.models import CASH, Account, Entry, Transfer  # noqa: E402
 from wallets.services.accounts import platform_accounts  # noqa: E402
 from wallets.services.deposits import deposit_register  # noqa: E402
-from wallets.services.gst_rates import gst_rate_now  # noqa: E402
-from wallets.services.ledger import Leg, TransferRequest, transfers_post  # noqa: E402
 from wallets.services.players import players_get_or_create  # noqa: E402
-from wallets.tax import deposit_for_credit  # noqa: E402
+from wallets.services.transfers import Leg, TransferRequest, transfers_post  # noqa: E402
+from wallets.tax.formulas import deposit_for_credit  # noqa: E402
+from wallets.tax.gst_rates import gst_rate_now  # noqa: E402
 
 GOAL_REGISTRATIONS = 0.5
 

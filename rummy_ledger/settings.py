@@ -347,12 +347,13 @@ RECONCILE_UNSETTLED_DEAL_MINUTES = float(os.environ.get("RECONCILE_UNSETTLED_DEA
 RECONCILE_WORK_MEM = os.environ.get("RECONCILE_WORK_MEM", "256MB")
 
 # Money in and out (wallets.services.deposits, withdrawals, tax; docs/money-and-tax.md). The GST
-# rate is the law's and lives with its rounding rule in wallets/tax.py.
+# rate is the law's and lives with its rounding rule in wallets/tax/formulas.py.
 GST_CASHBACK = os.environ.get("GST_CASHBACK", "off")  # "bonus": the GST again, as bonus
 if GST_CASHBACK not in {"off", "bonus"}:
     raise ImproperlyConfigured(f"GST_CASHBACK is off or bonus, not {GST_CASHBACK!r}")
-# The smallest deposit taken: GST rounds to 0.00 on ₹0.01 and ₹0.02 (wallets.tax.gst_split), so
-# a stream of tiny deposits would credit money on which no GST was ever paid.
+# The smallest deposit taken: GST rounds to 0.00 on ₹0.01 and ₹0.02
+# (wallets.tax.formulas.gst_split), so a stream of tiny deposits would credit money on which no GST
+# was ever paid.
 DEPOSIT_MINIMUM = Decimal(os.environ.get("DEPOSIT_MINIMUM", "1.00"))
 if not DEPOSIT_MINIMUM > 0:
     raise ImproperlyConfigured(f"DEPOSIT_MINIMUM is above zero, not {DEPOSIT_MINIMUM}")

@@ -23,10 +23,10 @@ from wallets.roles import roles_ensure
 from wallets.services.accounts import player_accounts
 from wallets.services.bonuses import bonus_grant
 from wallets.services.deposits import deposit_register
-from wallets.services.gst_rates import gst_rate_now
-from wallets.services.ledger import Leg, Posted, transfer_post
 from wallets.services.players import player_get_or_create
-from wallets.tax import deposit_for_credit
+from wallets.services.transfers import Leg, Posted, transfer_post
+from wallets.tax.formulas import deposit_for_credit
+from wallets.tax.gst_rates import gst_rate_now
 
 # --- wallets ------------------------------------------------------------------------------------
 

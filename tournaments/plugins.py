@@ -27,7 +27,8 @@ from tournaments.references import game_pk_of, game_reference
 from tournaments.tournaments.services.new_tournaments import new_tournament_apply
 from tournaments.tournaments.services.rounds import cash_tournaments_cancel, cash_tournaments_open
 from tournaments.tournaments.services.terms_changes import tournament_change_apply
-from wallets import reports, search, signals
+from wallets import signals
+from wallets.admin import reports, search
 from wallets.models import Reversal
 from wallets.services.flows import flow_finder_register
 from wallets.services.proposals import proposal_kind_register

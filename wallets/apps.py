@@ -41,15 +41,9 @@ class WalletsConfig(AppConfig):
             WindDown,
             WithdrawalReview,
         )
-        from wallets.services import (
-            adjustments,
-            bonuses,
-            gst_rates,
-            reversals,
-            wind_down,
-            withdrawals,
-        )
+        from wallets.services import adjustments, bonuses, reversals, wind_down, withdrawals
         from wallets.services.proposals import proposal_kind_register
+        from wallets.tax import gst_rates
 
         # Each proposal kind lives with its subject; the engine names none of them. The order
         # registered is the order finance sees the kinds in (the dashboard).

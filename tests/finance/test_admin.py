@@ -36,12 +36,12 @@ from wallets.reconciliation.gateway import gateway_statement_import
 from wallets.services.adjustments import adjustment_propose
 from wallets.services.bonuses import bonus_grant_propose
 from wallets.services.flows import flow_report_run
-from wallets.services.gst_rates import gst_rate_propose
 from wallets.services.protection import limits_set, self_exclusion_start
 from wallets.services.reversals import reversal_propose
 from wallets.services.wind_down import wind_down_propose
 from wallets.services.withdrawals import withdrawal_request, withdrawal_review_propose
-from wallets.tax import financial_year_of
+from wallets.tax.formulas import financial_year_of
+from wallets.tax.gst_rates import gst_rate_propose
 
 pytestmark = pytest.mark.django_db
 

@@ -16,12 +16,12 @@ from tests.builders import funded_player, move, points_game, staff
 from tournaments.games.queries import game_transfer_ids
 from tournaments.games.services.escrow import fee_account_id
 from tournaments.models import Deal, FeeDay, Game
-from wallets.formatting import ist, money
 from wallets.models import Account, Entry, Player, Transfer
+from wallets.money.formatting import ist, money
 from wallets.reconciliation import reconcile_run
 from wallets.services.adjustments import adjustment_propose
-from wallets.services.ledger import balance
 from wallets.services.reversals import reversal_approve, reversal_propose, reversal_reject
+from wallets.services.transfers import balance
 
 pytestmark = pytest.mark.django_db
 
@@ -131,7 +131,7 @@ def test_the_transfers_list_says_what_moved_between_whom_for_which_game(viewer, 
 
 
 def test_the_statement_comes_in_pages_with_running_balances(viewer, monkeypatch, alice):
-    monkeypatch.setattr("wallets.admin.ledger.STATEMENT_PAGE", 2)
+    monkeypatch.setattr("wallets.admin.accounts.STATEMENT_PAGE", 2)
     bob = funded_player("bob", "0")
     for n in range(3):
         move(alice["deposit"], bob["deposit"], "10.00", f"t{n}")

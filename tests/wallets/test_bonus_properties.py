@@ -21,7 +21,7 @@ from wallets.errors import InsufficientFunds
 from wallets.models import Account, BonusLot
 from wallets.services.accounts import platform_accounts
 from wallets.services.bonuses import bonus_expire
-from wallets.services.ledger import balance
+from wallets.services.transfers import balance
 
 paise = st.decimals(min_value=Decimal("0.01"), max_value=Decimal("5000"), places=2)
 percent = st.decimals(min_value=Decimal(0), max_value=Decimal(100), places=2)

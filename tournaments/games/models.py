@@ -18,8 +18,8 @@ from tournaments.errors import TermsInvalid
 from tournaments.games.field_classes import FieldClasses
 from tournaments.games.formats import FORMATS, FormatName, game_terms
 from tournaments.games.terms import BONUS_CAP_PERCENT, GameTerms
-from wallets.amounts import ZERO
 from wallets.models import CASH, CHIPS, Account, Player, Proposal, Transfer
+from wallets.money.amounts import ZERO
 
 Format = models.TextChoices("Format", [(f.name, f.value) for f in FormatName])
 

@@ -15,7 +15,7 @@ from typing import Any
 
 from tournaments import rummy
 from tournaments.errors import TermsInvalid
-from wallets.amounts import amount_text
+from wallets.money.amounts import amount_text
 
 SPLIT_POLICIES = ("none", "equal", "drops", "drop_value")
 ENTRY_BUCKETS = ("bonus", "deposit", "winnings", "chips")

@@ -19,7 +19,7 @@ from typing import Any
 
 from tournaments.errors import TermsInvalid
 from tournaments.payouts import PrizeRow
-from wallets.amounts import amount_text
+from wallets.money.amounts import amount_text
 
 CASH, CHIPS = "INR", "CHP"
 HUNDRED = Decimal(100)

@@ -28,8 +28,8 @@ from django.utils import timezone
 
 from wallets import signals
 from wallets.errors import AlreadyDecided, PermissionRefused, ProposalInvalid, SelfApproval
-from wallets.formatting import ist
 from wallets.models import Proposal, ProposalStatus
+from wallets.money.formatting import ist
 
 ApproveAction = Callable[[Proposal], None]
 _ON_APPROVE: dict[type[Proposal], ApproveAction] = {}

@@ -9,7 +9,7 @@ from collections.abc import Callable, Mapping, Sequence
 from datetime import date
 from decimal import Decimal
 
-from wallets.formatting import money
+from wallets.money.formatting import money
 
 # the frame: room for the scale on the left and the periods below
 LEFT, BOTTOM, TOP, HEIGHT, BAR, GAP = 90, 36, 10, 200, 18, 6

@@ -24,7 +24,7 @@ from tournaments.games.queries import game_transfer_ids
 from tournaments.games.services.escrow import contributions
 from tournaments.models import Deal, Game, GamePlayer
 from tournaments.references import game_pk_of, game_reference
-from wallets import search
+from wallets.admin import search
 from wallets.admin.base import (
     ReadOnlyAdmin,
     ReadOnlyInline,
@@ -35,8 +35,8 @@ from wallets.admin.base import (
 )
 from wallets.admin.paging import LargeTablePaginator
 from wallets.admin.proposals import effect_table
-from wallets.formatting import ist, money
 from wallets.models import Player, ProposalStatus, Reversal, Transfer
+from wallets.money.formatting import ist, money
 from wallets.services.reversals import reversal_propose
 
 

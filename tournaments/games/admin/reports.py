@@ -20,9 +20,9 @@ from tournaments.games.services.escrow import fee_account_id
 from tournaments.games.services.fee_report import fee_report_days
 from tournaments.models import Format
 from wallets.admin.base import DateRangeForm, csv_response
-from wallets.amounts import amount_text
-from wallets.formatting import unit
 from wallets.models import CASH, Account
+from wallets.money.amounts import amount_text
+from wallets.money.formatting import unit
 
 COLOURS = {
     Format.POINTS: "#417690",

@@ -26,7 +26,7 @@ from tournaments.games.services.templates import (
 from tournaments.models import MONEY_TERMS, TEMPLATE_FIELDS, GameTemplate, TemplateChange
 from wallets.admin.base import NoDeleteAdmin, link, money_display, percent_display
 from wallets.admin.proposals import ProposalAdmin, ProposalForm
-from wallets.formatting import money
+from wallets.money.formatting import money
 
 TERM_LABELS = {
     "fee_percent": "fee %",

@@ -19,8 +19,8 @@ from rummy_ledger.api.fields import (
 from tournaments import rummy
 from tournaments.games.services.escrow import contributions
 from tournaments.models import SEATS_MAX, Deal, Format, Game, GamePlayer, GameTemplate
-from wallets.amounts import amount_text
 from wallets.models import CHIPS
+from wallets.money.amounts import amount_text
 from wallets.services.real_money import real_money_here
 
 # --- input: bounded by what the game allows ------------------------------------------------------

@@ -24,12 +24,12 @@ from tournaments.payouts import (
 )
 from tournaments.references import game_key, game_reference
 from wallets import references
-from wallets.amounts import amount_text
 from wallets.errors import InsufficientFunds
 from wallets.models import CHIPS, Account, BonusLot, Bucket, PlatformAccount, Transfer
+from wallets.money.amounts import amount_text
 from wallets.services.accounts import platform_accounts
 from wallets.services.bonuses import BonusReturn, bonus_lots_locked, bonus_restore, bonus_spend
-from wallets.services.ledger import Leg, Posted, TransferRequest, transfers_post
+from wallets.services.transfers import Leg, Posted, TransferRequest, transfers_post
 
 
 class PlayersShort(InsufficientFunds):

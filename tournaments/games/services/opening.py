@@ -33,7 +33,7 @@ from tournaments.payouts import ZERO
 from wallets import references
 from wallets.errors import InsufficientFunds
 from wallets.models import BUCKET_CURRENCY, CASH, Account, Bucket
-from wallets.services.ledger import ledger_error, transfers_statement
+from wallets.services.transfers import ledger_error, transfers_statement
 
 KEY_TAKEN = "RL101"  # idempotency_claim, strict
 UNIQUE_VIOLATION = "23505"

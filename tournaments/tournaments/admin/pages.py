@@ -25,7 +25,7 @@ from wallets.admin.base import (
     money_html,
     percent_display,
 )
-from wallets.formatting import money
+from wallets.money.formatting import money
 
 
 class RegistrationInline(ReadOnlyInline):

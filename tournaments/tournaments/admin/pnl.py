@@ -21,8 +21,8 @@ from tournaments.games.admin.charts import bar_chart
 from tournaments.games.queries import PNL_COLUMNS, tournament_pnl_rows
 from tournaments.games.services.escrow import fee_account_id
 from wallets.admin.base import DateRangeForm, csv_response
-from wallets.amounts import amount_text
 from wallets.models import CASH, PlatformAccount
+from wallets.money.amounts import amount_text
 from wallets.services.accounts import platform_accounts
 
 DAY, MONTH = "day", "month"
@@ -69,7 +69,7 @@ def totals_of(rows: list[dict]) -> list[dict]:
 
 
 def tournament_pnl_view(model_admin: admin.ModelAdmin, request: HttpRequest):
-    """Linked from the index (`wallets.reports`) and the tournaments' list."""
+    """Linked from the index (`wallets.admin.reports`) and the tournaments' list."""
     if not model_admin.has_view_permission(request):
         raise PermissionDenied
     today = timezone.localdate()

@@ -24,7 +24,7 @@ from tournaments.tournaments.services.new_tournaments import new_tournament_prop
 from tournaments.tournaments.services.terms_changes import change_terms, tournament_change_propose
 from wallets.admin.base import NoDeleteAdmin, link
 from wallets.admin.proposals import ProposalAdmin
-from wallets.formatting import ist, money
+from wallets.money.formatting import ist, money
 
 TERM_LABELS = {
     "entry_fee": "entry fee",

@@ -18,8 +18,8 @@ from tournaments.payouts import ZERO, prize_runs, rank_prizes, tournament_pool
 from tournaments.tournaments.services.entries import paid_by_bucket, registered
 from tournaments.tournaments.services.setup import terms_of
 from tournaments.tournaments.terms import MAX_CHIPS, MAX_PLAYERS, TABLE_SIZE_MAX
-from wallets.amounts import amount_text
 from wallets.models import CHIPS
+from wallets.money.amounts import amount_text
 from wallets.services.real_money import real_money_here
 
 MAX_TABLES = MAX_PLAYERS // 2

@@ -40,13 +40,13 @@ from tournaments.models import (
 from tournaments.payouts import ZERO, refund_by_bucket
 from tournaments.references import TOURNAMENT_REBUY, tournament_key, tournament_reference
 from tournaments.tournaments.services.setup import ESCROW_SHARDS, terms_of
-from wallets.amounts import amount_text
 from wallets.errors import InsufficientFunds
 from wallets.models import Account, Bucket, Player, Transfer
+from wallets.money.amounts import amount_text
 from wallets.services.bonuses import BonusReturn
 from wallets.services.client_guards import escrow_cap_take, players_seatable_check
-from wallets.services.ledger import Leg, TransferRequest, transfers_post
 from wallets.services.players import player_get_or_create
+from wallets.services.transfers import Leg, TransferRequest, transfers_post
 
 Status = Tournament.Status
 

@@ -47,7 +47,7 @@ from tournaments.tournaments.terms import Standing, qualified_of
 from wallets.errors import LedgerBusy
 from wallets.models import CHIPS, Account, Bucket, PlatformAccount, Transfer
 from wallets.services.accounts import platform_accounts
-from wallets.services.ledger import Leg, TransferRequest, transfers_post
+from wallets.services.transfers import Leg, TransferRequest, transfers_post
 
 Status = Tournament.Status
 

@@ -22,8 +22,8 @@ from tournaments.tournaments.terms import (
     prizes_of,
     rebuy_of,
 )
-from wallets.amounts import amount_text
 from wallets.errors import ProposalInvalid
+from wallets.money.amounts import amount_text
 from wallets.services.proposals import permission_required, reason_required
 
 

@@ -17,18 +17,18 @@ from decimal import Decimal
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import connection, transaction
 
-from wallets import gst_history, tax
 from wallets.errors import ProposalInvalid
 from wallets.models import GstRate, GstRateProposal
-from wallets.services.ledger import ledger_now
 from wallets.services.proposals import permission_required, reason_required
+from wallets.services.transfers import ledger_now
+from wallets.tax import formulas, gst_history
 
 
 def gst_rate_at(moment: datetime) -> Decimal:
     """The rate in force on `moment`'s IST date (0 before the first rate: no GST then)."""
-    day = moment.astimezone(tax.INDIA).date()
+    day = moment.astimezone(formulas.INDIA).date()
     rate = GstRate.objects.filter(effective_from__lte=day).order_by("-effective_from").first()
-    return rate.rate_percent if rate is not None else tax.ZERO
+    return rate.rate_percent if rate is not None else formulas.ZERO
 
 
 def gst_rate_now() -> Decimal:
@@ -37,13 +37,13 @@ def gst_rate_now() -> Decimal:
 
 
 def _today() -> date:
-    return ledger_now().astimezone(tax.INDIA).date()
+    return ledger_now().astimezone(formulas.INDIA).date()
 
 
 def future_rate_checked(*, effective_from: date, rate_percent: Decimal) -> None:
     try:
-        tax.gst_rate_checked(rate_percent)
-    except tax.TaxError as exc:
+        formulas.gst_rate_checked(rate_percent)
+    except formulas.TaxError as exc:
         raise ProposalInvalid(str(exc)) from exc
     today = _today()
     if effective_from <= today:

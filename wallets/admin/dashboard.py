@@ -31,7 +31,6 @@ from django.urls import reverse
 from django.utils import timezone
 
 from wallets import references
-from wallets.formatting import count, ist, money
 from wallets.models import (
     PLATFORM_CURRENCY,
     Account,
@@ -42,6 +41,7 @@ from wallets.models import (
     ReconciliationReport,
     Withdrawal,
 )
+from wallets.money.formatting import count, ist, money
 from wallets.reconciliation import CHECKS
 from wallets.selectors import count_capped, withdrawals_to_review
 from wallets.services.proposals import proposal_kinds

@@ -1,5 +1,5 @@
 """India's taxes on a rummy wallet, as pure functions (no Django, no I/O): GST on deposits
-(CGST Rule 31B; the rate in force on the deposit's IST date: `wallets.services.gst_rates`),
+(CGST Rule 31B; the rate in force on the deposit's IST date: `wallets.tax.gst_rates`),
 TDS on net winnings (Income-tax Act s.194BA, Rule 133), financial years.
 
 Rounds taxes only (GST, TDS): `to_paisa` rounds half up to the paisa (RULES.md's examples need
@@ -16,7 +16,7 @@ from datetime import date, datetime, time, timedelta
 from decimal import ROUND_HALF_UP, Decimal
 from zoneinfo import ZoneInfo
 
-from wallets.amounts import PAISA, ZERO
+from wallets.money.amounts import PAISA, ZERO
 
 HUNDRED = Decimal(100)
 

@@ -1,6 +1,6 @@
 """What an amount of money may look like, read from clients (`parse_amount`; written back with
-`wallets.amounts.amount_text`). The ledger never rounds: what games pay is rounded by
-`tournaments/payouts.py`, taxes by `wallets/tax.py`, before they reach it."""
+`wallets.money.amounts.amount_text`). The ledger never rounds: what games pay is rounded by
+`tournaments/payouts.py`, taxes by `wallets/tax/formulas.py`, before they reach it."""
 
 import re
 from decimal import Decimal
@@ -8,7 +8,7 @@ from decimal import Decimal
 from django.conf import settings
 from djmoney.money import Money
 
-from wallets.amounts import PAISA
+from wallets.money.amounts import PAISA
 
 
 class MoneyError(ValueError):

@@ -23,7 +23,6 @@ from django.db.models.functions import Coalesce
 from djmoney.money import Money
 
 from wallets import references
-from wallets.amounts import ZERO
 from wallets.errors import (
     AlreadyReversed,
     AmountOverLimit,
@@ -35,7 +34,8 @@ from wallets.errors import (
     UnknownAccount,
 )
 from wallets.models import Account, Entry, Transfer
-from wallets.money import money_checked
+from wallets.money.amounts import ZERO
+from wallets.money.parsing import money_checked
 
 _TRANSFER_KINDS = frozenset(Transfer.Kind.values)
 

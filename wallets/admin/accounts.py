@@ -5,7 +5,7 @@ transfers, entries.
   and reversals, proposed and approved through services.
 - Big tables: `list_select_related`, what a column needs loaded once for the page shown
   (`PageExtras`), no full count (`LargeTablePaginator`), searches resolved to ids and exact
-  references by index look-ups first (`wallets.search`), date filters rather than
+  references by index look-ups first (`wallets.admin.search`), date filters rather than
   `date_hierarchy` (which reads the distinct dates of the whole table).
 """
 
@@ -27,7 +27,7 @@ from django.utils import timezone
 from django.utils.html import format_html, format_html_join
 from djmoney.money import Money
 
-from wallets import search
+from wallets.admin import search
 from wallets.admin.base import (
     DateRangeForm,
     PageExtras,
@@ -44,11 +44,11 @@ from wallets.admin.base import (
 from wallets.admin.paging import LargeTablePaginator
 from wallets.admin.protection import BonusLotInline, ProtectionChangeInline, protection_summary
 from wallets.admin.regions import PlayerRegionAdmin
-from wallets.amounts import amount_text
-from wallets.formatting import unit
 from wallets.models import BUCKET_CURRENCY, Account, Bucket, Entry, Player, Transfer
+from wallets.money.amounts import amount_text
+from wallets.money.formatting import unit
 from wallets.selectors import account_balances
-from wallets.services import ledger
+from wallets.services import transfers
 
 STATEMENT_PAGE = 200  # lines per statement page (500 lines made a 158 KB page)
 
@@ -162,8 +162,8 @@ class PlayerAdmin(PlayerRegionAdmin, TermSearch, ReadOnlyAdmin):
             )
             start, end = form.period()
             if request.GET.get("format") == "csv":
-                return _statement_csv(ledger.statement(account=account, start=start, end=end))
-            stmt = ledger.statement(
+                return _statement_csv(transfers.statement(account=account, start=start, end=end))
+            stmt = transfers.statement(
                 account=account,
                 start=start,
                 end=end,
@@ -179,7 +179,7 @@ class PlayerAdmin(PlayerRegionAdmin, TermSearch, ReadOnlyAdmin):
         return TemplateResponse(request, "admin/wallets/player/statement.html", context)
 
 
-def _pages(stmt: ledger.Statement, params: dict) -> dict:
+def _pages(stmt: transfers.Statement, params: dict) -> dict:
     """Where this page of a statement sits, and the links to its neighbours."""
     shown_to = stmt.first + len(stmt.lines)
     page = stmt.first // STATEMENT_PAGE + 1
@@ -196,7 +196,7 @@ def _pages(stmt: ledger.Statement, params: dict) -> dict:
     }
 
 
-def _statement_csv(stmt: ledger.Statement) -> HttpResponse:
+def _statement_csv(stmt: transfers.Statement) -> HttpResponse:
     """Every line of the range (no pages); headers name the unit, values stay plain decimals."""
     currency = stmt.account.currency
     shown = unit(currency)
@@ -261,7 +261,7 @@ class AccountAdmin(TermSearch, PageExtras, ReadOnlyAdmin):
     def balance_shown(self, obj):
         if obj.caches_balance:
             return money_html(obj.balance)
-        return format_html("{} (sum of entries)", money_html(ledger.balance(account=obj)))
+        return format_html("{} (sum of entries)", money_html(transfers.balance(account=obj)))
 
     @admin.display(description="entries")
     def entries_link(self, obj):

@@ -9,7 +9,7 @@ The reading implemented (docs/money-and-tax.md, "TDS"): per player and financial
   once the previous year was closed, its carry-forward (closing - TDS withheld at its end);
 - withdrawals = the amounts of the year's withdrawals that were not rejected and did not fail;
 - already taxed = the net winnings taxed at those withdrawals.
-The formulas themselves are pure: `wallets.tax`.
+The formulas themselves are pure: `wallets.tax.formulas`.
 """
 
 from __future__ import annotations
@@ -25,8 +25,7 @@ from django.db.models import Count, Q, Sum
 from django.utils import timezone
 from djmoney.money import Money
 
-from wallets import references, tax
-from wallets.amounts import ZERO
+from wallets import references
 from wallets.errors import FinancialYearInvalid, FinancialYearOpen, InsufficientFunds, LedgerBusy
 from wallets.models import (
     CASH,
@@ -39,9 +38,11 @@ from wallets.models import (
     Transfer,
     Withdrawal,
 )
+from wallets.money.amounts import ZERO
 from wallets.services.accounts import platform_accounts, player_accounts
-from wallets.services.ledger import Leg, transfer_post
 from wallets.services.players import player_lock
+from wallets.services.transfers import Leg, transfer_post
+from wallets.tax import formulas
 
 BALANCE_BUCKETS = (Bucket.DEPOSIT, Bucket.WINNINGS)  # what Rule 133 calls the account balance
 
@@ -53,7 +54,7 @@ def tds_rate() -> Decimal:
 @dataclass(frozen=True)
 class TaxPosition:
     player_id: int
-    fy: tax.FinancialYear
+    fy: formulas.FinancialYear
     opening: Decimal
     deposits: Decimal
     withdrawals: Decimal
@@ -69,7 +70,7 @@ class TaxPosition:
 
 
 def tax_positions(
-    *, player_ids: Iterable[int], fy: tax.FinancialYear, until: datetime | None = None
+    *, player_ids: Iterable[int], fy: formulas.FinancialYear, until: datetime | None = None
 ) -> dict[int, TaxPosition]:
     """The positions of many players in one year (a few grouped queries, whatever their number):
     everything in [fy.start, until), `until` being the year's end unless given."""
@@ -98,7 +99,7 @@ def tax_positions(
     return out
 
 
-def tax_position(*, player: Player, fy: tax.FinancialYear) -> TaxPosition:
+def tax_position(*, player: Player, fy: formulas.FinancialYear) -> TaxPosition:
     return tax_positions(player_ids=[player.pk], fy=fy)[player.pk]
 
 
@@ -120,7 +121,7 @@ def balances_at(ids: list[int], moment: datetime) -> dict[int, Decimal]:
     return _per_player(_balance_entries(ids).filter(created_at__lt=moment))
 
 
-def _openings(ids: list[int], fy: tax.FinancialYear) -> dict[int, Decimal]:
+def _openings(ids: list[int], fy: formulas.FinancialYear) -> dict[int, Decimal]:
     carried = dict(
         TdsYearEnd.objects.filter(player_id__in=ids, fy=fy.previous().label).values_list(
             "player_id", "carry_forward"
@@ -174,7 +175,7 @@ class YearEndRun:
     busy: list[str] = field(default_factory=list)  # left for the next run (a lock, a race)
 
 
-def tds_year_end(*, fy: tax.FinancialYear, as_of: datetime | None = None) -> YearEndRun:
+def tds_year_end(*, fy: formulas.FinancialYear, as_of: datetime | None = None) -> YearEndRun:
     """Close a financial year for every player with a balance or movements in it: Rule 133's
     year-end TDS, withheld now, recorded once per player (`TdsYearEnd`, unique, and one ledger
     key). Each player is closed in a transaction of their own, so an interrupted run is
@@ -213,13 +214,13 @@ def tds_year_end(*, fy: tax.FinancialYear, as_of: datetime | None = None) -> Yea
 
 
 @transaction.atomic
-def _player_year_end(*, external_id: str, fy: tax.FinancialYear, as_of: datetime):
+def _player_year_end(*, external_id: str, fy: formulas.FinancialYear, as_of: datetime):
     player = player_lock(external_id=external_id)
     if TdsYearEnd.objects.filter(player=player, fy=fy.label).exists():
         return None  # a concurrent run closed this one
     position = tax_positions(player_ids=[player.pk], fy=fy, until=as_of)[player.pk]
     closing = balances_at([player.pk], as_of).get(player.pk, ZERO)
-    due = tax.tds_at_year_end(
+    due = formulas.tds_at_year_end(
         withdrawals=position.withdrawals,
         closing=closing,
         deposits=position.deposits,

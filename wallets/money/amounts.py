@@ -1,6 +1,7 @@
 """The decimals every money module shares, and how an amount is written on the wire: defined
-once, pure (no Django), so the pure modules (`wallets/tax.py`, `tournaments/payouts.py`,
-`tournaments/games/terms.py`) use them too. Reading an amount is `wallets.money.parse_amount`."""
+once, pure (no Django), so the pure modules (`wallets/tax/formulas.py`, `tournaments/payouts.py`,
+`tournaments/games/terms.py`) use them too. Reading an amount is
+`wallets.money.parsing.parse_amount`."""
 
 from decimal import Decimal
 

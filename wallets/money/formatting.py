@@ -25,8 +25,8 @@ from zoneinfo import ZoneInfo
 
 from djmoney.money import Money
 
-from wallets.amounts import PAISA
-from wallets.models.ledger import CASH, CHIPS
+from wallets.models.double_entry import CASH, CHIPS
+from wallets.money.amounts import PAISA
 
 NOTHING = "-"
 IST = ZoneInfo("Asia/Kolkata")

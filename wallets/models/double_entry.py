@@ -1,6 +1,6 @@
 """The double-entry ledger: accounts, transfers and their entries.
 
-Invariants the database itself enforces (see `wallets/sql.py`):
+Invariants the database itself enforces (see `wallets/models/sql.py`):
 - a player or escrow account's cached balance is never below zero (CHECK);
 - every transfer's entries sum to zero per currency, in the account's currency (deferred trigger);
 - entries and transfers are append-only (trigger refuses UPDATE and DELETE);

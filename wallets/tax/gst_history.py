@@ -6,7 +6,7 @@ Sources:
   31B, notified for 1 October 2023 (GST Council, 50th and 51st meetings, July-August 2023);
 - 40 % from 22 September 2025: GST Council, 56th meeting (3 September 2025), the rate
   rationalisation notified for 22 September 2025.
-Later rates are added by finance through maker-checker (`wallets.services.gst_rates`).
+Later rates are added by finance through maker-checker (`wallets.tax.gst_rates`).
 """
 
 from datetime import date

@@ -10,7 +10,7 @@ change is a new file with the next migration's number, and that migration.
 
 from pathlib import Path
 
-MIGRATIONS = Path(__file__).parent / "migrations"
+MIGRATIONS = Path(__file__).parents[1] / "migrations"  # wallets/migrations
 
 
 def load(name: str, *, folder: Path = MIGRATIONS) -> str:
