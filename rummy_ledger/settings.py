@@ -172,8 +172,8 @@ LANGUAGE_CODE = "en-us"
 TIME_ZONE = "Asia/Kolkata"
 USE_I18N = True
 USE_TZ = True
-# Times as finance reads them, `2026-11-23 14:05:09 IST` (rummy_ledger/formats).
-FORMAT_MODULE_PATH = ["rummy_ledger.formats"]
+# Times as finance reads them, `2026-11-23 14:05:09 IST` (rummy_ledger/date_formats).
+FORMAT_MODULE_PATH = ["rummy_ledger.date_formats"]
 
 STATIC_URL = "static/"
 STATIC_ROOT = Path(os.environ.get("DJANGO_STATIC_ROOT", DATA_DIR / "static"))

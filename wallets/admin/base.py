@@ -2,7 +2,7 @@
 
 - Money is shown through `wallets.money.formatting` only (`money_display`): `₹1,23,456.78`,
   `1,234 chips`, never `2230625.00 INR`, `CHP0.00` or `None`. Times come from the admin's own
-  display, set to `2026-11-23 14:05:09 IST` (rummy_ledger/formats), or `|ist` in templates.
+  display, set to `2026-11-23 14:05:09 IST` (rummy_ledger/date_formats), or `|ist` in templates.
 - A list that needs more than its own rows (a balance summed from entries, the players of a
   transfer) loads it once for the page shown (`PageExtras`), never once per row.
 - A refused page is the admin's own page, with the reason (`permission_denied`).
