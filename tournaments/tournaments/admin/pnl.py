@@ -18,8 +18,8 @@ from django.template.response import TemplateResponse
 from django.utils import timezone
 
 from tournaments.games.admin.charts import bar_chart
-from tournaments.games.queries import PNL_COLUMNS, tournament_pnl_rows
 from tournaments.games.services.escrow import fee_account_id
+from tournaments.tournaments.queries import PNL_COLUMNS, tournament_pnl_rows
 from wallets.admin.base import DateRangeForm, csv_response
 from wallets.models import CASH, PlatformAccount
 from wallets.money.amounts import amount_text
