@@ -2,7 +2,7 @@
 PostgreSQL: `sql/`), players and their buckets, money in and out, finance staff's proposals
 (adjustments, reversals), reconciliation, and their admin.
 
-Owns: every movement of money (`services.ledger.transfers_post` is the only way), the account
+Owns: every movement of money (`services.transfers.transfers_post` is the only way), the account
 codes and references (`references`), the finance roles (`roles`), the reconciliation runner.
 May not touch: `tournaments` (never imported: games register with this app, not the other way
 round: their reconciliation checks, finance permissions, proposal kinds (`services.proposals`),

@@ -54,7 +54,7 @@ def wallet_balances(*, player: Player) -> dict[str, dict[str, str]]:
 
 
 def account_balances(accounts: Sequence[Account]) -> dict[int, Money]:
-    """Each account's balance as its own page shows it (`services.ledger.balance`): the cached
+    """Each account's balance as its own page shows it (`services.transfers.balance`): the cached
     one, or for platform accounts (append-only sinks with no cached balance) the sum of their
     entries, for all of them in one grouped query."""
     sums = dict(

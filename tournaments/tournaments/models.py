@@ -5,7 +5,7 @@ a round's results take it `FOR UPDATE`, so those wait for them and they for thos
 `TournamentSeat` with `SKIP LOCKED` (full = no free seat), and pay into one of the tournament's
 escrow shards (`TournamentEscrow`, by seat number). The ledger holds the money; these rows say
 why it moved. `collected` and the other figures are stored when the tournament ends; until then
-they are the sums of the registrations (`tournaments.games.services.tournament_state`).
+they are the sums of the registrations (`tournaments.tournaments.services.rounds`).
 """
 
 from decimal import Decimal

@@ -2,7 +2,7 @@
 qualify. Pure: no Django.
 
 The admin, the proposal of new money terms and `manage.py create_tournament` all build a
-`TournamentTerms` (`tournament_terms`), so they refuse the same things with the same messages:
+`TournamentTerms` (this module), so they refuse the same things with the same messages:
 `TermsInvalid` names the field at fault. The JSON shapes are the issue's:
 `"rounds": [{"qualify_top": 2}, {"qualify_min_chips": 1200}, {"final": true}]`,
 `"rebuy": {"price", "max_per_player", "until_round"}` or null,

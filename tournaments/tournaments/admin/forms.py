@@ -1,7 +1,7 @@
 """The admin's forms for a tournament's money terms and for a new tournament. They only turn
 what finance typed into the fields of `manage.py create_tournament`'s file (amounts stay the
 typed text, a rebuy is three boxes, the rounds and the prize table one line each): the checks,
-and their messages, are the file's own (`tournament_terms`, `tournament_setup`).
+and their messages, are the file's own (`tournaments.tournaments.terms`, `setup`).
 
 The rounds are written one per line as `qualify_top 2`, `qualify_min_chips 1200`, `final`; the
 prize table as `1 50.00`, `2-3 25.00` (ranks, then the percent each of them gets)."""

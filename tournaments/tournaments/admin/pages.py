@@ -2,7 +2,7 @@
 P&L and to propose a new tournament) and a tournament's page (registrations and what each paid
 by bucket, rounds and their tables, results and prizes, the history of its money terms, and
 "Propose new money terms" while nobody has registered). Nothing is edited here: a tournament
-and its money terms come through proposals (`tournament_proposals`) or
+and its money terms come through proposals (`proposals`) or
 `manage.py create_tournament`."""
 
 from __future__ import annotations

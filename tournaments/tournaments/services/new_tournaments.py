@@ -1,7 +1,7 @@
 """A new tournament proposed in admin (`NewTournament`): its fields under the names of
 `manage.py create_tournament`'s file, checked as that file is (same messages), and the
 tournament created only when another member of staff approves: its first money terms go
-through maker-checker like every later change (`tournament_terms_changes`)."""
+through maker-checker like every later change (`terms_changes`)."""
 
 from __future__ import annotations
 

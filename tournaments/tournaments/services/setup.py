@@ -1,5 +1,5 @@
-"""Scheduling a tournament: its terms checked once (`tournament_terms.TournamentTerms`), its
-prize rows, escrow shards and seats created with it.
+"""Scheduling a tournament: its terms checked once (`terms.TournamentTerms`), its prize rows,
+escrow shards and seats created with it.
 
 `tournament_fields_checked` takes the fields under the issue's names (the JSON file of
 `manage.py create_tournament`, the admin form's cleaned data) and refuses what either would
