@@ -6,7 +6,7 @@ dropped and recreated), then times, through Django's test client (the whole requ
 resolution, middleware, the admin, the queries, the template), as a finance viewer:
 
 - a trivial admin page (the baseline: the password-change form);
-- the home page (the admin index: what waits and what is wrong, `wallets.dashboard`), with
+- the home page (the admin index: what waits and what is wrong, `wallets.admin.dashboard`), with
   WAITING withdrawals to review, proposed adjustments and stuck-withdrawal discrepancies of the
   last reconciliation added, so each of its capped counts has more rows than it counts;
 - the transfers and entries lists, unfiltered and by a date filter;
@@ -52,10 +52,10 @@ from django.test import Client  # noqa: E402
 from django.utils import timezone  # noqa: E402
 from djmoney.money import Money  # noqa: E402
 
+from tournaments.games.services.escrow import fee_account_id  # noqa: E402
+from tournaments.games.services.fee_report import fee_days_close  # noqa: E402
 from tournaments.models import FeeDay, Game  # noqa: E402
 from tournaments.references import game_pk_of  # noqa: E402
-from tournaments.services.escrow import fee_account_id  # noqa: E402
-from tournaments.services.fee_report import fee_days_close  # noqa: E402
 from wallets.models import (  # noqa: E402
     CASH,
     Account,
@@ -209,8 +209,8 @@ def main() -> None:
         verdict = "ok" if r["meets_goal"] else f"OVER {GOAL_MS:.0f} ms"
         print(f"  {name:<48} {r['ms']:>7.1f} ms  x{r['ratio']:<5} {r['kb']:>6.1f} KB  {verdict}")
 
-    # the fee report reads closed days from FeeDay (tournaments.services.fee_report): its first
-    # load on a fresh install reads every day from the ledger; once the nightly job has stored
+    # the fee report reads closed days from FeeDay (tournaments.games.services.fee_report): its
+    # first load on a fresh install reads every day from the ledger; once the nightly job has stored
     # the closed days, a first load reads today only
     fee_url = results["fee report, 30 days"]["url"]
     fee_account = Account.objects.get(pk=fee_account_id())

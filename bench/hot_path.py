@@ -1,4 +1,5 @@
-"""The HTTP hot paths (`tournaments/services/opening.py`, `tournaments/services/intake.py`): game
+"""The HTTP hot paths (`tournaments/games/services/opening.py`,
+`tournaments/games/services/intake.py`): game
 opens and deal posts against an authenticated trivial GET, `--clients` clients against `manage.py
 serve` (real gunicorn, two Celery workers, beat), on the same stack as `bench/faults.py` (its own
 embedded PostgreSQL and Redis under /tmp, or the machine's servers with DATABASE_URL and

@@ -46,8 +46,8 @@ from rummy_ledger.dev import embedded  # noqa: E402
 from wallets.models import CASH, Account  # noqa: E402
 from wallets.services.accounts import player_accounts  # noqa: E402
 from wallets.services.deposits import deposit_register  # noqa: E402
-from wallets.services.ledger import Leg, TransferRequest, transfers_post  # noqa: E402
 from wallets.services.players import player_get_or_create  # noqa: E402
+from wallets.services.transfers import Leg, TransferRequest, transfers_post  # noqa: E402
 
 PLAYERS = 1000
 BATCH = 100

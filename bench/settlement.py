@@ -47,12 +47,12 @@ from djmoney.money import Money  # noqa: E402
 from rummy_ledger.api.keys import api_client_create  # noqa: E402
 from rummy_ledger.api.models import ApiClient  # noqa: E402
 from rummy_ledger.dev import embedded  # noqa: E402
+from tournaments.games.services import games, intake  # noqa: E402
 from tournaments.models import Deal, Game, GameTemplate  # noqa: E402
-from tournaments.services import games, intake  # noqa: E402
 from tournaments.tasks import settle_deal  # noqa: E402
 from wallets.models import CASH, Account  # noqa: E402
 from wallets.services.deposits import deposit_register  # noqa: E402
-from wallets.services.ledger import Leg, transfer_post  # noqa: E402
+from wallets.services.transfers import Leg, transfer_post  # noqa: E402
 
 PLAYERS = 600
 SEATS = 6

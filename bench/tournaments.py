@@ -45,18 +45,20 @@ from rummy_ledger.celery import app as celery_app  # noqa: E402
 from tests.builders import deposit_for_credit  # noqa: E402
 from tournaments.models import Tournament  # noqa: E402
 from tournaments.references import tournament_reference  # noqa: E402
-from tournaments.services import tournament_entries as entries  # noqa: E402
-from tournaments.services import tournament_rounds as rounds  # noqa: E402
-from tournaments.services.tournament_setup import (  # noqa: E402
+from tournaments.tournaments.services import (  # noqa: E402
+    entries,
+    rounds,
+)
+from tournaments.tournaments.services.setup import (  # noqa: E402
     tournament_create,
     tournament_fields_checked,
 )
 from wallets.models import CASH, Account, Entry, Transfer  # noqa: E402
 from wallets.services.accounts import platform_accounts  # noqa: E402
 from wallets.services.deposits import deposit_register  # noqa: E402
-from wallets.services.gst_rates import gst_rate_now  # noqa: E402
-from wallets.services.ledger import Leg, TransferRequest, transfers_post  # noqa: E402
 from wallets.services.players import players_get_or_create  # noqa: E402
+from wallets.services.transfers import Leg, TransferRequest, transfers_post  # noqa: E402
+from wallets.tax.gst_rates import gst_rate_now  # noqa: E402
 
 GOAL_REGISTRATIONS = 0.5
 

@@ -44,8 +44,8 @@ from rummy_ledger.api.models import ApiClient  # noqa: E402
 from wallets.models import CASH, WindDown  # noqa: E402
 from wallets.roles import APPROVER, OPERATOR, roles_ensure  # noqa: E402
 from wallets.services.accounts import platform_accounts  # noqa: E402
-from wallets.services.ledger import Leg, TransferRequest, transfers_post  # noqa: E402
 from wallets.services.proposals import proposal_decide  # noqa: E402
+from wallets.services.transfers import Leg, TransferRequest, transfers_post  # noqa: E402
 from wallets.services.wind_down import wind_down_propose, wind_down_run  # noqa: E402
 
 # One pass of set-based SQL: players (verified, a unique PAN each), their five accounts, a

@@ -9,5 +9,7 @@ class RummyLedgerConfig(AppConfig):
         # Shared tasks bind to this app in every Django process (web, management commands).
         from rummy_ledger.celery import app  # noqa: F401
         from rummy_ledger.metrics import broker, reading_register
+        from rummy_ledger.plugins import offer, register
 
-        reading_register("celery", broker.queue_depth)
+        offer("readings", lambda named: reading_register(*named))
+        register(readings=[("celery", broker.queue_depth)])

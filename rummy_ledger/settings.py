@@ -160,8 +160,8 @@ LANGUAGE_CODE = "en-us"
 TIME_ZONE = "Asia/Kolkata"
 USE_I18N = True
 USE_TZ = True
-# Times as finance reads them, `2026-11-23 14:05:09 IST` (rummy_ledger/formats).
-FORMAT_MODULE_PATH = ["rummy_ledger.formats"]
+# Times as finance reads them, `2026-11-23 14:05:09 IST` (rummy_ledger/date_formats).
+FORMAT_MODULE_PATH = ["rummy_ledger.date_formats"]
 
 STATIC_URL = "static/"
 STATIC_ROOT = Path(os.environ.get("DJANGO_STATIC_ROOT", DATA_DIR / "static"))
@@ -317,8 +317,8 @@ CELERY_BEAT_SCHEDULE["wallets-reconcile-nightly"] = {
     "task": "wallets.tasks.reconcile_nightly",
     "schedule": crontab(hour=_reconcile_hour, minute=_reconcile_minute),  # CELERY_TIMEZONE
 }
-# The fee report's closed days, stored once (tournaments.services.fee_report): after 01:00 IST,
-# when yesterday is closed.
+# The fee report's closed days, stored once (tournaments.games.services.fee_report): after
+# 01:00 IST, when yesterday is closed.
 CELERY_BEAT_SCHEDULE["tournaments-fee-days-close"] = {
     "task": "tournaments.tasks.fee_days_close",
     "schedule": crontab(hour=1, minute=15),  # CELERY_TIMEZONE
@@ -330,12 +330,13 @@ RECONCILE_UNSETTLED_DEAL_MINUTES = float(os.environ.get("RECONCILE_UNSETTLED_DEA
 RECONCILE_WORK_MEM = os.environ.get("RECONCILE_WORK_MEM", "256MB")
 
 # Money in and out (wallets.services.deposits, withdrawals, tax; docs/money-and-tax.md). The GST
-# rate is the law's and lives with its rounding rule in wallets/tax.py.
+# rate is the law's and lives with its rounding rule in wallets/tax/formulas.py.
 GST_CASHBACK = os.environ.get("GST_CASHBACK", "off")  # "bonus": the GST again, as bonus
 if GST_CASHBACK not in {"off", "bonus"}:
     raise ImproperlyConfigured(f"GST_CASHBACK is off or bonus, not {GST_CASHBACK!r}")
-# The smallest deposit taken: GST rounds to 0.00 on ₹0.01 and ₹0.02 (wallets.tax.gst_split), so
-# a stream of tiny deposits would credit money on which no GST was ever paid.
+# The smallest deposit taken: GST rounds to 0.00 on ₹0.01 and ₹0.02
+# (wallets.tax.formulas.gst_split), so a stream of tiny deposits would credit money on which no GST
+# was ever paid.
 DEPOSIT_MINIMUM = Decimal(os.environ.get("DEPOSIT_MINIMUM", "1.00"))
 if not DEPOSIT_MINIMUM > 0:
     raise ImproperlyConfigured(f"DEPOSIT_MINIMUM is above zero, not {DEPOSIT_MINIMUM}")

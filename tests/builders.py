@@ -14,19 +14,19 @@ from djmoney.money import Money
 from rest_framework.test import APIClient
 
 from rummy_ledger.api.keys import api_client_create
+from tournaments.games.services.games import game_open
+from tournaments.games.services.intake import deal_store
+from tournaments.games.services.settlement import deal_settle
 from tournaments.models import Game, GameTemplate
-from tournaments.services.games import game_open
-from tournaments.services.intake import deal_store
-from tournaments.services.settlement import deal_settle
-from wallets import tax
 from wallets.models import CASH, Account, BonusLot, Entry
 from wallets.roles import roles_ensure
 from wallets.services.accounts import player_accounts
 from wallets.services.bonuses import bonus_grant
 from wallets.services.deposits import deposit_register
-from wallets.services.gst_rates import gst_rate_now
-from wallets.services.ledger import Leg, Posted, transfer_post
 from wallets.services.players import player_get_or_create
+from wallets.services.transfers import Leg, Posted, transfer_post
+from wallets.tax import formulas
+from wallets.tax.gst_rates import gst_rate_now
 
 # --- wallets ------------------------------------------------------------------------------------
 
@@ -63,12 +63,12 @@ def deposit_for_credit(credited: Decimal, *, rate_percent: Decimal) -> Decimal:
     """The smallest deposit that credits exactly `credited` at this rate (every amount in paise
     is reached: one paisa more deposited adds at most one paisa of GST): how the tests and the
     benchmarks fund a player with a round amount through the real deposit path."""
-    if credited <= 0 or credited != credited.quantize(tax.PAISA):
-        raise tax.TaxError(f"a credit is a positive amount in paise, not {credited}")
-    share = tax.gst_rate_checked(rate_percent) / (tax.HUNDRED + rate_percent)
-    amount = max((credited / (1 - share)).quantize(tax.PAISA) - 2 * tax.PAISA, credited)
-    while tax.gst_split(amount, rate_percent=rate_percent).credited < credited:
-        amount += tax.PAISA
+    if credited <= 0 or credited != credited.quantize(formulas.PAISA):
+        raise formulas.TaxError(f"a credit is a positive amount in paise, not {credited}")
+    share = formulas.gst_rate_checked(rate_percent) / (formulas.HUNDRED + rate_percent)
+    amount = max((credited / (1 - share)).quantize(formulas.PAISA) - 2 * formulas.PAISA, credited)
+    while formulas.gst_split(amount, rate_percent=rate_percent).credited < credited:
+        amount += formulas.PAISA
     return amount
 
 

@@ -23,10 +23,7 @@ class TournamentsConfig(AppConfig):
     }
 
     def ready(self) -> None:
-        from rummy_ledger.api.codes import error_codes_register
-        from tournaments import metrics, plugins
-        from tournaments.errors import GameErrorCode
+        from rummy_ledger.plugins import register
+        from tournaments.plugins import plug_ins
 
-        error_codes_register(GameErrorCode)  # the API's catalogue names no app
-        plugins.register()
-        metrics.register()  # the deals waiting for settlement (rummy_ledger.metrics)
+        register(**plug_ins())

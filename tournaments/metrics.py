@@ -11,7 +11,6 @@ from django.utils import timezone
 from prometheus_client import Counter, Histogram
 from prometheus_client.core import GaugeMetricFamily, Metric
 
-from rummy_ledger.metrics import reading_register
 from tournaments.models import Deal
 
 DEALS_STORED = Counter("rummy_deals_stored", "Deals checked and stored (acknowledged 202).")
@@ -58,5 +57,4 @@ def unsettled() -> Iterable[Metric]:
     )
 
 
-def register() -> None:
-    reading_register("deals", unsettled)
+READINGS = [("deals", unsettled)]

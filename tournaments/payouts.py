@@ -1,6 +1,6 @@
 """What a game pays: pure money math, no Django, no I/O. Rounds what games pay (the fee, shared
-prizes, the bonus cap of an entry); taxes are rounded by `wallets/tax.py` (`to_paisa`, half up),
-and the ledger rounds nothing (`wallets/money.py`).
+prizes, the bonus cap of an entry); taxes are rounded by `wallets/tax/formulas.py` (`to_paisa`,
+half up), and the ledger rounds nothing (`wallets/money/parsing.py`).
 
 Rounding rule for games (every settlement follows it):
 
@@ -28,7 +28,7 @@ from decimal import ROUND_FLOOR, ROUND_HALF_EVEN, Decimal
 from itertools import groupby
 from operator import itemgetter
 
-from wallets.amounts import PAISA, ZERO
+from wallets.money.amounts import PAISA, ZERO
 
 HUNDRED = Decimal(100)
 

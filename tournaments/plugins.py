@@ -1,6 +1,7 @@
-"""What the games plug into the ledger app, which never imports them (`TournamentsConfig.ready()`
-calls `register()` once):
+"""What the games plug into the project and the ledger app, which never import them
+(`TournamentsConfig.ready()` hands `plug_ins()` to `rummy_ledger.plugins.register` once):
 
+- the API's error-code catalogue: the games' codes; metrics: the deals waiting for settlement;
 - reconciliation: the games' checks (`tournaments.reconciliation`);
 - maker-checker: a change of a template's (or a tournament's) money terms is a proposal kind,
   applied on approval, and so is a new tournament (created on approval);
@@ -18,19 +19,20 @@ from collections.abc import Collection
 
 from django.urls import reverse
 
-from tournaments import queries, reconciliation
+from tournaments import metrics, reconciliation
+from tournaments.errors import GameErrorCode
+from tournaments.games import queries
+from tournaments.games.services.games import cash_games_cancel, cash_games_open, game_mark_reversed
+from tournaments.games.services.templates import template_change_apply
 from tournaments.models import Game, NewTournament, TemplateChange, TournamentChange
 from tournaments.references import game_pk_of, game_reference
-from tournaments.services.games import cash_games_cancel, cash_games_open, game_mark_reversed
-from tournaments.services.new_tournaments import new_tournament_apply
-from tournaments.services.templates import template_change_apply
-from tournaments.services.tournament_rounds import cash_tournaments_cancel, cash_tournaments_open
-from tournaments.services.tournament_terms_changes import tournament_change_apply
-from wallets import reports, search, signals
+from tournaments.tournaments.services.new_tournaments import new_tournament_apply
+from tournaments.tournaments.services.rounds import cash_tournaments_cancel, cash_tournaments_open
+from tournaments.tournaments.services.terms_changes import tournament_change_apply
+from wallets.admin import reports, search
 from wallets.models import Reversal
-from wallets.services.flows import flow_finder_register
-from wallets.services.proposals import proposal_kind_register
-from wallets.services.wind_down import CancelStep, wind_down_step_register
+from wallets.services.proposals import ProposalKind
+from wallets.services.wind_down import CancelStep
 
 
 def game_references(term: str) -> list[str]:
@@ -69,23 +71,30 @@ TOURNAMENT_PNL = reports.Report(
 )
 
 
-def register() -> None:
-    reconciliation.register_checks()
-    proposal_kind_register(TemplateChange, on_approve=template_change_apply)
-    proposal_kind_register(TournamentChange, on_approve=tournament_change_apply)
-    proposal_kind_register(NewTournament, on_approve=new_tournament_apply)
-    signals.proposal_decided.connect(reversal_decided, dispatch_uid="tournaments-reversed")
-    search.reference_finder_register(game_references)
-    search.reference_namer_register(game_names)
-    reports.report_register(FEE_REPORT)
-    reports.report_register(TOURNAMENT_PNL)
-    # The wind-down cancels open cash games and open cash tournaments, with full refunds.
-    wind_down_step_register(
-        CancelStep("cash games", lambda: cash_games_open().count(), cash_games_cancel)
-    )
-    wind_down_step_register(
-        CancelStep(
-            "cash tournaments", lambda: cash_tournaments_open().count(), cash_tournaments_cancel
-        )
-    )
-    flow_finder_register(queries.pair_flows)
+def plug_ins() -> dict[str, list]:
+    """What the games register, by kind (`rummy_ledger/plugins.py`); `TournamentsConfig.ready()`
+    hands it to `register()` once."""
+    return {
+        "error_codes": [GameErrorCode],  # the API's catalogue names no app
+        "readings": metrics.READINGS,  # the deals waiting for settlement (rummy_ledger.metrics)
+        "reconciliation_checks": reconciliation.CHECKS,  # after the ledger's own
+        "proposal_kinds": [
+            ProposalKind(TemplateChange, on_approve=template_change_apply),
+            ProposalKind(TournamentChange, on_approve=tournament_change_apply),
+            ProposalKind(NewTournament, on_approve=new_tournament_apply),
+        ],
+        "decision_receivers": [reversal_decided],
+        "reference_finders": [game_references],
+        "reference_namers": [game_names],
+        "reports": [FEE_REPORT, TOURNAMENT_PNL],
+        # The wind-down cancels open cash games and open cash tournaments, with full refunds.
+        "wind_down_steps": [
+            CancelStep("cash games", lambda: cash_games_open().count(), cash_games_cancel),
+            CancelStep(
+                "cash tournaments",
+                lambda: cash_tournaments_open().count(),
+                cash_tournaments_cancel,
+            ),
+        ],
+        "flow_finders": [queries.pair_flows],
+    }

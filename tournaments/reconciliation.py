@@ -13,7 +13,7 @@ from django.utils import timezone
 from tournaments.models import Deal, Game, Registration, Tournament, TournamentEscrow
 from tournaments.references import game_reference
 from wallets.models import Reversal
-from wallets.reconciliation import Check, register
+from wallets.reconciliation import Check
 from wallets.reconciliation.discrepancies import INSERT
 
 _TABLES = {
@@ -166,9 +166,3 @@ CHECKS = [
         {"tournament_stuck": "tournament running longer than RECONCILE_STUCK_TOURNAMENT_HOURS"},
     ),
 ]
-
-
-def register_checks() -> None:
-    """Called by the app's ready(): the ledger's runner runs these after its own checks."""
-    for check in CHECKS:
-        register(check)

@@ -9,8 +9,9 @@ from django.conf import settings
 from django.db import InterfaceError, OperationalError, close_old_connections
 
 from rummy_ledger.errors import Retryable
-from tournaments.services import fee_report, settlement, tournament_rounds
-from tournaments.services.escrow import fee_account_id
+from tournaments.games.services import fee_report, settlement
+from tournaments.games.services.escrow import fee_account_id
+from tournaments.tournaments.services import rounds as tournament_rounds
 from wallets.models import Account
 
 

@@ -30,8 +30,9 @@ class WalletsConfig(AppConfig):
     }
 
     def ready(self) -> None:
-        from rummy_ledger.api.codes import error_codes_register
-        from wallets import checks, roles  # noqa: F401  (checks register by being imported)
+        from rummy_ledger.plugins import offer, register
+        from wallets import checks, metrics, roles  # noqa: F401  (checks register by being imported)
+        from wallets.admin import dashboard, reports, search
         from wallets.errors import WalletErrorCode
         from wallets.models import (
             Adjustment,
@@ -41,34 +42,53 @@ class WalletsConfig(AppConfig):
             WindDown,
             WithdrawalReview,
         )
-        from wallets.services import (
-            adjustments,
-            bonuses,
-            gst_rates,
-            reversals,
-            wind_down,
-            withdrawals,
+        from wallets.reconciliation import runner
+        from wallets.services import adjustments, bonuses, flows, reversals, wind_down, withdrawals
+        from wallets.services.proposals import ProposalKind, proposal_kind_register
+        from wallets.tax import gst_rates
+
+        # What the other apps plug into the ledger, which never imports them (the kinds:
+        # rummy_ledger/plugins.py).
+        offer("proposal_kinds", proposal_kind_register)
+        offer("decision_receivers", _decision_receiver_connect)
+        offer("reconciliation_checks", runner.register)
+        offer("reference_finders", search.reference_finder_register)
+        offer("reference_namers", search.reference_namer_register)
+        offer("reports", reports.report_register)
+        offer("dashboard_widgets", lambda placed: dashboard.register(*placed))
+        offer("wind_down_steps", wind_down.wind_down_step_register)
+        offer("flow_finders", flows.flow_finder_register)
+
+        register(
+            error_codes=[WalletErrorCode],  # the API's catalogue names no app
+            # withdrawals waiting, the last reconciliation (rummy_ledger.metrics)
+            readings=metrics.READINGS,
+            # Each proposal kind lives with its subject; the engine names none of them. The order
+            # registered is the order finance sees the kinds in (the dashboard).
+            proposal_kinds=[
+                ProposalKind(Adjustment, on_approve=adjustments.adjustment_post),
+                ProposalKind(Reversal, on_approve=reversals.reversal_post),
+                ProposalKind(BonusGrant, on_approve=bonuses.bonus_grant_post),
+                ProposalKind(
+                    WithdrawalReview,
+                    on_approve=withdrawals.review_approved,
+                    on_reject=withdrawals.review_rejected,
+                ),
+                ProposalKind(GstRateProposal, on_approve=gst_rates.gst_rate_add),
+                ProposalKind(WindDown, on_approve=wind_down.wind_down_approved),
+            ],
         )
-        from wallets.services.proposals import proposal_kind_register
-
-        # Each proposal kind lives with its subject; the engine names none of them. The order
-        # registered is the order finance sees the kinds in (the dashboard).
-        proposal_kind_register(Adjustment, on_approve=adjustments.adjustment_post)
-        proposal_kind_register(Reversal, on_approve=reversals.reversal_post)
-        proposal_kind_register(BonusGrant, on_approve=bonuses.bonus_grant_post)
-        proposal_kind_register(
-            WithdrawalReview,
-            on_approve=withdrawals.review_approved,
-            on_reject=withdrawals.review_rejected,
-        )
-        proposal_kind_register(GstRateProposal, on_approve=gst_rates.gst_rate_add)
-        proposal_kind_register(WindDown, on_approve=wind_down.wind_down_approved)
-
-        error_codes_register(WalletErrorCode)  # the API's catalogue names no app
-        from wallets import metrics
-
-        metrics.register()  # withdrawals waiting, the last reconciliation (rummy_ledger.metrics)
         post_migrate.connect(roles.roles_after_migrate, dispatch_uid="wallets-finance-roles")
         post_migrate.connect(
             gst_rates.gst_history_after_migrate, dispatch_uid="wallets-gst-history"
         )
+
+
+def _decision_receiver_connect(receiver) -> None:
+    """`receiver(sender, *, proposal, approved, **kwargs)`, connected once to
+    `wallets.signals.proposal_decided`."""
+    from wallets.signals import proposal_decided
+
+    proposal_decided.connect(
+        receiver, dispatch_uid=f"{receiver.__module__}.{receiver.__qualname__}"
+    )

@@ -4,7 +4,7 @@ command that starts the service, refuse to run on an error)."""
 from django.conf import settings
 from django.core import checks
 
-from wallets.regions import ALIASES, REGIONS
+from wallets.services.regions import ALIASES, REGIONS
 
 
 @checks.register(checks.Tags.compatibility)
@@ -27,7 +27,9 @@ def blocked_regions_are_regions(app_configs, **kwargs) -> list[checks.CheckMessa
                 checks.Error(
                     f"REAL_MONEY_BLOCKED_REGIONS: {code!r} is not an ISO 3166-2:IN state or "
                     "union territory code",
-                    hint="codes without IN-, e.g. TN,AP,TS (wallets/regions.py lists them)",
+                    hint=(
+                        "codes without IN-, e.g. TN,AP,TS (wallets/services/regions.py lists them)"
+                    ),
                     id="wallets.E001",
                 )
             )

@@ -169,7 +169,8 @@ class RealMoneyUnavailable(Conflict):
 
 
 class RegionInvalid(DomainError):
-    """A region that is no ISO 3166-2:IN state or union territory code (`wallets.regions`)."""
+    """A region that is no ISO 3166-2:IN state or union territory code
+    (`wallets.services.regions`)."""
 
     code = WalletErrorCode.REGION_INVALID
 

@@ -9,7 +9,6 @@ from django.db.models import Count, Min
 from django.utils import timezone
 from prometheus_client.core import GaugeMetricFamily, Metric
 
-from rummy_ledger.metrics import reading_register
 from wallets.models import ReconciliationReport, Withdrawal
 
 WAITING = (Withdrawal.Status.REQUESTED, Withdrawal.Status.APPROVED)
@@ -69,6 +68,4 @@ def last_reconciliation() -> Iterable[Metric]:
         )
 
 
-def register() -> None:
-    reading_register("withdrawals", withdrawals_waiting)
-    reading_register("reconciliation", last_reconciliation)
+READINGS = [("withdrawals", withdrawals_waiting), ("reconciliation", last_reconciliation)]

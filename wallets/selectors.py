@@ -11,8 +11,6 @@ from django.db.models import Count, Sum
 from django.db.models.functions import TruncMonth
 from djmoney.money import Money
 
-from wallets import tax
-from wallets.amounts import ZERO, amount_text
 from wallets.errors import UnknownPlayer
 from wallets.models import (
     Account,
@@ -22,6 +20,8 @@ from wallets.models import (
     TdsYearEnd,
     Withdrawal,
 )
+from wallets.money.amounts import ZERO, amount_text
+from wallets.tax import formulas
 
 
 def count_capped(queryset, cap: int) -> int:
@@ -54,7 +54,7 @@ def wallet_balances(*, player: Player) -> dict[str, dict[str, str]]:
 
 
 def account_balances(accounts: Sequence[Account]) -> dict[int, Money]:
-    """Each account's balance as its own page shows it (`services.ledger.balance`): the cached
+    """Each account's balance as its own page shows it (`services.transfers.balance`): the cached
     one, or for platform accounts (append-only sinks with no cached balance) the sum of their
     entries, for all of them in one grouped query."""
     sums = dict(
@@ -164,7 +164,7 @@ def gst_months(*, start: datetime, end: datetime) -> list[GstMonth]:
     each deposit counted at the rate and with the GST it recorded (`DepositGst`)."""
     rows = (
         DepositGst.objects.filter(transfer__created_at__gte=start, transfer__created_at__lt=end)
-        .annotate(month=TruncMonth("transfer__created_at", tzinfo=tax.INDIA))
+        .annotate(month=TruncMonth("transfer__created_at", tzinfo=formulas.INDIA))
         .values("month", "rate_percent")
         .annotate(n=Count("pk"), amount=Sum("amount"), gst=Sum("gst"))
         .order_by("month", "rate_percent")

@@ -3,12 +3,12 @@
 from celery import shared_task
 from django.utils import timezone
 
-from wallets import tax
 from wallets.models import FlowReport, ReconciliationReport
 from wallets.reconciliation import reconcile_run
 from wallets.services.bonuses import bonus_expire
 from wallets.services.flows import flow_report_run
-from wallets.services.tax import tds_year_end as tds_year_end_run
+from wallets.tax import formulas
+from wallets.tax.tds import tds_year_end as tds_year_end_run
 
 
 @shared_task(name="wallets.tasks.reconcile_nightly")
@@ -22,7 +22,9 @@ def reconcile_nightly(trigger: str = ReconciliationReport.Trigger.SCHEDULE, user
 def tds_year_end(fy: str | None = None) -> dict:
     """Close the financial year that just ended (beat: 00:05 IST on 1 April), or `fy`.
     Running it again closes only the players an earlier run did not."""
-    year = tax.financial_year(fy) if fy else tax.financial_year_of(timezone.now()).previous()
+    year = (
+        formulas.financial_year(fy) if fy else formulas.financial_year_of(timezone.now()).previous()
+    )
     run = tds_year_end_run(fy=year)
     return {"fy": run.fy, "closed": run.closed, "busy": len(run.busy)}
 

@@ -12,7 +12,11 @@ class ApiConfig(AppConfig):
 
     def ready(self) -> None:
         from rummy_ledger.api import keys
+        from rummy_ledger.api.codes import error_codes_register
         from rummy_ledger.api.models import ApiClient
+        from rummy_ledger.plugins import offer
+
+        offer("error_codes", error_codes_register)  # the apps' codes: the catalogue names no app
 
         for signal in (post_save, post_delete):
             signal.connect(keys.api_clients_forget, sender=ApiClient, dispatch_uid="api-keys")

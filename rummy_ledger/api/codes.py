@@ -1,7 +1,7 @@
 """The API's own error codes, and the whole catalogue: every app's codes, one meaning each.
 
-The apps hand their enums in from `AppConfig.ready()` (`error_codes_register`): this layer names
-no app."""
+The apps hand their enums in from `AppConfig.ready()` (the `error_codes` kind of
+`rummy_ledger/plugins.py`, offered by this layer's app): this layer names no app."""
 
 from enum import StrEnum
 

@@ -7,8 +7,8 @@ Two kinds:
   them to files under `PROMETHEUS_MULTIPROC_DIR` and the web sums them at a scrape.
 - **readings**, taken from the database or the broker at a scrape (unsettled deals and the oldest
   one's age, withdrawals waiting, the last reconciliation, Celery's queue): each app registers
-  its own with `reading_register` from `AppConfig.ready()`, as it registers its reconciliation
-  checks, so this package names no app's tables.
+  its own as `readings` (`rummy_ledger/plugins.py`) from `AppConfig.ready()`, as it registers its
+  reconciliation checks, so this package names no app's tables.
 """
 
 from __future__ import annotations

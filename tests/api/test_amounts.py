@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from tests.api.conftest import assert_envelope, ledger_state
 from wallets.models import CASH, Transfer
-from wallets.money import MoneyError, parse_amount
+from wallets.money.parsing import MoneyError, parse_amount
 
 pytestmark = pytest.mark.django_db
 

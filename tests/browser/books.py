@@ -17,14 +17,13 @@ from tests.browser.conftest import GAME_ID
 from tests.builders import bonus_granted, funded_player, points_game, staff, template
 from tests.tournaments.tournament_builders import scheduled, tournament_file
 from tests.wallets.payments import backdate, verified, won
+from tournaments.games.queries import game_transfer_ids
+from tournaments.games.services.games import game_cancel, game_open
+from tournaments.games.services.templates import template_change_propose
 from tournaments.models import Game, GameTemplate
-from tournaments.queries import game_transfer_ids
 from tournaments.references import game_reference
-from tournaments.services.games import game_cancel, game_open
-from tournaments.services.new_tournaments import new_tournament_propose
-from tournaments.services.templates import template_change_propose
-from tournaments.services.tournament_terms_changes import tournament_change_propose
-from wallets import tax
+from tournaments.tournaments.services.new_tournaments import new_tournament_propose
+from tournaments.tournaments.services.terms_changes import tournament_change_propose
 from wallets.models import CASH, Adjustment, BonusGrant, Player, ReconciliationReport
 from wallets.reconciliation import reconcile_run
 from wallets.reconciliation.gateway import gateway_statement_import
@@ -32,12 +31,10 @@ from wallets.roles import APPROVER, OPERATOR
 from wallets.services.adjustments import adjustment_propose
 from wallets.services.bonuses import bonus_grant_propose
 from wallets.services.deposits import chips_grant
-from wallets.services.gst_rates import gst_rate_propose
-from wallets.services.ledger import ledger_now
 from wallets.services.proposals import proposal_decide
 from wallets.services.protection import limits_set, self_exclusion_start
 from wallets.services.reversals import reversal_propose
-from wallets.services.tax import tds_year_end
+from wallets.services.transfers import ledger_now
 from wallets.services.wind_down import wind_down_propose
 from wallets.services.withdrawals import (
     withdrawal_failed,
@@ -45,6 +42,9 @@ from wallets.services.withdrawals import (
     withdrawal_request,
     withdrawal_review_propose,
 )
+from wallets.tax import formulas
+from wallets.tax.gst_rates import gst_rate_propose
+from wallets.tax.tds import tds_year_end
 
 D = Decimal
 
@@ -168,7 +168,7 @@ def _player_extras() -> None:
     self_exclusion_start(player_external_id="c", days=30, changed_by="gateway")
     chips_grant(player_external_id="a", amount=Money("1000", "CHP"), reference="chips-a-1")
     # last financial year: winnings before its end, closed by the year end (TDS withheld)
-    last_year = tax.financial_year_of(ledger_now() - timedelta(days=366))
+    last_year = formulas.financial_year_of(ledger_now() - timedelta(days=366))
     verified("y1")
     backdate(last_year.end - timedelta(days=10), transfers=[won("y1", "50000.00")])
     tds_year_end(fy=last_year)

@@ -18,7 +18,7 @@ from djmoney.money import Money
 from rummy_ledger.api.keys import api_client_create
 from tests.browser.conftest import GAME_ID
 from tests.tournaments.worker import Worker, private_queue, wait_until
-from tournaments.queries import game_transfer_ids
+from tournaments.games.queries import game_transfer_ids
 from wallets.models import Account, Adjustment, Entry, ReconciliationReport, Reversal, Transfer
 from wallets.services.adjustments import adjustment_propose
 

@@ -7,8 +7,8 @@ import pytest
 from django.db.models import Sum
 
 from tests.browser.books import rich_books
-from wallets.formatting import ist, money
 from wallets.models import Discrepancy, Entry, ProposalStatus, Withdrawal
+from wallets.money.formatting import ist, money
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -14,8 +14,7 @@ from tests.browser.test_finance_paths import QUICK_MS, download
 from tests.builders import bonus_granted, funded_player
 from tests.tournaments.tournament_builders import pnl_books, scheduled
 from tournaments.models import NewTournament, Tournament, TournamentChange
-from tournaments.services import tournament_entries as entries
-from tournaments.services import tournament_rounds as rounds
+from tournaments.tournaments.services import entries, rounds
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -15,9 +15,9 @@ from django.utils import timezone
 
 from tests.browser.conftest import GAME_ID
 from tests.builders import bonus_granted, staff
-from tournaments.queries import game_transfer_ids
-from wallets.formatting import money
+from tournaments.games.queries import game_transfer_ids
 from wallets.models import Entry, Player, Reversal
+from wallets.money.formatting import money
 from wallets.services.proposals import proposal_decide
 from wallets.services.protection import limits_set, self_exclusion_start
 from wallets.services.reversals import reversal_propose

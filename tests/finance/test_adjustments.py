@@ -8,7 +8,7 @@ from djmoney.money import Money
 
 from tests.builders import funded_player, move, points_game
 from tests.wallets.invariants import ledger_violations
-from tournaments.queries import game_transfer_ids
+from tournaments.games.queries import game_transfer_ids
 from wallets.errors import (
     AlreadyDecided,
     InsufficientFunds,

@@ -17,11 +17,11 @@ from rummy_ledger.api.keys import api_client_create
 from tests.builders import bonus_granted, funded_player, points_game, staff
 from tests.tournaments.tournament_builders import scheduled, tournament_file
 from tests.wallets.payments import verified, won
-from tournaments.queries import game_transfer_ids
-from tournaments.services.new_tournaments import new_tournament_propose
-from tournaments.services.templates import template_change_propose
-from tournaments.services.tournament_entries import registration_create
-from tournaments.services.tournament_terms_changes import tournament_change_propose
+from tournaments.games.queries import game_transfer_ids
+from tournaments.games.services.templates import template_change_propose
+from tournaments.tournaments.services.entries import registration_create
+from tournaments.tournaments.services.new_tournaments import new_tournament_propose
+from tournaments.tournaments.services.terms_changes import tournament_change_propose
 from wallets.models import (
     Account,
     Adjustment,
@@ -36,12 +36,12 @@ from wallets.reconciliation.gateway import gateway_statement_import
 from wallets.services.adjustments import adjustment_propose
 from wallets.services.bonuses import bonus_grant_propose
 from wallets.services.flows import flow_report_run
-from wallets.services.gst_rates import gst_rate_propose
 from wallets.services.protection import limits_set, self_exclusion_start
 from wallets.services.reversals import reversal_propose
 from wallets.services.wind_down import wind_down_propose
 from wallets.services.withdrawals import withdrawal_request, withdrawal_review_propose
-from wallets.tax import financial_year_of
+from wallets.tax.formulas import financial_year_of
+from wallets.tax.gst_rates import gst_rate_propose
 
 pytestmark = pytest.mark.django_db
 

@@ -1,4 +1,4 @@
-"""The home page's lines (`wallets.dashboard`): what each role sees, and what they cost."""
+"""The home page's lines (`wallets.admin.dashboard`): what each role sees, and what they cost."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from django.test.utils import CaptureQueriesContext
 from djmoney.money import Money
 
 from tests.builders import funded_player
-from wallets import dashboard
+from wallets.admin import dashboard
 from wallets.models import CASH, Adjustment
 
 pytestmark = pytest.mark.django_db

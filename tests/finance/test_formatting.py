@@ -1,4 +1,4 @@
-"""Money and time as finance staff read them (wallets.formatting and its template filters)."""
+"""Money and time as finance staff read them (wallets.money.formatting and its template filters)."""
 
 import re
 from datetime import UTC, date, datetime, timedelta, timezone
@@ -10,7 +10,7 @@ from djmoney.money import Money
 from hypothesis import given
 from hypothesis import strategies as st
 
-from wallets.formatting import group_indian, ist, money
+from wallets.money.formatting import group_indian, ist, money
 
 # An Indian-grouped number: 1-3 digits, or 1-2 digits, then pairs, then the last three.
 INDIAN = r"(\d{1,3}|\d{1,2}(,\d{2})*,\d{3})"

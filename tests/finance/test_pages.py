@@ -13,16 +13,16 @@ from django.utils import timezone
 from djmoney.money import Money
 
 from tests.builders import funded_player, move, points_game, staff
+from tournaments.games.queries import game_transfer_ids
+from tournaments.games.services.escrow import fee_account_id
 from tournaments.models import Deal, FeeDay, Game
-from tournaments.queries import game_transfer_ids
-from tournaments.services.escrow import fee_account_id
-from wallets.formatting import ist, money
 from wallets.models import Account, Entry, Player, Reversal, Transfer
+from wallets.money.formatting import ist, money
 from wallets.reconciliation import reconcile_run
 from wallets.services.adjustments import adjustment_propose
-from wallets.services.ledger import balance
 from wallets.services.proposals import proposal_decide
 from wallets.services.reversals import reversal_propose
+from wallets.services.transfers import balance
 
 pytestmark = pytest.mark.django_db
 
@@ -132,7 +132,7 @@ def test_the_transfers_list_says_what_moved_between_whom_for_which_game(viewer, 
 
 
 def test_the_statement_comes_in_pages_with_running_balances(viewer, monkeypatch, alice):
-    monkeypatch.setattr("wallets.admin.ledger.STATEMENT_PAGE", 2)
+    monkeypatch.setattr("wallets.admin.accounts.STATEMENT_PAGE", 2)
     bob = funded_player("bob", "0")
     for n in range(3):
         move(alice["deposit"], bob["deposit"], "10.00", f"t{n}")
@@ -253,8 +253,8 @@ def test_the_adjustment_says_whose_it_is_and_the_decision_note_is_kept(operator,
 def test_the_fee_report_reads_only_the_days_still_open_once_it_has_read_the_rest(
     games, monkeypatch
 ):
-    from tournaments import queries
-    from tournaments.services import fee_report
+    from tournaments.games import queries
+    from tournaments.games.services import fee_report
 
     monkeypatch.setattr(fee_report, "DAY_CLOSED_AFTER", timedelta(0))
     read = []
@@ -278,7 +278,7 @@ def test_the_fee_report_reads_only_the_days_still_open_once_it_has_read_the_rest
 def test_the_nightly_close_stores_each_closed_day_once_and_the_report_then_skips_the_ledger(
     viewer, games
 ):
-    from tournaments.services.fee_report import fee_days_close
+    from tournaments.games.services.fee_report import fee_days_close
 
     fee = Account.objects.get(pk=fee_account_id())
     today = timezone.localdate()
@@ -304,7 +304,7 @@ def test_the_nightly_close_stores_each_closed_day_once_and_the_report_then_skips
 
 
 def test_the_nightly_close_runs_from_beat_after_yesterday_has_closed(settings):
-    from tournaments.services.fee_report import DAY_CLOSED_AFTER
+    from tournaments.games.services.fee_report import DAY_CLOSED_AFTER
 
     job = settings.CELERY_BEAT_SCHEDULE["tournaments-fee-days-close"]
     assert job["task"] == "tournaments.tasks.fee_days_close"

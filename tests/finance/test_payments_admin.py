@@ -12,13 +12,13 @@ from django.utils import timezone
 
 from tests.builders import make_api, staff
 from tests.wallets.payments import Gateway, deposited, verified, won
-from wallets import tax
 from wallets.models import Withdrawal, WithdrawalReview
 from wallets.roles import APPROVER, OPERATOR
+from wallets.tax import formulas
 
 pytestmark = pytest.mark.django_db
 
-FY = tax.financial_year_of(timezone.now())
+FY = formulas.financial_year_of(timezone.now())
 
 
 def login(user) -> Client:

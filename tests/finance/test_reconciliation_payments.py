@@ -14,12 +14,12 @@ from hypothesis import strategies as st
 from tests.builders import make_api, staff
 from tests.finance.test_reconciliation import kinds, sql, statement, tamper
 from tests.wallets.payments import Gateway, approve, deposited, verified, won
-from wallets import tax
 from wallets.models import Entry, ReconciliationReport, Withdrawal, WithdrawalReview
 from wallets.reconciliation import reconcile_run
 from wallets.roles import APPROVER, OPERATOR
 from wallets.services.proposals import proposal_decide
 from wallets.services.withdrawals import withdrawal_review_propose
+from wallets.tax import formulas
 
 pytestmark = pytest.mark.django_db
 
@@ -64,7 +64,7 @@ def busy_books(gateway, settings):
     gateway.deposit("r1", "0.01")  # too small to carry GST
     call_command(
         "tds_year_end",
-        tax.financial_year_of(timezone.now()).label,
+        formulas.financial_year_of(timezone.now()).label,
         as_of=timezone.now().isoformat(),
     )
     return {"paid": paid, "waiting": waiting}
@@ -88,7 +88,7 @@ def test_the_checks_sql_rounds_gst_like_the_one_rule(paise, rate_hundredths):
         cursor.execute(
             "SELECT round(%s::numeric * %s::numeric / (100 + %s::numeric), 2)", [amount, rate, rate]
         )
-        assert cursor.fetchone()[0] == tax.gst_split(amount, rate_percent=rate).gst
+        assert cursor.fetchone()[0] == formulas.gst_split(amount, rate_percent=rate).gst
 
 
 def test_gst_moved_to_the_deposit_bucket(busy_books):

@@ -12,9 +12,9 @@ from django.urls import reverse
 
 from tests.builders import funded_player, points_game, staff
 from tournaments.errors import TermsInvalid
+from tournaments.games.services.games import game_open
+from tournaments.games.services.templates import template_change_propose
 from tournaments.models import MONEY_TERMS, GameTemplate, TemplateChange
-from tournaments.services.games import game_open
-from tournaments.services.templates import template_change_propose
 from wallets.errors import PermissionRefused, ProposalInvalid, SelfApproval
 from wallets.roles import OPERATOR, roles_ensure
 from wallets.services.proposals import proposal_decide
@@ -207,7 +207,7 @@ def test_templates_are_added_by_superusers_only(operator, superuser, db):
 
 
 def test_every_field_of_a_template_is_classified_money_or_cosmetic():
-    from tournaments.field_classes import FieldClasses
+    from tournaments.games.field_classes import FieldClasses
     from tournaments.models import TEMPLATE_FIELDS
 
     assert TEMPLATE_FIELDS.unclassified(GameTemplate) == []
@@ -230,7 +230,7 @@ def test_every_field_of_a_template_is_classified_money_or_cosmetic():
 def test_an_operator_alone_changes_no_term_in_the_admin(operator, played, game_server):
     """An operator cannot edit `rules` (which could make the next open hold ₹4,000 in escrow
     instead of ₹160, 80 points at ₹2), nor the bonus cap or the slug, directly."""
-    from tournaments.services.templates import money_terms
+    from tournaments.games.services.templates import money_terms
 
     template = played.template
     other = GameTemplate.objects.create(

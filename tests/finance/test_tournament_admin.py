@@ -19,8 +19,8 @@ from tests.builders import funded_player
 from tests.tournaments.tournament_builders import pnl_books, scheduled, tournament_file
 from tournaments.errors import TermsInvalid
 from tournaments.models import NewTournament, Tournament, TournamentChange
-from tournaments.services.tournament_entries import registration_create
-from tournaments.services.tournament_setup import tournament_fields_checked
+from tournaments.tournaments.services.entries import registration_create
+from tournaments.tournaments.services.setup import tournament_fields_checked
 from wallets.models import Entry, Transfer
 
 PNL = "admin:tournaments_tournament_pnl"

@@ -8,8 +8,8 @@ from rummy_ledger.api.keys import api_client_create
 from tests.builders import funded_player
 from tests.tournaments.tournament_builders import scheduled
 from tournaments.models import Tournament, TournamentChange
-from tournaments.services import tournament_entries as entries
-from tournaments.services.tournament_terms_changes import tournament_change_propose
+from tournaments.tournaments.services import entries
+from tournaments.tournaments.services.terms_changes import tournament_change_propose
 from wallets.errors import PermissionRefused, ProposalInvalid
 from wallets.services.proposals import proposal_decide
 

@@ -12,8 +12,8 @@ import requests
 
 from tests.builders import LOSER_22, WINNER, HttpApi, funded_player, res, template
 from tests.tournaments.worker import private_queue
+from tournaments.games.services.settlement import deal_settle
 from tournaments.models import Deal
-from tournaments.services.settlement import deal_settle
 from wallets.reconciliation.runner import reconcile_run
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.timeout(60)]

@@ -9,8 +9,8 @@ import pytest
 from django.db import InterfaceError, OperationalError
 
 from tests.builders import make_api, points_game
+from tournaments.games.services import settlement
 from tournaments.models import Deal
-from tournaments.services import settlement
 from tournaments.tasks import settle_deal
 
 

@@ -51,7 +51,7 @@ def test_a_valid_hand_posted_as_lost_scores_two_not_zero():
         ("auto_play", LOSER, "auto_play", 80),
         # A valid hand is a second valid declaration, whatever was posted (S0: 2 points).
         # (Settlement never shows the engine the cards of a drop, timeout, leaving or auto-play:
-        # those pay their fixed price, tournaments/formats/thirteen_card.py says why.)
+        # those pay their fixed price, tournaments/games/formats/thirteen_card.py says why.)
         ("lost", VALID, "valid_second", 2),
         ("wrong_show", VALID, "valid_second", 2),
         ("first_drop", VALID, "valid_second", 2),

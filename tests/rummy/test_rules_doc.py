@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from tournaments import payouts
-from tournaments.formats import DEALS, Table, game_terms
+from tournaments.games.formats import DEALS, Table, game_terms
 from tournaments.rummy import PRESETS, can_rejoin, classify_group, rejoin_score, score_result
 from tournaments.rummy.rummy500 import score_hand
 

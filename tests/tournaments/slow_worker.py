@@ -15,7 +15,7 @@ def main() -> None:
     seconds = float(sys.argv[1])
     django.setup()
     from rummy_ledger.celery import app
-    from tournaments.services import escrow
+    from tournaments.games.services import escrow
 
     post = escrow.transfers_post  # what `release_post` calls: the settlement's one posting
 

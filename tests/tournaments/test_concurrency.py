@@ -10,8 +10,8 @@ from tests.builders import template as make_template
 from tests.concurrency import run_in_threads
 from tests.tournaments.worker import private_queue
 from tests.wallets.invariants import ledger_violations
+from tournaments.games.services import settlement
 from tournaments.models import Deal, Game
-from tournaments.services import settlement
 from tournaments.tasks import sweep_unsettled
 from wallets.models import Transfer
 

@@ -1,4 +1,4 @@
-"""The flat reading of a deal's body (tournaments.api.deal_input) against DRF's DealIn: on any
+"""The flat reading of a deal's body (tournaments.games.api.deal_input) against DRF's DealIn: on any
 body it accepts, DealIn accepts it too and reads the very same data; what it does not accept,
 DealIn judges (and words the 400). Pure: no database."""
 
@@ -10,8 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.builders import LOSER_22, WINNER
-from tournaments.api.deal_input import deal_in
-from tournaments.api.serializers import DealIn
+from tournaments.games.api.deal_input import deal_in
+from tournaments.games.api.serializers import DealIn
 
 # Mostly valid values, so that many bodies are accepted and compared.
 CARDS = st.sampled_from(

@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 from tests.builders import LOSER_22, WILD, WINNER
 from tests.rummy.test_properties import groupings, wilds
 from tournaments.errors import DealRejected, TermsInvalid
-from tournaments.formats import FORMATS, Table, format_of, game_terms
-from tournaments.formats.thirteen_card import LEFT_WITHOUT_SHOW
+from tournaments.games.formats import FORMATS, Table, format_of, game_terms
+from tournaments.games.formats.thirteen_card import LEFT_WITHOUT_SHOW
 from tournaments.rummy import PRESETS, card_names, evaluate_declaration
 
 S1_FOUR_WAY = [  # S1 at 4 players deals 3 decks: 9S three times is an honest deal
@@ -257,7 +257,7 @@ def test_settled_points_deals_keep_the_cap_and_valid_hands_pay_at_most_two(data,
         _, _, groups = data.draw(groupings(rules))
         shows = outcome == "lost" or data.draw(st.booleans())
         results.append(r(f"p{n}", outcome, [card_names(g) for g in groups] if shows else None))
-    # what settlement runs (tournaments.services.settlement._score)
+    # what settlement runs (tournaments.games.services.settlement._score)
     score = format_of("points").score_deal(t, wild, results)
     seats = [Seat(x["player"]) for x in results]
     collected = t.stake * len(seats)

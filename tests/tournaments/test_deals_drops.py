@@ -9,8 +9,8 @@ from hypothesis import strategies as st
 from tests.builders import WINNER
 from tests.tournaments.test_deal_rules import check, r, refused, terms
 from tournaments.errors import TermsInvalid
+from tournaments.games.terms import GameTerms
 from tournaments.rummy import PRESETS, RuleSet, RuleSetError
-from tournaments.terms import GameTerms
 
 DROPS = {"first_drop": 20, "middle_drop": 40}
 

@@ -15,8 +15,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.builders import LOSER_22, WINNER, Server, funded_player, res, template
+from tournaments.games.services import intake
 from tournaments.models import Deal, Game
-from tournaments.services import intake
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

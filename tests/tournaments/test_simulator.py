@@ -9,7 +9,7 @@ from djmoney.money import Money
 from rummy_ledger.api.keys import api_client_create
 from rummy_ledger.dev.demo.simulator import Http, Simulator
 from tests.wallets.invariants import ledger_violations
-from tournaments.formats import format_of, game_terms
+from tournaments.games.formats import format_of, game_terms
 from tournaments.models import Game
 from wallets.models import CASH, CHIPS
 from wallets.services.deposits import chips_grant, deposit_register

@@ -2,8 +2,8 @@ import pytest
 
 from tests.builders import LOSER_50, WINNER, books_balance_for, funded_player, res, template
 from tests.wallets.invariants import ledger_violations
+from tournaments.games.services.settlement import deal_settle
 from tournaments.models import Deal, Game
-from tournaments.services.settlement import deal_settle
 
 pytestmark = pytest.mark.django_db
 

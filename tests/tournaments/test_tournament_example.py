@@ -15,8 +15,7 @@ from django.utils import timezone
 from rummy_ledger.api.keys import api_client_create
 from tests.builders import funded_player
 from tournaments.models import Registration, Tournament
-from tournaments.services import tournament_entries as entries
-from tournaments.services import tournament_rounds as rounds
+from tournaments.tournaments.services import entries, rounds
 
 pytestmark = pytest.mark.django_db
 DOC = Path(__file__).resolve().parents[2] / "docs" / "tournaments.md"

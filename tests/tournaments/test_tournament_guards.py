@@ -9,7 +9,7 @@ from rummy_ledger.api.keys import api_client_create
 from tests.builders import funded_player
 from tests.tournaments.tournament_builders import scheduled
 from tournaments.models import Registration
-from tournaments.services import tournament_entries as entries
+from tournaments.tournaments.services import entries
 from wallets.errors import ClientCapReached
 
 pytestmark = pytest.mark.django_db

@@ -12,8 +12,7 @@ from rummy_ledger.api.keys import api_client_create
 from tests.builders import funded_player
 from tests.tournaments.tournament_builders import scheduled
 from tournaments.models import Registration, Tournament
-from tournaments.services import tournament_entries as entries
-from tournaments.services import tournament_rounds as rounds
+from tournaments.tournaments.services import entries, rounds
 from wallets.models import Discrepancy, Transfer
 from wallets.reconciliation.runner import reconcile_run
 

@@ -13,7 +13,7 @@ from tests.builders import funded_player, make_api
 from tests.tournaments.tournament_builders import scheduled
 from tests.wallets.wind_down import wind_down_approved
 from tournaments.models import Tournament
-from tournaments.services.tournament_entries import registration_create
+from tournaments.tournaments.services.entries import registration_create
 from wallets.models import Withdrawal
 
 pytestmark = pytest.mark.django_db

@@ -15,7 +15,7 @@ from django.utils import timezone
 from rummy_ledger.api.keys import api_client_create
 from tests.builders import make_api
 from tournaments.models import Tournament
-from tournaments.services.tournament_setup import tournament_create, tournament_fields_checked
+from tournaments.tournaments.services.setup import tournament_create, tournament_fields_checked
 
 
 def tournament_file(**overrides) -> dict:
@@ -106,8 +106,7 @@ def pnl_books(client) -> None:
     prizes ₹500); `chips-free`, a chips freeroll with a 1,000-chip guarantee, finished; and
     `monday-50`, two entries of ₹50, cancelled (refunds ₹100)."""
     from tests.builders import funded_player
-    from tournaments.services import tournament_entries as entries
-    from tournaments.services import tournament_rounds as rounds
+    from tournaments.tournaments.services import entries, rounds
 
     scheduled()
     for p in ("ana", "bo", "cy", "di", "ed"):

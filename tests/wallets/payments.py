@@ -17,11 +17,11 @@ from wallets.models import CASH, Player, Transfer, Withdrawal, WithdrawalReview
 from wallets.roles import APPROVER, OPERATOR
 from wallets.services.accounts import platform_accounts, player_accounts
 from wallets.services.deposits import deposit_register
-from wallets.services.gst_rates import gst_rate_now
 from wallets.services.kyc import kyc_report
 from wallets.services.players import player_get_or_create
 from wallets.services.proposals import proposal_decide
 from wallets.services.withdrawals import withdrawal_review_propose
+from wallets.tax.gst_rates import gst_rate_now
 
 _pans = itertools.count(1)
 _keys = itertools.count(1)

@@ -13,11 +13,11 @@ from tests.finance.test_reconciliation import kinds, tamper
 from wallets.errors import AmountOverLimit, BalanceOutOfRange
 from wallets.models import CASH, Entry, ReconciliationReport, Transfer
 from wallets.reconciliation import reconcile_run
-from wallets.reconciliation.ledger import _is_prime, random_prime
+from wallets.reconciliation.entries import _is_prime, random_prime
 from wallets.services.deposits import deposit_register
-from wallets.services.gst_rates import gst_rate_now
-from wallets.services.ledger import Leg, transfer_post
-from wallets.tax import gst_split
+from wallets.services.transfers import Leg, transfer_post
+from wallets.tax.formulas import gst_split
+from wallets.tax.gst_rates import gst_rate_now
 
 pytestmark = pytest.mark.django_db
 

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from rest_framework import serializers
 
 from wallets.api.serializers import AmountField, LimitField
-from wallets.money import amount_pattern
+from wallets.money.parsing import amount_pattern
 
 # Strings near the edge: digits with a point, one to three decimals, leading zeros, and a few
 # characters the server must refuse.

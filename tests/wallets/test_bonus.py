@@ -22,9 +22,8 @@ from tests.builders import (
 )
 from tests.wallets.invariants import ledger_violations
 from tests.wallets.payments import verified
+from tournaments.games.queries import game_transfer_ids
 from tournaments.models import Game
-from tournaments.queries import game_transfer_ids
-from wallets import tax
 from wallets.errors import AlreadyDecided, ProposalInvalid
 from wallets.models import (
     CASH,
@@ -40,10 +39,11 @@ from wallets.roles import APPROVER, OPERATOR
 from wallets.services.accounts import platform_accounts
 from wallets.services.adjustments import adjustment_propose
 from wallets.services.bonuses import bonus_grant_propose
-from wallets.services.ledger import balance
 from wallets.services.proposals import proposal_decide
 from wallets.services.reversals import reversal_propose
+from wallets.services.transfers import balance
 from wallets.tasks import bonus_expiry
+from wallets.tax import formulas
 
 pytestmark = pytest.mark.django_db
 
@@ -296,7 +296,7 @@ def test_bonus_never_counts_as_a_deposit_for_tds(gateway, settings):
     gateway.deposit("a", "1000.00")
     bonus_granted("a", "100.00")
 
-    label = tax.financial_year_of(timezone.now()).label
+    label = formulas.financial_year_of(timezone.now()).label
     fy = gateway.api.get(f"/api/v1/players/a/tax/{label}")
 
     assert fy.status_code == 200, fy.json()

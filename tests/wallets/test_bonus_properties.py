@@ -13,15 +13,15 @@ from hypothesis import strategies as st
 
 from tests.builders import bonus_granted, funded_player, make_api, template
 from tests.wallets.invariants import ledger_violations
+from tournaments.games.services.games import game_cancel, game_open
+from tournaments.games.services.intake import deal_store
+from tournaments.games.services.settlement import deal_settle
 from tournaments.payouts import bonus_cap, charge_by_bucket
-from tournaments.services.games import game_cancel, game_open
-from tournaments.services.intake import deal_store
-from tournaments.services.settlement import deal_settle
 from wallets.errors import InsufficientFunds
 from wallets.models import Account, BonusLot
 from wallets.services.accounts import platform_accounts
 from wallets.services.bonuses import bonus_expire
-from wallets.services.ledger import balance
+from wallets.services.transfers import balance
 
 paise = st.decimals(min_value=Decimal("0.01"), max_value=Decimal("5000"), places=2)
 percent = st.decimals(min_value=Decimal(0), max_value=Decimal(100), places=2)

@@ -15,7 +15,7 @@ from tests.wallets.invariants import ledger_violations
 from wallets.errors import InsufficientFunds, LedgerBusy
 from wallets.models import CASH, Account, Transfer
 from wallets.services.accounts import platform_accounts
-from wallets.services.ledger import Leg, balance, transfer_post
+from wallets.services.transfers import Leg, balance, transfer_post
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -10,7 +10,7 @@ from djmoney.money import Money
 
 from tests.builders import funded_player, move
 from wallets.models import CASH, Entry, Transfer
-from wallets.services.ledger import balance
+from wallets.services.transfers import balance
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

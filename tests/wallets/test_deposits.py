@@ -11,8 +11,8 @@ from rummy_ledger.api.models import ApiClient
 from tests.wallets.invariants import ledger_violations
 from wallets.models import CASH, Entry, GatewayDeposit, Player, Transfer
 from wallets.services.accounts import platform_accounts, player_accounts
-from wallets.services.ledger import Leg, transfer_post
 from wallets.services.players import player_get_or_create
+from wallets.services.transfers import Leg, transfer_post
 
 pytestmark = pytest.mark.django_db
 

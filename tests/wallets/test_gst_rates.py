@@ -3,7 +3,7 @@ one in force at the instant it is recorded, in IST), each deposit keeping its ow
 adding a future rate through maker-checker, and history the database will not let anyone edit.
 
 The clock is frozen by replacing the ledger's clock the rate is read from
-(`wallets.services.gst_rates.ledger_now`); deposits go through real HTTP to a live server."""
+(`wallets.tax.gst_rates.ledger_now`); deposits go through real HTTP to a live server."""
 
 import re
 from datetime import date, datetime, timedelta
@@ -17,15 +17,15 @@ from rummy_ledger.api.keys import api_client_create
 from rummy_ledger.dev.demo.simulator import Http
 from tests.builders import staff
 from tests.wallets.invariants import ledger_violations
-from wallets import selectors, tax
+from wallets import selectors
 from wallets.errors import ProposalInvalid, SelfApproval
 from wallets.models import DepositGst, GstRate, GstRateProposal, ProposalStatus
 from wallets.reconciliation import reconcile_run
 from wallets.roles import APPROVER, OPERATOR
-from wallets.services import gst_rates
 from wallets.services.proposals import proposal_decide
+from wallets.tax import formulas, gst_rates
 
-IST = tax.INDIA
+IST = formulas.INDIA
 LAST_SECOND_AT_28 = datetime(2025, 9, 21, 23, 59, 59, tzinfo=IST)
 
 
@@ -110,7 +110,7 @@ def test_the_gst_report_and_reconciliation_are_per_rate(live_server, clock):
     )
     sql("RESET session_replication_role")
 
-    start, end = tax.month_span(2025, 9)
+    start, end = formulas.month_span(2025, 9)
     lines = [
         (m.month, m.rate, m.deposits, m.amount, m.gst, m.net)
         for m in selectors.gst_months(start=start, end=end)
@@ -255,7 +255,7 @@ def test_the_docs_deposit_figures_are_those_of_the_rate_in_force(db):
     readme = (Path(__file__).resolve().parents[2] / "docs" / "money-and-tax.md").read_text()
     found = re.search(r"at (\d+) % ₹([\d,]+) → ₹([\d.]+) credited \+ ₹([\d.]+) GST", readme)
     rate, amount, credited, gst = found.groups()
-    split = tax.gst_split(Decimal(amount.replace(",", "")), rate_percent=Decimal(rate))
+    split = formulas.gst_split(Decimal(amount.replace(",", "")), rate_percent=Decimal(rate))
 
     assert Decimal(rate) == gst_rates.gst_rate_now()
     assert (split.credited, split.gst) == (Decimal(credited), Decimal(gst))

@@ -16,9 +16,9 @@ from wallets.errors import (
     UnknownAccount,
 )
 from wallets.models import CASH, CHIPS, Account, Entry, Transfer
-from wallets.money import MoneyError
+from wallets.money.parsing import MoneyError
 from wallets.services.accounts import platform_accounts
-from wallets.services.ledger import (
+from wallets.services.transfers import (
     Leg,
     Posted,
     TransferRequest,

@@ -13,8 +13,8 @@ from tests.wallets.invariants import ledger_violations
 from wallets.errors import InsufficientFunds
 from wallets.models import CASH, Account
 from wallets.services.accounts import platform_accounts, player_accounts
-from wallets.services.ledger import Leg, transfer_post
 from wallets.services.players import player_get_or_create
+from wallets.services.transfers import Leg, transfer_post
 
 amounts = st.decimals(min_value=Decimal("0.01"), max_value=Decimal("300"), places=2)
 operation = st.tuples(st.integers(0, 5), st.integers(0, 5), amounts, amounts)

@@ -16,13 +16,13 @@ from hypothesis import strategies as st
 from tests.builders import staff
 from tests.wallets.invariants import ledger_violations
 from tests.wallets.payments import approve, deposited, lost, percent, verified, won
-from wallets import tax
 from wallets.models import CASH, TdsYearEnd, Withdrawal
 from wallets.roles import APPROVER, OPERATOR
 from wallets.services.accounts import player_accounts
 from wallets.services.players import player_get_or_create
-from wallets.services.tax import tds_year_end
 from wallets.services.withdrawals import withdrawal_failed, withdrawal_request
+from wallets.tax import formulas
+from wallets.tax.tds import tds_year_end
 
 pytestmark = pytest.mark.django_db
 
@@ -109,7 +109,7 @@ def test_a_year_through_the_services(finance, year_ops):
     # the year end: closing = deposit + winnings now (pending withdrawals are counted as such)
     taxed_before = counted()[1]
     real_end = real()
-    fy = tax.financial_year_of(timezone.now())
+    fy = formulas.financial_year_of(timezone.now())
     tds_year_end(fy=fy, as_of=timezone.now())
     end = TdsYearEnd.objects.filter(player=player, fy=fy.label).first()
     end_taxed = end.net_winnings if end and end.tds else D(0)

@@ -1,7 +1,7 @@
-"""The PL/pgSQL is frozen per migration (wallets/sql.py), in each app that has some (the ledger,
-the games' deal intake, the API layer's key claim): a fresh database migrated step by step runs,
-after each migration, exactly the newest file of each function at or before its app's step, and
-the test database runs the newest files. A migration loading today's file at an old step, or a
+"""The PL/pgSQL is frozen per migration (wallets/models/sql.py), in each app that has some (the
+ledger, the games' deal intake, the API layer's key claim): a fresh database migrated step by step
+runs, after each migration, exactly the newest file of each function at or before its app's step,
+and the test database runs the newest files. A migration loading today's file at an old step, or a
 shipped file edited, fails here."""
 
 import importlib
@@ -13,7 +13,7 @@ from django.db import connection, connections
 from django.db.migrations.executor import MigrationExecutor
 from django.db.migrations.state import ProjectState
 
-from wallets import sql
+from wallets.models import sql
 
 ROOT = Path(__file__).resolve().parents[2]
 FOLDERS = {  # app label -> where its frozen files live

@@ -1,4 +1,4 @@
-"""The pure tax formulas (wallets.tax): GST split, TDS under Rule 133, financial years."""
+"""The pure tax formulas (wallets.tax.formulas): GST split, TDS under Rule 133, financial years."""
 
 from datetime import datetime
 from decimal import Decimal
@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tests.builders import deposit_for_credit
-from wallets import tax
+from wallets.tax import formulas
 
 D = Decimal
 paise = st.integers(min_value=1, max_value=10**9).map(lambda n: D(n) / 100)
@@ -29,13 +29,13 @@ rates = st.integers(min_value=0, max_value=9999).map(lambda n: D(n) / 100)
     ],
 )
 def test_gst_split_of_the_rules_examples(amount, rate, credited, gst):
-    split = tax.gst_split(D(amount), rate_percent=D(rate))
+    split = formulas.gst_split(D(amount), rate_percent=D(rate))
     assert (split.credited, split.gst) == (D(credited), D(gst))
 
 
 @given(paise, rates)
 def test_gst_parts_add_up_and_round_half_up(amount, rate):
-    split = tax.gst_split(amount, rate_percent=rate)
+    split = formulas.gst_split(amount, rate_percent=rate)
     assert split.gst + split.credited == amount
     exact = amount * rate / (100 + rate)
     assert abs(split.gst - exact) <= D("0.005")
@@ -45,35 +45,35 @@ def test_gst_parts_add_up_and_round_half_up(amount, rate):
 @given(paise, rates)
 def test_deposit_for_credit_credits_exactly_and_is_the_smallest(credited, rate):
     amount = deposit_for_credit(credited, rate_percent=rate)
-    assert tax.gst_split(amount, rate_percent=rate).credited == credited
+    assert formulas.gst_split(amount, rate_percent=rate).credited == credited
     if amount > D("0.01"):
-        assert tax.gst_split(amount - D("0.01"), rate_percent=rate).credited < credited
+        assert formulas.gst_split(amount - D("0.01"), rate_percent=rate).credited < credited
 
 
 @pytest.mark.parametrize("bad", [D(0), D("-1.00"), D("1.001")])
 def test_gst_split_refuses_what_is_not_a_deposit(bad):
-    with pytest.raises(tax.TaxError):
-        tax.gst_split(bad, rate_percent=D(40))
+    with pytest.raises(formulas.TaxError):
+        formulas.gst_split(bad, rate_percent=D(40))
 
 
 @pytest.mark.parametrize("bad", [D(-1), D(100), D("40.001")])
 def test_gst_split_refuses_what_is_not_a_rate(bad):
-    with pytest.raises(tax.TaxError):
-        tax.gst_split(D(100), rate_percent=bad)
+    with pytest.raises(formulas.TaxError):
+        formulas.gst_split(D(100), rate_percent=bad)
 
 
 def test_financial_year_runs_april_to_march_in_india():
-    fy = tax.financial_year("2026-27")
-    assert fy.start == datetime(2026, 4, 1, tzinfo=tax.INDIA)
-    assert fy.end == datetime(2027, 4, 1, tzinfo=tax.INDIA)
+    fy = formulas.financial_year("2026-27")
+    assert fy.start == datetime(2026, 4, 1, tzinfo=formulas.INDIA)
+    assert fy.end == datetime(2027, 4, 1, tzinfo=formulas.INDIA)
     assert fy.previous().label == "2025-26"
     # 31 March 2027 18:29 UTC is 23:59 IST: still 2026-27; 18:30 UTC is 1 April IST
     utc = datetime.fromisoformat
-    assert tax.financial_year_of(utc("2027-03-31T18:29:59+00:00")).label == "2026-27"
-    assert tax.financial_year_of(utc("2027-03-31T18:30:00+00:00")).label == "2027-28"
-    assert tax.financial_year("2000-01").start == datetime(2000, 4, 1, tzinfo=tax.INDIA)
-    assert tax.financial_year("2098-99").end == datetime(2099, 4, 1, tzinfo=tax.INDIA)
-    assert fy.quarter(4) == (datetime(2027, 1, 1, tzinfo=tax.INDIA), fy.end)
+    assert formulas.financial_year_of(utc("2027-03-31T18:29:59+00:00")).label == "2026-27"
+    assert formulas.financial_year_of(utc("2027-03-31T18:30:00+00:00")).label == "2027-28"
+    assert formulas.financial_year("2000-01").start == datetime(2000, 4, 1, tzinfo=formulas.INDIA)
+    assert formulas.financial_year("2098-99").end == datetime(2099, 4, 1, tzinfo=formulas.INDIA)
+    assert fy.quarter(4) == (datetime(2027, 1, 1, tzinfo=formulas.INDIA), fy.end)
 
 
 # years outside 2000-2098 (9999-00 crashed on year 10000; 1900-01 answered with a
@@ -84,12 +84,12 @@ FY_REFUSED = ["9999-00", "0000-01", "0001-02", "1900-01", "1999-00", "2099-00", 
 
 @pytest.mark.parametrize("label", ["2026-28", "2026", "26-27", "", "2026-2027", *FY_REFUSED])
 def test_financial_year_labels_are_checked(label):
-    with pytest.raises(tax.TaxError):
-        tax.financial_year(label)
+    with pytest.raises(formulas.TaxError):
+        formulas.financial_year(label)
 
 
 def withdraw(amount, before=0, deposits=7000, opening=3000, taxed=0, threshold=0):
-    return tax.tds_at_withdrawal(
+    return formulas.tds_at_withdrawal(
         amount=D(amount),
         withdrawn_before=D(before),
         deposits=D(deposits),
@@ -132,7 +132,7 @@ def test_tds_never_exceeds_the_amount_withdrawn():
 
 
 def test_year_end_taxes_what_is_left():
-    due = tax.tds_at_year_end(
+    due = formulas.tds_at_year_end(
         withdrawals=D(12000),
         closing=D(1500),
         deposits=D(7000),

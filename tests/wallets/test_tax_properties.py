@@ -1,4 +1,4 @@
-"""Rule 133 over a whole year, as properties of the pure formulas (wallets.tax): a player's
+"""Rule 133 over a whole year, as properties of the pure formulas (wallets.tax.formulas): a player's
 random year of deposits, wins, losses, withdrawals (some failing) and the year end.
 
 What holds, and what does not:
@@ -18,7 +18,7 @@ from decimal import Decimal
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from wallets import tax
+from wallets.tax import formulas
 
 D = Decimal
 RATE = D(30)
@@ -83,7 +83,7 @@ def test_a_year_of_withdrawals_never_taxes_money_not_won_and_meets_at_year_end(o
             amount = share(value, year.winnings)
             if amount <= 0:
                 continue
-            due = tax.tds_at_withdrawal(
+            due = formulas.tds_at_withdrawal(
                 amount=amount,
                 withdrawn_before=year.withdrawn,
                 deposits=year.deposits,
@@ -101,7 +101,7 @@ def test_a_year_of_withdrawals_never_taxes_money_not_won_and_meets_at_year_end(o
             year.winnings += amount
 
     taxed_before = year.taxed
-    end = tax.tds_at_year_end(
+    end = formulas.tds_at_year_end(
         withdrawals=year.withdrawn,
         closing=year.deposit + year.winnings,
         deposits=year.deposits,

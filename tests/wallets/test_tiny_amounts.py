@@ -12,8 +12,8 @@ from django.utils import timezone
 
 from tests.builders import HttpApi
 from tests.wallets.payments import verified, won
-from wallets import tax
 from wallets.models import TdsYearEnd, Withdrawal
+from wallets.tax import formulas
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -33,7 +33,7 @@ def gateway(live_server):
 def test_a_withdrawal_whose_tds_rounds_to_nothing_is_not_counted_as_taxed(gateway):
     verified("w1")
     won("w1", "0.03")
-    fy = tax.financial_year_of(timezone.now()).label
+    fy = formulas.financial_year_of(timezone.now()).label
 
     first = gateway("POST", "players/w1/withdrawals", {"amount": "0.01", "reference": "wd-1"})
     position = gateway("GET", f"players/w1/tax/{fy}")

@@ -20,15 +20,15 @@ from rummy_ledger.api.models import ApiClient
 from tests.builders import make_api, staff
 from tests.wallets.invariants import ledger_violations
 from tests.wallets.payments import approve, deposited, lost, percent, verified, won
-from wallets import tax
 from wallets.models import CASH, TdsYearEnd, WindDown, WindDownLine, Withdrawal
 from wallets.roles import APPROVER, OPERATOR
 from wallets.services.accounts import player_accounts
 from wallets.services.players import player_get_or_create
 from wallets.services.proposals import proposal_decide
-from wallets.services.tax import tds_year_end
 from wallets.services.wind_down import wind_down_propose, wind_down_run
 from wallets.services.withdrawals import withdrawal_paid, withdrawal_request
+from wallets.tax import formulas
+from wallets.tax.tds import tds_year_end
 
 pytestmark = pytest.mark.django_db
 
@@ -121,7 +121,7 @@ def one_year(world, ops, taken, kyc, settings) -> None:
         event(f"held: {line.held_reason}")
     # and after the year end (withheld from what is held) the year's TDS is 30 % of its net
     # winnings, to the half-paisa per TDS amount
-    fy = tax.financial_year_of(timezone.now())
+    fy = formulas.financial_year_of(timezone.now())
     tds_year_end(fy=fy, as_of=timezone.now())
     paid = Withdrawal.objects.filter(player=player, status__in=Withdrawal.COUNTED)
     sums = paid.aggregate(w=Sum("amount"), t=Sum("tds"))

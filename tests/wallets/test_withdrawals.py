@@ -11,7 +11,6 @@ from djmoney.money import Money
 from tests.builders import make_api, staff, template
 from tests.wallets.invariants import ledger_violations
 from tests.wallets.payments import Gateway, a_pan, approve, backdate, lost, verified, won
-from wallets import tax
 from wallets.errors import (
     AlreadyDecided,
     KycRequired,
@@ -22,9 +21,10 @@ from wallets.errors import (
 from wallets.models import Entry, Player, Transfer, Withdrawal, WithdrawalReview
 from wallets.roles import APPROVER, OPERATOR
 from wallets.services.adjustments import adjustment_propose
-from wallets.services.ledger import ledger_now
 from wallets.services.proposals import proposal_decide
+from wallets.services.transfers import ledger_now
 from wallets.services.withdrawals import withdrawal_review_propose
+from wallets.tax import formulas
 
 pytestmark = pytest.mark.django_db
 
@@ -53,7 +53,7 @@ def a_winner(player="w1", winnings="2000.00"):
 
 def test_rules_worked_example_over_rest(gateway, finance):
     # given: 3,000 at the start of the financial year, then 7,000 credited by deposits
-    fy = tax.financial_year_of(ledger_now())
+    fy = formulas.financial_year_of(ledger_now())
     backdate(fy.start - timedelta(days=3), transfers=[won("w1", "3000.00")])
     assert gateway.deposit("w1", "9800.00").json()["credited"] == "7000.00"
     lost("w1", "7000.00")  # the deposits played ...
@@ -127,7 +127,7 @@ def test_paid_is_final_and_idempotent(gateway, finance):
 
 def test_failed_returns_the_whole_amount_and_the_tds_exactly(gateway, finance):
     a_winner()
-    fy = tax.financial_year_of(ledger_now()).label
+    fy = formulas.financial_year_of(ledger_now()).label
     w = approve(gateway.withdraw("w1", "1000.00").json()["withdrawal_id"], *finance)
     assert (w.tds.amount, platform("tds_payable")) == (D("300.00"), D("300.00"))
     before_tax = gateway.tax("w1", fy).json()

@@ -12,16 +12,16 @@ from django.utils import timezone
 from tests.builders import move
 from tests.wallets.invariants import ledger_violations
 from tests.wallets.payments import approve, backdate, deposited, lost, verified, won
-from wallets import tax
 from wallets.models import TdsYearEnd, Transfer, Withdrawal
 from wallets.services.accounts import platform_accounts, player_accounts
 from wallets.services.players import player_get_or_create
 from wallets.tasks import tds_year_end as tds_year_end_task
+from wallets.tax import formulas
 
 pytestmark = pytest.mark.django_db
 
 D = Decimal
-THIS_YEAR = tax.financial_year_of(timezone.now())
+THIS_YEAR = formulas.financial_year_of(timezone.now())
 LAST_YEAR = THIS_YEAR.previous()
 
 
@@ -162,5 +162,5 @@ def test_players_without_money_in_the_year_get_no_record(gateway):
 
 
 def test_year_end_closing_moment_is_midnight_in_india():
-    assert LAST_YEAR.end == datetime(LAST_YEAR.end.year, 4, 1, tzinfo=tax.INDIA)
+    assert LAST_YEAR.end == datetime(LAST_YEAR.end.year, 4, 1, tzinfo=formulas.INDIA)
     assert LAST_YEAR.end.utcoffset() == timedelta(hours=5, minutes=30)

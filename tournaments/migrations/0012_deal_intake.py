@@ -1,11 +1,12 @@
 """`deal_intake_store`: a posted deal stored in one statement (one round trip per write
-on the hot paths). The SQL is frozen beside this migration (wallets/sql.py explains the rule)."""
+on the hot paths). The SQL is frozen beside this migration (wallets/models/sql.py explains the
+rule)."""
 
 from pathlib import Path
 
 from django.db import migrations
 
-from wallets import sql
+from wallets.models import sql
 
 UNDO = (
     "DROP FUNCTION IF EXISTS deal_intake_store("

@@ -1,4 +1,4 @@
-"""Finance staff's admin for the ledger, by area: `ledger` (players, accounts, transfers,
+"""Finance staff's admin for the ledger, by area: `accounts` (players, accounts, transfers,
 entries: read-only), `proposals` (adjustments and reversals, and the `ProposalAdmin` every
 maker-checker page uses), `payments` (the withdrawal queue and its reviews, KYC, TDS year ends,
 the tax reports), `protection` (bonus grants and lots, deposit limits and self-exclusion:
@@ -6,13 +6,14 @@ read-only but the grants), `reconciliation` (reports, gateway statements), `flow
 one-way-flow report), `gst` (GST rates by date and the proposals adding one), `wind_down`
 (closing the real-money book), `clients` (API keys: superusers only). `base` holds the shared
 pieces (money columns, search, page-wide loading, the 403 page), `paging` the paginator of big
-tables."""
+tables. The finance home page is `dashboard` (built from what the apps register), the reports it
+lists `reports`, and what a search term names `search`."""
 
 from wallets.admin import (
+    accounts,
     clients,
     flows,
     gst,
-    ledger,
     payments,
     proposals,
     protection,
@@ -21,10 +22,10 @@ from wallets.admin import (
 )
 
 __all__ = [
+    "accounts",
     "clients",
     "flows",
     "gst",
-    "ledger",
     "payments",
     "proposals",
     "protection",

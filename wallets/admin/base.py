@@ -1,8 +1,8 @@
 """Shared pieces of the finance staff's admin pages (wallets and tournaments).
 
-- Money is shown through `wallets.formatting` only (`money_display`): `₹1,23,456.78`,
+- Money is shown through `wallets.money.formatting` only (`money_display`): `₹1,23,456.78`,
   `1,234 chips`, never `2230625.00 INR`, `CHP0.00` or `None`. Times come from the admin's own
-  display, set to `2026-11-23 14:05:09 IST` (rummy_ledger/formats), or `|ist` in templates.
+  display, set to `2026-11-23 14:05:09 IST` (rummy_ledger/date_formats), or `|ist` in templates.
 - A list that needs more than its own rows (a balance summed from entries, the players of a
   transfer) loads it once for the page shown (`PageExtras`), never once per row.
 - A refused page is the admin's own page, with the reason (`permission_denied`).
@@ -24,7 +24,7 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.html import format_html
 
-from wallets.formatting import money
+from wallets.money.formatting import money
 
 
 class ReadOnlyAdmin(admin.ModelAdmin):
@@ -64,7 +64,7 @@ class ReadOnlyInline(admin.TabularInline):
 
 class TermSearch:
     """A ModelAdmin mixin: the search box filters by what the term names (`search(queryset,
-    term)`: ids and exact references resolved by index look-ups, `wallets.search`), never with
+    term)`: ids and exact references resolved by index look-ups, `wallets.admin.search`), never with
     Django's `icontains` across joined fields, which scans a big table whole."""
 
     def search(self, queryset, term: str):
@@ -155,7 +155,8 @@ def link(obj, label=None):
 
 
 def named_link(named) -> str:
-    """A `wallets.search.Named` (what a reference is called), linked to its page if it has one."""
+    """A `wallets.admin.search.Named` (what a reference is called), linked to its page if it
+    has one."""
     if not named.url:
         return named.label
     return format_html('<a href="{}">{}</a>', named.url, named.label)

@@ -1,5 +1,5 @@
 """GST rates by date: the rates (read-only: history is never edited) and the maker-checker
-proposals that add a future one (`wallets.services.gst_rates`)."""
+proposals that add a future one (`wallets.tax.gst_rates`)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from django.contrib import admin
 from wallets.admin.base import NoDeleteAdmin, ReadOnlyAdmin, percent_display
 from wallets.admin.proposals import ProposalAdmin, ProposalForm
 from wallets.models import GstRate, GstRateProposal
-from wallets.services import gst_rates
+from wallets.tax import gst_rates
 
 
 @admin.register(GstRate)

@@ -15,11 +15,10 @@ from django.urls import path, reverse
 from django.utils.html import format_html
 
 from rummy_ledger.errors import DomainError
-from wallets import selectors, tax
+from wallets import selectors
 from wallets.admin.base import ReadOnlyAdmin, link, money_display, money_html
 from wallets.admin.proposals import ProposalAdmin
 from wallets.admin.tax_reports import tax_report_urls
-from wallets.formatting import money
 from wallets.models import (
     CASH,
     KycRecord,
@@ -29,9 +28,11 @@ from wallets.models import (
     Withdrawal,
     WithdrawalReview,
 )
+from wallets.money.formatting import money
 from wallets.services.flows import flagged_pairs_of
-from wallets.services.tax import TaxPosition, tax_positions
 from wallets.services.withdrawals import withdrawal_review_propose
+from wallets.tax import formulas
+from wallets.tax.tds import TaxPosition, tax_positions
 
 TAX_POSITION = "tax position (FY of the request)"
 
@@ -55,11 +56,11 @@ def positions_of(withdrawals: Iterable[Withdrawal]) -> dict[int, TaxPosition]:
     queries per year shown, however many rows."""
     by_year: dict[str, list[Withdrawal]] = {}
     for w in withdrawals:
-        by_year.setdefault(tax.financial_year_of(w.requested_at).label, []).append(w)
+        by_year.setdefault(formulas.financial_year_of(w.requested_at).label, []).append(w)
     found: dict[int, TaxPosition] = {}
     for label, rows in by_year.items():
         positions = tax_positions(
-            player_ids=[w.player_id for w in rows], fy=tax.financial_year(label)
+            player_ids=[w.player_id for w in rows], fy=formulas.financial_year(label)
         )
         found.update({w.pk: positions[w.player_id] for w in rows})
     return found

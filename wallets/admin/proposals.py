@@ -26,7 +26,7 @@ from django.utils.safestring import mark_safe
 from djmoney.money import Money
 
 from rummy_ledger.errors import DomainError
-from wallets import search
+from wallets.admin import search
 from wallets.admin.base import (
     NoDeleteAdmin,
     ReadOnlyAdmin,

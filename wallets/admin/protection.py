@@ -16,8 +16,8 @@ from djmoney.money import Money
 
 from wallets.admin.base import NoDeleteAdmin, ReadOnlyAdmin, ReadOnlyInline, link, money_display
 from wallets.admin.proposals import ProposalAdmin, ProposalForm
-from wallets.formatting import ist, money
 from wallets.models import CASH, BonusGrant, BonusLot, ProtectionChange
+from wallets.money.formatting import ist, money
 from wallets.services.bonuses import bonus_grant_propose
 from wallets.services.protection import PERMANENT, protection_of
 

@@ -10,8 +10,8 @@ from django.http import HttpRequest, HttpResponseRedirect
 from django.urls import path, reverse
 
 from rummy_ledger.errors import DomainError
-from wallets.regions import REGIONS
 from wallets.services import real_money
+from wallets.services.regions import REGIONS
 
 PERMISSION = "wallets.set_player_region"
 

@@ -14,11 +14,12 @@ from django.template.response import TemplateResponse
 from django.urls import path
 from django.utils import timezone
 
-from wallets import selectors, tax
+from wallets import selectors
 from wallets.admin.base import csv_response
-from wallets.amounts import amount_text
 from wallets.models import Player
-from wallets.services.tax import TaxPosition, tax_positions
+from wallets.money.amounts import amount_text
+from wallets.tax import formulas
+from wallets.tax.tds import TaxPosition, tax_positions
 
 
 def tax_report_urls(model_admin: ModelAdmin) -> list:
@@ -38,8 +39,8 @@ class FinancialYearField(forms.CharField):
 
     def clean(self, value):
         try:  # exactly the label, as the API takes it: nothing around it
-            return tax.financial_year(super().clean(value))
-        except tax.TaxError as exc:
+            return formulas.financial_year(super().clean(value))
+        except formulas.TaxError as exc:
             raise forms.ValidationError(str(exc)) from exc
 
 
@@ -81,8 +82,8 @@ class MonthsForm(forms.Form):
             if data["end"] < data["start"]:
                 raise forms.ValidationError("The last month comes before the first.")
             try:
-                tax.months_checked(data["start"], data["end"])
-            except tax.TaxError as exc:
+                formulas.months_checked(data["start"], data["end"])
+            except formulas.TaxError as exc:
                 raise forms.ValidationError(str(exc)) from exc
         return data
 
@@ -150,7 +151,7 @@ def tds_view(model_admin: ModelAdmin, request: HttpRequest):
                   x.reference, amount_text(x.amount_paid), amount_text(x.net_winnings),
                   amount_text(x.tds)] for x in lines),
             )  # fmt: skip
-    total = sum((x.tds for x in lines or []), tax.ZERO)
+    total = sum((x.tds for x in lines or []), formulas.ZERO)
     return _report(
         model_admin,
         request,
@@ -170,8 +171,8 @@ def gst_view(model_admin: ModelAdmin, request: HttpRequest):
     months = None
     if form.is_valid():
         first, last = form.cleaned_data["start"], form.cleaned_data["end"]
-        start = tax.month_span(first.year, first.month)[0]
-        end = tax.month_span(last.year, last.month)[1]
+        start = formulas.month_span(first.year, first.month)[0]
+        end = formulas.month_span(last.year, last.month)[1]
         months = selectors.gst_months(start=start, end=end)
         if request.GET.get("format") == "csv":
             return csv_response(

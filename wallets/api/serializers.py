@@ -1,6 +1,6 @@
 """The wallet endpoints' input serializers (strict: unknown fields refused) and their answers:
 each `*Out` documents one answer, each `*_out` function builds it from what the services
-returned, as the games' endpoints do (`tournaments.api.serializers`)."""
+returned, as the games' endpoints do (`tournaments.games.api.serializers`)."""
 
 from __future__ import annotations
 
@@ -19,16 +19,17 @@ from rummy_ledger.api.fields import (
     StrictIntegerField,
     StrictSerializer,
 )
-from wallets import regions, selectors
-from wallets.amounts import amount_text
+from wallets import selectors
 from wallets.models import CASH, KycRecord, Player, Withdrawal
-from wallets.money import MoneyError, amount_pattern, parse_amount
+from wallets.money.amounts import amount_text
+from wallets.money.parsing import MoneyError, amount_pattern, parse_amount
+from wallets.services import regions
 from wallets.services.deposits import Deposit
 from wallets.services.kyc import PAN_INPUT
 from wallets.services.protection import Protection
 from wallets.services.real_money import REGION_PATTERN
-from wallets.services.tax import TaxPosition
-from wallets.tax import FinancialYear
+from wallets.tax.formulas import FinancialYear
+from wallets.tax.tds import TaxPosition
 
 # A gateway's reference: visible ASCII (no spaces, no control characters), as it prints on the
 # gateway's statement.
@@ -46,8 +47,8 @@ REFERENCE_PATTERN = r"[!-~]{1,100}"
     }
 )
 class AmountField(serializers.Field):
-    """A positive INR amount given as a decimal string (`wallets.money.parse_amount`), at most
-    the ledger's per-transfer maximum; every other form is refused, naming the field."""
+    """A positive INR amount given as a decimal string (`wallets.money.parsing.parse_amount`), at
+    most the ledger's per-transfer maximum; every other form is refused, naming the field."""
 
     default_error_messages = {
         "positive": "The amount must be greater than zero.",

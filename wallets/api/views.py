@@ -9,13 +9,14 @@ from rest_framework.response import Response
 from rummy_ledger.api.idempotency import IDEMPOTENCY_HEADER_OPTIONAL, idempotent
 from rummy_ledger.api.schema import error_codes
 from rummy_ledger.api.views import ScopedView, valid_data
-from wallets import selectors, tax
+from wallets import selectors
 from wallets.api import serializers as s
 from wallets.errors import FinancialYearInvalid
 from wallets.errors import WalletErrorCode as W
 from wallets.services import kyc, protection, real_money, withdrawals
 from wallets.services.deposits import deposit_register
-from wallets.services.tax import tax_position
+from wallets.tax import formulas
+from wallets.tax.tds import tax_position
 
 # The refusals each operation's services can answer (beyond what any request can: see
 # rummy_ledger.api.schema); a posting may also find its balance beyond what a column holds (422).
@@ -203,7 +204,7 @@ class WithdrawalFailedView(WithdrawalResultView):
 
 # The financial years the statement answers for (`tax.FY_FIRST_YEARS`, else 400
 # financial_year_invalid), in OpenAPI as an exact pattern: a schema-valid year is answered.
-FY_LABELS = [f"{y}-{(y + 1) % 100:02}" for y in tax.FY_FIRST_YEARS]
+FY_LABELS = [f"{y}-{(y + 1) % 100:02}" for y in formulas.FY_FIRST_YEARS]
 FY_PARAMETER = OpenApiParameter(
     "fy",
     {
@@ -227,8 +228,8 @@ class TaxStatementView(PaymentsView):
     def get(self, request, player_id: str, fy: str):
         player = selectors.player_by_external_id(player_id)
         try:
-            year = tax.financial_year(fy)
-        except tax.TaxError as exc:
+            year = formulas.financial_year(fy)
+        except formulas.TaxError as exc:
             raise FinancialYearInvalid(str(exc), details={"fy": fy}) from exc
         position = tax_position(player=player, fy=year)
         return Response(s.tax_statement_out(player, year, position))

@@ -12,7 +12,7 @@ import django.contrib.postgres.indexes
 import django.db.models.deletion
 from django.db import migrations, models
 
-from wallets import sql
+from wallets.models import sql
 
 MOVE_REVERSAL_TRANSFERS = """
 INSERT INTO wallets_reversaltransfer (reversal_id, transfer_id, role)

@@ -3,7 +3,7 @@ depends on table statistics); installs its own version, 0006_guards.pg.sql."""
 
 from django.db import migrations
 
-from wallets import sql
+from wallets.models import sql
 
 
 class Migration(migrations.Migration):

@@ -4,7 +4,7 @@ migration's version, 0007_post_batch.pg.sql, installed."""
 
 from django.db import migrations
 
-from wallets import sql
+from wallets.models import sql
 
 OLD_SIGNATURE = """
 DROP FUNCTION IF EXISTS ledger_post_batch(

@@ -3,7 +3,7 @@
 from django.db import migrations, models
 from django.utils import timezone
 
-# Frozen here: the migration must not change with wallets/regions.py.
+# Frozen here: the migration must not change with wallets/services/regions.py.
 CURRENT = {
     "AP", "AR", "AS", "BR", "CG", "GA", "GJ", "HP", "HR", "JH", "KA", "KL", "MH", "ML", "MN",
     "MP", "MZ", "NL", "OD", "PB", "RJ", "SK", "TN", "TR", "TS", "UK", "UP", "WB",

@@ -4,12 +4,12 @@ import django.db.models.deletion
 from django.conf import settings
 from django.db import migrations, models
 
-from wallets import sql
+from wallets.models import sql
 
 
 def seed_rates(apps, schema_editor):
-    """The rates in force so far (`wallets.gst_history`, with their sources)."""
-    from wallets import gst_history
+    """The rates in force so far (`wallets.tax.gst_history`, with their sources)."""
+    from wallets.tax import gst_history
 
     GstRate = apps.get_model("wallets", "GstRate")
     for effective_from, rate, source in gst_history.RATES:

@@ -5,7 +5,7 @@ look-up by account, and each entry paid for both."""
 
 from django.db import migrations, models
 
-from wallets import sql
+from wallets.models import sql
 
 
 class Migration(migrations.Migration):

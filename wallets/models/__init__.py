@@ -7,6 +7,17 @@ players are whose: the clients themselves are `rummy_ledger.api.models.ApiClient
 
 from wallets.models.bonus import BonusGrant, BonusLot, BonusSpend
 from wallets.models.clients import ClientEscrowTake, ClientPairing, PlayerClient
+from wallets.models.double_entry import (
+    BUCKET_CURRENCY,
+    CASH,
+    CHIPS,
+    PLATFORM_CURRENCY,
+    Account,
+    Bucket,
+    Entry,
+    PlatformAccount,
+    Transfer,
+)
 from wallets.models.finance import (
     Adjustment,
     Discrepancy,
@@ -20,17 +31,6 @@ from wallets.models.finance import (
 )
 from wallets.models.flows import FlaggedPair, FlowReport
 from wallets.models.gst import DepositGst, GstRate, GstRateProposal
-from wallets.models.ledger import (
-    BUCKET_CURRENCY,
-    CASH,
-    CHIPS,
-    PLATFORM_CURRENCY,
-    Account,
-    Bucket,
-    Entry,
-    PlatformAccount,
-    Transfer,
-)
 from wallets.models.payments import GatewayDeposit, TdsYearEnd, Withdrawal, WithdrawalReview
 from wallets.models.people import KycRecord, KycStatus, Player
 from wallets.models.protection import ProtectionChange

@@ -10,8 +10,8 @@ from django.db import models
 from django.db.models import F, Q
 from djmoney.models.fields import MoneyField
 
+from wallets.models.double_entry import CASH, Transfer
 from wallets.models.finance import Proposal
-from wallets.models.ledger import CASH, Transfer
 from wallets.models.people import Player
 
 

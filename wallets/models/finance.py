@@ -10,9 +10,9 @@ from django.db import models
 from django.db.models import F, Q
 from djmoney.models.fields import MoneyField
 
-from wallets.formatting import money
-from wallets.models.ledger import CASH, Bucket, Transfer
+from wallets.models.double_entry import CASH, Bucket, Transfer
 from wallets.models.people import Player
+from wallets.money.formatting import money
 
 
 class ProposalStatus(models.TextChoices):

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from django.db import models
 
-from wallets.formatting import ist
 from wallets.models.people import Player
+from wallets.money.formatting import ist
 
 
 def _decimal(help_text: str) -> models.DecimalField:

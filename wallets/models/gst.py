@@ -10,8 +10,8 @@ in its own row (`DepositGst`, append-only), beside its immutable transfer.
 from django.db import models
 from django.db.models import Q
 
+from wallets.models.double_entry import Transfer
 from wallets.models.finance import Proposal
-from wallets.models.ledger import Transfer
 
 
 def _rate() -> models.DecimalField:
@@ -40,7 +40,7 @@ class GstRate(models.Model):
 
 class GstRateProposal(Proposal):
     """A future GST rate, proposed by one member of finance and added when another approves it,
-    before its first day (`wallets.services.gst_rates`)."""
+    before its first day (`wallets.tax.gst_rates`)."""
 
     approve_permission = "wallets.approve_gstrateproposal"
 

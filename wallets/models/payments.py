@@ -14,8 +14,8 @@ from django.db.models.functions import Now
 from djmoney.models.fields import MoneyField
 
 from rummy_ledger.api.models import ApiClient
+from wallets.models.double_entry import CASH, Transfer
 from wallets.models.finance import Proposal
-from wallets.models.ledger import CASH, Transfer
 from wallets.models.people import Player
 
 

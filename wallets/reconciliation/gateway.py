@@ -23,7 +23,7 @@ from django.db import transaction
 from wallets import references
 from wallets.errors import StatementInvalid
 from wallets.models import CASH, GatewayStatement, GatewayStatementLine, PlatformAccount
-from wallets.money import PAISA
+from wallets.money.parsing import PAISA
 from wallets.reconciliation.discrepancies import INSERT
 
 KINDS = {

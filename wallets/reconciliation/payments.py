@@ -5,9 +5,9 @@ rows '_platform'), not from a second sum over their entries.
 
 - GST: every deposit from the first one that carried GST on has its own record of the rate it
   was taxed at, and exactly rate/(100 + rate) of its amount in GST payable, as recorded
-  (`wallets.tax`'s rule; PostgreSQL's `round(numeric, 2)` rounds half away from zero, which is
-  half up for these positive amounts: a test holds the two to one another); GST payable holds
-  exactly the sum of those deposits' recorded GST, less that of reversed ones (the totals per
+  (`wallets.tax.formulas`'s rule; PostgreSQL's `round(numeric, 2)` rounds half away from zero,
+  which is half up for these positive amounts: a test holds the two to one another); GST payable
+  holds exactly the sum of those deposits' recorded GST, less that of reversed ones (the totals per
   rate are in the discrepancy's details).
 - TDS: TDS payable holds exactly the TDS of the withdrawals that are approved or paid plus what
   the year ends withheld (a failed withdrawal's TDS went back with its reversal; a rejected one
@@ -61,8 +61,8 @@ SELECT t.id, t.reference, t.created_at, -e.amount AS amount,
  WHERE e.account_id = %(clearing)s
 """
 
-# A deposit's GST is rate/(100 + rate) of it at its own rate, rounded like `wallets.tax`; one
-# without a record of its rate, from the first one recorded with GST on, is a discrepancy too.
+# A deposit's GST is rate/(100 + rate) of it at its own rate, rounded like `wallets.tax.formulas`;
+# one without a record of its rate, from the first one recorded with GST on, is a discrepancy too.
 _GST = (
     INSERT
     + """

@@ -19,7 +19,7 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from wallets.models import ReconciliationReport
-from wallets.reconciliation import bonus, gateway, ledger, payments
+from wallets.reconciliation import bonus, entries, gateway, payments
 
 log = logging.getLogger(__name__)
 
@@ -37,12 +37,12 @@ class Check:
 CHECKS: list[Check] = [
     Check(
         "balances, currencies and totals (one pass over the entries)",
-        ledger.entry_pass,
-        ledger.ENTRY_PASS_KINDS,
+        entries.entry_pass,
+        entries.ENTRY_PASS_KINDS,
     ),
     Check(
         "transfers sum to zero",
-        ledger.unbalanced_transfer,
+        entries.unbalanced_transfer,
         {"unbalanced_transfer": "transfer does not sum to zero"},
     ),
     Check("gateway statement", gateway.gateway_statement, gateway.KINDS),

@@ -8,7 +8,6 @@ from djmoney.money import Money
 
 from wallets import references
 from wallets.errors import InsufficientFunds, ProposalInvalid
-from wallets.formatting import money
 from wallets.models import (
     BUCKET_CURRENCY,
     Account,
@@ -18,10 +17,11 @@ from wallets.models import (
     Player,
     Transfer,
 )
-from wallets.money import money_checked
+from wallets.money.formatting import money
+from wallets.money.parsing import money_checked
 from wallets.services.accounts import platform_accounts
-from wallets.services.ledger import Leg, TransferRequest, transfers_post
 from wallets.services.proposals import permission_required, reason_required
+from wallets.services.transfers import Leg, TransferRequest, transfers_post
 
 
 def adjustment_checked(*, player: Player, bucket: str, direction: str, amount: Money) -> Money:

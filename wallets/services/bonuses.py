@@ -42,11 +42,11 @@ from wallets.models import (
     Player,
     Transfer,
 )
-from wallets.money import money_checked
+from wallets.money.parsing import money_checked
 from wallets.services.accounts import platform_accounts, player_accounts
-from wallets.services.ledger import ZERO, Leg, Posted, transfer_post
 from wallets.services.proposals import permission_required, reason_required
 from wallets.services.real_money import without_real_money
+from wallets.services.transfers import ZERO, Leg, Posted, transfer_post
 
 
 @transaction.atomic

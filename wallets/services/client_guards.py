@@ -23,9 +23,9 @@ from django.db.models import Sum
 from django.utils import timezone
 
 from rummy_ledger.api.models import ApiClient
-from wallets.amounts import amount_text
 from wallets.errors import ClientCapReached, PlayerNotPaired
 from wallets.models import CASH, ClientEscrowTake, ClientPairing, Player, PlayerClient
+from wallets.money.amounts import amount_text
 
 CAP_WINDOW = timedelta(hours=1)
 

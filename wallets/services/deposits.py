@@ -1,8 +1,8 @@
 """Money in from outside: payment-gateway deposits (GST-inclusive), practice chips.
 
 A deposit is one transfer: gateway clearing -amount, the deposit bucket +credited, GST payable
-+gst (`wallets.tax.gst_split`: rate/(100 + rate) of the amount, the parts add up to it exactly,
-at the rate in force when it is recorded: `wallets.services.gst_rates`), and its own record of
++gst (`wallets.tax.formulas.gst_split`: rate/(100 + rate) of the amount, the parts add up to it
+exactly, at the rate in force when it is recorded: `wallets.tax.gst_rates`), and its own record of
 that rate (`DepositGst`). With the GST cashback setting at "bonus", the GST amount is credited
 again as bonus (`bonus_grant`). A player's first deposit brings the sign-up bonus
 (`bonus_signup`), after every check a deposit passes: real money open to the player, no
@@ -23,10 +23,8 @@ from django.db import IntegrityError, transaction
 from djmoney.money import Money
 
 from rummy_ledger.api.models import ApiClient
-from wallets import references, tax
-from wallets.amounts import amount_text
+from wallets import references
 from wallets.errors import DepositBelowMinimum, IdempotencyConflict
-from wallets.formatting import money
 from wallets.models import (
     Account,
     BonusLot,
@@ -38,15 +36,18 @@ from wallets.models import (
     Player,
     Transfer,
 )
+from wallets.money.amounts import amount_text
+from wallets.money.formatting import money
 from wallets.services.accounts import platform_accounts, player_accounts
 from wallets.services.bonuses import bonus_grant, bonus_signup
 from wallets.services.client_guards import player_client_link
-from wallets.services.gst_rates import gst_rate_now
-from wallets.services.ledger import Leg, Posted, transfer_post
 from wallets.services.players import player_get_or_create, player_lock
 from wallets.services.protection import deposit_allowed
 from wallets.services.real_money import real_money_check, region_report
+from wallets.services.transfers import Leg, Posted, transfer_post
 from wallets.services.wind_down import deposits_refused_check
+from wallets.tax import formulas
+from wallets.tax.gst_rates import gst_rate_now
 
 CASHBACK_OFF, CASHBACK_BONUS = "off", "bonus"
 
@@ -88,7 +89,7 @@ def deposit_register(
         )
     _deposit_checks(player=player, amount=amount, region=region, changed_by=changed_by)
     rate = gst_rate_now()
-    split = tax.gst_split(amount.amount, rate_percent=rate)
+    split = formulas.gst_split(amount.amount, rate_percent=rate)
     deposit = player_accounts(player=player)[Bucket.DEPOSIT]
     posted = _deposit_post(
         deposit=deposit, amount=amount, split=split, rate=rate, reference=reference, key=key
@@ -133,7 +134,13 @@ def _deposit_checks(*, player: Player, amount: Money, region: str, changed_by: s
 
 
 def _deposit_post(
-    *, deposit: Account, amount: Money, split: tax.GstSplit, rate: Decimal, reference: str, key: str
+    *,
+    deposit: Account,
+    amount: Money,
+    split: formulas.GstSplit,
+    rate: Decimal,
+    reference: str,
+    key: str,
 ) -> Posted:
     """The deposit's transfer (gateway clearing to the deposit bucket and GST payable) and, when
     it is new, its record of the GST rate."""
@@ -221,7 +228,7 @@ def _as_stored(stored: Transfer, *, player: Player, amount: Money, reference: st
         raise _reference_used(reference)
     gst = by_code.get(platform[PlatformAccount.GST_PAYABLE].pk, Decimal("0.00"))
     record = DepositGst.objects.filter(transfer=stored).first()
-    rate = record.rate_percent if record is not None else tax.ZERO  # recorded before GST
+    rate = record.rate_percent if record is not None else formulas.ZERO  # recorded before GST
     return Deposit(stored.pk, False, paid, gst, credited, rate)
 
 

@@ -25,8 +25,8 @@ from django.db import transaction
 from django.db.models import Q, QuerySet
 from django.utils import timezone
 
-from wallets.amounts import amount_text
 from wallets.models import FlaggedPair, FlowReport, Player
+from wallets.money.amounts import amount_text
 
 HUNDRED = Decimal(100)
 

@@ -10,10 +10,11 @@ posts once, and only the first decision is recorded.
 
 This module is the engine (register a kind, decide, who may); every kind of proposal is a
 concrete `Proposal` that lives with its subject and is registered with what its approval (and,
-where it does anything, its rejection) does (`proposal_kind_register`) from its app's
-AppConfig.ready(): adjustments (`services/adjustments.py`), reversals (`services/reversals.py`),
-bonus grants (`services/bonuses.py`), withdrawal reviews (`services/withdrawals.py`), a game
-template's money terms (tournaments), so this module names no kind's model. After a decision,
+where it does anything, its rejection) does (a `ProposalKind`, registered as `proposal_kinds`
+through `rummy_ledger/plugins.py`) from its app's AppConfig.ready(): adjustments
+(`services/adjustments.py`), reversals (`services/reversals.py`), bonus grants
+(`services/bonuses.py`), withdrawal reviews (`services/withdrawals.py`), a game template's money
+terms (tournaments), so this module names no kind's model. After a decision,
 `wallets.signals.proposal_decided` tells whoever listens (a game reversed as a whole says so),
 in the same transaction.
 """
@@ -21,6 +22,7 @@ in the same transaction.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
@@ -28,23 +30,30 @@ from django.utils import timezone
 
 from wallets import signals
 from wallets.errors import AlreadyDecided, PermissionRefused, ProposalInvalid, SelfApproval
-from wallets.formatting import ist
 from wallets.models import Proposal, ProposalStatus
+from wallets.money.formatting import ist
 
 ApproveAction = Callable[[Proposal], None]
 _ON_APPROVE: dict[type[Proposal], ApproveAction] = {}
 _ON_REJECT: dict[type[Proposal], ApproveAction] = {}
 
 
-def proposal_kind_register(
-    model: type[Proposal], *, on_approve: ApproveAction, on_reject: ApproveAction | None = None
-) -> None:
-    """Make `model` decidable: `on_approve(proposal)` does what approving it does (post the money,
+@dataclass(frozen=True)
+class ProposalKind:
+    """A decidable model: `on_approve(proposal)` does what approving it does (post the money,
     apply the terms) inside the decision's transaction, and raises a `DomainError` to refuse;
     `on_reject`, when given, what rejecting it does besides recording it."""
-    _ON_APPROVE[model] = on_approve
-    if on_reject is not None:
-        _ON_REJECT[model] = on_reject
+
+    model: type[Proposal]
+    on_approve: ApproveAction
+    on_reject: ApproveAction | None = None
+
+
+def proposal_kind_register(kind: ProposalKind) -> None:
+    """Offered as `proposal_kinds` (`rummy_ledger/plugins.py`)."""
+    _ON_APPROVE[kind.model] = kind.on_approve
+    if kind.on_reject is not None:
+        _ON_REJECT[kind.model] = kind.on_reject
 
 
 def proposal_kinds() -> list[type[Proposal]]:

@@ -22,9 +22,9 @@ from django.db import transaction
 from django.db.models import Sum
 from django.utils import timezone
 
-from wallets.amounts import amount_text
 from wallets.errors import DepositLimitReached, SelfExcluded
 from wallets.models import Account, Bucket, Entry, Player, ProtectionChange, Transfer
+from wallets.money.amounts import amount_text
 from wallets.services.players import player_lock
 
 Kind = ProtectionChange.Kind

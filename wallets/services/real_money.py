@@ -1,13 +1,14 @@
 """The real-money switch (`REAL_MONEY`: on, off or restricted) and the players' regions.
 
 `restricted` offers real money only to players whose region (an Indian state or union territory
-code, `wallets.regions`, from KYC or a deposit) is known and not in `REAL_MONEY_BLOCKED_REGIONS`:
-where the law may forbid it, an unknown region fails closed. A player's region is the most
-restrictive one reported: a report of an open region never replaces a blocked one (finance can,
-in admin), and a report of a blocked region is kept even when the request that carried it is
-refused. Every change is a `ProtectionChange` row. When real money is unavailable to a player, no
-cash game opens with them and they cannot deposit; withdrawals, wallet reads and chips games
-always work, and games already open settle normally. Nobody's balance is touched.
+code, `wallets.services.regions`, from KYC or a deposit) is known and not in
+`REAL_MONEY_BLOCKED_REGIONS`: where the law may forbid it, an unknown region fails closed. A
+player's region is the most restrictive one reported: a report of an open region never replaces a
+blocked one (finance can, in admin), and a report of a blocked region is kept even when the request
+that carried it is refused. Every change is a `ProtectionChange` row. When real money is
+unavailable to a player, no cash game opens with them and they cannot deposit; withdrawals, wallet
+reads and chips games always work, and games already open settle normally. Nobody's balance is
+touched.
 """
 
 from __future__ import annotations
@@ -22,8 +23,8 @@ from django.utils import timezone
 
 from wallets.errors import PermissionRefused, RealMoneyUnavailable, RegionInvalid
 from wallets.models import Player, ProtectionChange
-from wallets.regions import ALIASES, UnknownRegion, region_current
 from wallets.services.players import player_lock
+from wallets.services.regions import ALIASES, UnknownRegion, region_current
 
 ON, OFF, RESTRICTED = "on", "off", "restricted"
 REGION_PATTERN = r"[A-Z]{2}"  # ISO 3166-2:IN subdivision code without the IN- prefix

@@ -17,12 +17,12 @@ from decimal import Decimal
 
 from djmoney.money import Money
 
-from wallets import tax
-from wallets.amounts import amount_text
 from wallets.errors import InsufficientFunds, KycRequired
 from wallets.models import CASH, Account, Bucket, KycStatus, Player, Withdrawal
-from wallets.services.ledger import Leg
+from wallets.money.amounts import amount_text
 from wallets.services.real_money import real_money_for
+from wallets.services.transfers import Leg
+from wallets.tax import formulas
 
 
 def winnings_only(player: Player) -> bool:
@@ -47,7 +47,7 @@ def withdrawal_sources(*, player: Player, accounts: dict[str, Account], amount: 
     if winnings_only(player):
         if amount > winnings:
             raise short(winnings, amount, buckets=(Bucket.WINNINGS,))
-        return Sources(amount, tax.ZERO)
+        return Sources(amount, formulas.ZERO)
     deposit = accounts[Bucket.DEPOSIT].balance.amount
     if amount > winnings + deposit:
         raise short(winnings + deposit, amount, buckets=(Bucket.WINNINGS, Bucket.DEPOSIT))

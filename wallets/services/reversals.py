@@ -21,8 +21,8 @@ from wallets.models import (
     Transfer,
 )
 from wallets.services.bonuses import bonus_follow_reversal
-from wallets.services.ledger import Leg, TransferRequest, transfers_post
 from wallets.services.proposals import permission_required, reason_required
+from wallets.services.transfers import Leg, TransferRequest, transfers_post
 
 
 @transaction.atomic

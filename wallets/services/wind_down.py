@@ -39,8 +39,6 @@ from django.utils import timezone
 
 from rummy_ledger.api.models import ApiClient
 from rummy_ledger.errors import DomainError
-from wallets import tax
-from wallets.amounts import amount_text
 from wallets.errors import LedgerBusy, ProposalInvalid, RealMoneyUnavailable
 from wallets.models import (
     Account,
@@ -52,15 +50,17 @@ from wallets.models import (
     WindDown,
     WindDownLine,
 )
+from wallets.money.amounts import amount_text
 from wallets.services.accounts import platform_accounts
 from wallets.services.bonuses import bonus_expire
-from wallets.services.ledger import ledger_now
 from wallets.services.proposals import permission_required, reason_required
 from wallets.services.real_money import OFF
-from wallets.services.tax import tax_positions
+from wallets.services.transfers import ledger_now
 from wallets.services.wind_down_refunds import IN_FLIGHT, Outcome, refundable, refunds_issue
+from wallets.tax import formulas
+from wallets.tax.tds import tax_positions
 
-ZERO = tax.ZERO
+ZERO = formulas.ZERO
 Held = WindDownLine.Held
 CHUNK = 500  # players refunded in one transaction (`refunds_issue`) unless a run says
 
@@ -307,8 +307,8 @@ def _candidates(wind_down: WindDown) -> list[int]:
     return sorted(ids)
 
 
-def _this_year() -> tax.FinancialYear:
-    return tax.financial_year_of(ledger_now())
+def _this_year() -> formulas.FinancialYear:
+    return formulas.financial_year_of(ledger_now())
 
 
 REPORT_HEADER = [

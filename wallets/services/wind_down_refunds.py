@@ -19,7 +19,6 @@ from django.db import transaction
 from djmoney.money import Money
 
 from rummy_ledger.api.models import ApiClient
-from wallets import tax
 from wallets.models import (
     CASH,
     Account,
@@ -31,12 +30,13 @@ from wallets.models import (
     Withdrawal,
 )
 from wallets.services.accounts import players_accounts
-from wallets.services.ledger import ledger_now
 from wallets.services.players import players_lock
-from wallets.services.tax import TaxPosition, tax_positions
+from wallets.services.transfers import ledger_now
 from wallets.services.withdrawals import withdrawal_new, withdrawals_issue_approved
+from wallets.tax import formulas
+from wallets.tax.tds import TaxPosition, tax_positions
 
-ZERO = tax.ZERO
+ZERO = formulas.ZERO
 Held = WindDownLine.Held
 IN_FLIGHT = (Withdrawal.Status.REQUESTED, Withdrawal.Status.APPROVED)
 PREFIX = "wind-down-"
@@ -133,7 +133,7 @@ def _history(*, wind_down: WindDown, ids: list[int]) -> _History:
     refunds: dict[int, dict[str, Withdrawal]] = {pk: {} for pk in ids}
     for w in Withdrawal.objects.filter(player_id__in=ids, reference__startswith=PREFIX):
         refunds[w.player_id][w.reference] = w
-    positions = tax_positions(player_ids=ids, fy=tax.financial_year_of(ledger_now()))
+    positions = tax_positions(player_ids=ids, fy=formulas.financial_year_of(ledger_now()))
     approved_before = set(
         Withdrawal.objects.filter(
             player_id__in=ids, status__in=[Withdrawal.Status.APPROVED, Withdrawal.Status.PAID]

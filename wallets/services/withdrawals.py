@@ -33,7 +33,7 @@ from django.utils import timezone
 from djmoney.money import Money
 
 from rummy_ledger.api.models import ApiClient
-from wallets import references, tax
+from wallets import references
 from wallets.errors import (
     IdempotencyConflict,
     InsufficientFunds,
@@ -54,16 +54,17 @@ from wallets.models import (
 )
 from wallets.services import refunds
 from wallets.services.accounts import platform_accounts, player_accounts
-from wallets.services.ledger import (
+from wallets.services.players import player_lock
+from wallets.services.proposals import permission_required, reason_required
+from wallets.services.transfers import (
     Leg,
     TransferRequest,
     ledger_now,
     transfer_reverse,
     transfers_post,
 )
-from wallets.services.players import player_lock
-from wallets.services.proposals import permission_required, reason_required
-from wallets.services.tax import TaxPosition, tax_position, tds_rate
+from wallets.tax import formulas
+from wallets.tax.tds import TaxPosition, tax_position, tds_rate
 
 Status = Withdrawal.Status
 
@@ -93,7 +94,7 @@ def withdrawal_request(
         reference=reference,
         amount=amount,
         accounts=accounts,
-        position=tax_position(player=player, fy=tax.financial_year_of(ledger_now())),
+        position=tax_position(player=player, fy=formulas.financial_year_of(ledger_now())),
         first=first,
     )
     try:
@@ -131,7 +132,7 @@ def withdrawal_new(
     133 from the player's `position` in the year, the PAN checked where one is needed. `first`:
     the player has no approved or paid withdrawal (it waits for finance)."""
     sources = refunds.withdrawal_sources(player=player, accounts=accounts, amount=amount.amount)
-    due = tax.tds_at_withdrawal(
+    due = formulas.tds_at_withdrawal(
         amount=amount.amount,
         withdrawn_before=position.withdrawals,
         deposits=position.deposits,

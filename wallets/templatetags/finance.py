@@ -1,16 +1,17 @@
-"""`{% load finance %}`: the template side of `wallets.formatting`, and the reports list.
+"""`{% load finance %}`: the template side of `wallets.money.formatting`, and the reports list.
 
 {{ entry.amount|money }}          a Money: ₹1,23,456.78 or 1,234 chips
 {{ row.fee|money:row.currency }}  a bare Decimal and its currency code
 {{ entry.created_at|ist }}        2026-11-23 14:05:09 IST
 {{ count|number }}                12,34,567 (a count, grouped the same way)
-{% finance_reports as reports %}  [(report, url)] the user may open (wallets.reports)
-{% finance_dashboard as sections %}  [(section, [line])] of the home page (wallets.dashboard)
+{% finance_reports as reports %}  [(report, url)] the user may open (wallets.admin.reports)
+{% finance_dashboard as sections %}  [(section, [line])] of the home page (wallets.admin.dashboard)
 """
 
 from django import template
 
-from wallets import dashboard, formatting, reports
+from wallets.admin import dashboard, reports
+from wallets.money import formatting
 
 register = template.Library()
 

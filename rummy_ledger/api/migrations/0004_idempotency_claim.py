@@ -1,12 +1,12 @@
 """`idempotency_claim`: an Idempotency-Key claimed and its answer recorded in one statement
 (one round trip per write on the hot paths). The SQL is frozen beside this migration
-(wallets/sql.py explains the rule)."""
+(wallets/models/sql.py explains the rule)."""
 
 from pathlib import Path
 
 from django.db import migrations
 
-from wallets import sql
+from wallets.models import sql
 
 UNDO = (
     "DROP FUNCTION IF EXISTS idempotency_claim(bigint, text, text, integer, text, text, boolean);"

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 
 from rummy_ledger.dev.demo.simulator import Http
-from wallets.amounts import ZERO
+from wallets.money.amounts import ZERO
 
 
 @dataclass

@@ -16,7 +16,7 @@ from decimal import Decimal
 from typing import Any
 
 from rummy_ledger.dev.demo.simulator import Lobby
-from wallets.amounts import ZERO
+from wallets.money.amounts import ZERO
 
 
 @dataclass

@@ -13,7 +13,7 @@ from typing import Any
 from django.utils import timezone
 
 from tournaments.models import Tournament
-from tournaments.services.tournament_setup import tournament_create, tournament_fields_checked
+from tournaments.tournaments.services.setup import tournament_create, tournament_fields_checked
 from wallets.models import CHIPS
 
 # Each kind's fields in the file format of `create_tournament`, less slug, client and closing time.

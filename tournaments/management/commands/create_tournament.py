@@ -8,7 +8,7 @@ import json
 from django.core.management.base import BaseCommand, CommandError
 
 from tournaments.errors import TermsInvalid
-from tournaments.services.tournament_setup import tournament_create, tournament_fields_checked
+from tournaments.tournaments.services.setup import tournament_create, tournament_fields_checked
 
 
 class Command(BaseCommand):

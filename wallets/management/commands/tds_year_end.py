@@ -6,9 +6,9 @@ from datetime import datetime
 from django.core.management.base import BaseCommand, CommandError
 
 from rummy_ledger.errors import DomainError
-from wallets import tax
-from wallets.amounts import amount_text
-from wallets.services.tax import tds_year_end
+from wallets.money.amounts import amount_text
+from wallets.tax import formulas
+from wallets.tax.tds import tds_year_end
 
 
 class Command(BaseCommand):
@@ -23,12 +23,12 @@ class Command(BaseCommand):
 
     def handle(self, *args, fy: str, as_of: str | None, **options):
         try:
-            year = tax.financial_year(fy)
+            year = formulas.financial_year(fy)
             moment = None
             if as_of:
                 moment = datetime.fromisoformat(as_of)
                 if moment.tzinfo is None:
-                    moment = moment.replace(tzinfo=tax.INDIA)
+                    moment = moment.replace(tzinfo=formulas.INDIA)
             run = tds_year_end(fy=year, as_of=moment)
         except (ValueError, DomainError) as exc:  # TaxError is a ValueError
             raise CommandError(str(exc)) from exc

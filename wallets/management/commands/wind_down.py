@@ -15,7 +15,7 @@ from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
 from rummy_ledger.errors import DomainError
-from wallets.amounts import amount_text
+from wallets.money.amounts import amount_text
 from wallets.services import wind_down as service
 
 

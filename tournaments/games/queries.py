@@ -1,0 +1,344 @@
+"""The games' hot-path and report reads: plain SQL where the ORM's query building would cost
+more than the query (settlement), or where PostgreSQL does the work in one statement (the fee
+report). Settlement's one write is `tournaments/games/services/write_back.py`."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from decimal import Decimal
+
+from django.conf import settings
+from django.db import connection
+from djmoney.money import Money
+
+from tournaments.models import Deal, Game, GamePlayer, GameTemplate
+from wallets.models import CASH, Account, Entry, Player, ProtectionChange, Transfer
+from wallets.services.flows import PairFlow
+
+
+def deal_is_stored(deal_id: int) -> bool:
+    """Whether the deal still waits for settlement (most settle tasks stop here)."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT 1 FROM {Deal._meta.db_table} WHERE id = %s AND status = %s",
+            [deal_id, Deal.Status.STORED],
+        )
+        return cursor.fetchone() is not None
+
+
+def games_with_stored_deals_locked(*, exclude: Game | None, limit: int) -> list[Game]:
+    """Up to `limit` open games with stored deals, oldest deal first, whose lock is free now.
+
+    LIMIT and SKIP LOCKED sit on the same query, so two workers take two disjoint batches.
+    """
+    stored = Deal.objects.filter(status=Deal.Status.STORED).order_by("created_at")
+    if exclude is not None:
+        stored = stored.exclude(game_id=exclude.pk)
+    candidates = stored.values("game_id")[: limit * 8]  # by the partial index of stored deals
+    games = Game.objects.select_for_update(of=("self",), skip_locked=True)
+    return list(games.filter(pk__in=candidates, status=Game.Status.OPEN).order_by("pk")[:limit])
+
+
+@dataclass(frozen=True)
+class IntakeView:
+    """What a deal's checks read, as of one moment (no lock): the game (None: no such game of
+    this client), whether it has deals waiting for settlement, the deal already posted under
+    this number (hash, status, id), its seats (external id, eliminated) in seat order, and the
+    Idempotency-Key's record if there is one (request hash, status, body)."""
+
+    game_pk: int | None
+    status: str
+    terms: dict
+    deals_played: int
+    pending: bool
+    existing: tuple[str, str, int] | None
+    seats: list[tuple[str, bool]]
+    key_record: tuple[str, int, str] | None
+
+
+_INTAKE_COLUMNS = f"""g.id, g.status, g.terms, g.deals_played, coalesce(dl.pending, false),
+       dl.existing,
+       (SELECT json_agg(json_build_array(
+                   (SELECT p.external_id FROM {Player._meta.db_table} p WHERE p.id = gp.player_id),
+                   gp.eliminated) ORDER BY gp.seat)
+          FROM {GamePlayer._meta.db_table} gp WHERE gp.game_id = g.id)"""
+
+
+def _game_deals(deal_no: str) -> str:
+    """The game's deals, read by its index alone whatever the statistics say (a settlement
+    backlog must not turn the intake's read into a scan of every deal waiting): whether any
+    waits for settlement, and the one numbered `deal_no` (an SQL expression)."""
+    return f"""LEFT JOIN LATERAL (
+       SELECT bool_or(d.status = %(stored)s) AS pending,
+              (array_agg(json_build_array(d.payload_hash, d.status, d.id))
+                 FILTER (WHERE d.deal_no = {deal_no}))[1] AS existing
+         FROM {Deal._meta.db_table} d WHERE d.game_id = g.id) dl ON true"""
+
+
+_INTAKE_VIEW = f"""
+SELECT {_INTAKE_COLUMNS}, r.request_hash, r.status_code, r.body
+  FROM (SELECT 1) one
+  LEFT JOIN {Game._meta.db_table} g ON g.client_id = %(client)s AND g.game_id = %(game_id)s
+  {_game_deals("%(deal_no)s")}
+  LEFT JOIN api_idempotencyrecord r ON r.client_id = %(client)s AND r.key = %(key)s
+"""
+_INTAKE_VIEWS = f"""
+SELECT {_INTAKE_COLUMNS}, NULL, NULL, NULL
+  FROM unnest(%(game_ids)s::text[], %(deal_nos)s::integer[]) WITH ORDINALITY u(game_id, deal_no, n)
+  LEFT JOIN {Game._meta.db_table} g ON g.client_id = %(client)s AND g.game_id = u.game_id
+  {_game_deals("u.deal_no")}
+ ORDER BY u.n
+"""
+
+
+def deal_intake_view(*, client_id: int, game_id: str, deal_no: int, key: str | None) -> IntakeView:
+    """The deal intake's one read (tournaments.games.services.intake)."""
+    params = {"client": client_id, "game_id": game_id, "deal_no": deal_no, "key": key,
+              "stored": Deal.Status.STORED}  # fmt: skip
+    with connection.cursor() as cursor:
+        cursor.execute(_INTAKE_VIEW, params)
+        return _intake_view(cursor.fetchone())
+
+
+def deal_intake_views(*, client_id: int, deals: Sequence[tuple[str, int]]) -> list[IntakeView]:
+    """`deal_intake_view` of many (game id, deal number) at once, in their order (a batch's)."""
+    params = {
+        "client": client_id,
+        "game_ids": [game_id for game_id, _ in deals],
+        "deal_nos": [deal_no for _, deal_no in deals],
+        "stored": Deal.Status.STORED,
+    }
+    with connection.cursor() as cursor:
+        cursor.execute(_INTAKE_VIEWS, params)
+        return [_intake_view(row) for row in cursor.fetchall()]
+
+
+def _intake_view(row: tuple) -> IntakeView:
+    pk, status, terms, played, pending, existing, seats, r_hash, r_status, r_body = row
+    return IntakeView(
+        game_pk=pk,
+        status=status,
+        terms=_json(terms),
+        deals_played=played,
+        pending=pending,
+        existing=tuple(_json(existing)) if existing is not None else None,
+        seats=[(ext, elim) for ext, elim in _json(seats) or []],
+        key_record=(r_hash, r_status, r_body) if r_hash is not None else None,
+    )
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A player as a game's opening reads them: the row, the wallet accounts by bucket, the
+    self-exclusion values in the order set."""
+
+    player: Player
+    accounts: dict[str, Account]
+    exclusions: list[str]
+
+
+@dataclass(frozen=True)
+class OpenView:
+    """What a game's opening reads, as of one moment (no lock): the active template (None: no
+    such), the status of a game already holding the id, the registered players, the
+    Idempotency-Key's record, and the ids the game and its escrow account will have."""
+
+    template: GameTemplate | None
+    existing_status: str | None
+    players: dict[str, Candidate]
+    key_record: tuple[str, int, str] | None
+    game_pk: int
+    escrow_pk: int
+
+
+_TEMPLATE_FIELDS = GameTemplate._meta.concrete_fields
+_OPEN_VIEW = f"""
+SELECT {", ".join(f"t.{f.column}" for f in _TEMPLATE_FIELDS)},
+       (SELECT g.status FROM {Game._meta.db_table} g
+         WHERE g.client_id = %(client)s AND g.game_id = %(game_id)s),
+       (SELECT json_agg(json_build_array(p.id, p.external_id, p.region,
+           (SELECT json_agg(json_build_array(a.bucket, a.id, a.balance::text, a.balance_currency))
+              FROM {Account._meta.db_table} a WHERE a.player_id = p.id AND a.kind = %(player)s),
+           (SELECT json_agg(c.new_value ORDER BY c.id) FROM {ProtectionChange._meta.db_table} c
+             WHERE c.player_id = p.id AND c.kind = %(exclusion)s)))
+          FROM {Player._meta.db_table} p WHERE p.external_id = ANY(%(players)s)),
+       r.request_hash, r.status_code, r.body,
+       nextval(pg_get_serial_sequence('{Game._meta.db_table}', 'id')),
+       nextval(pg_get_serial_sequence('{Account._meta.db_table}', 'id'))
+  FROM (SELECT 1) one
+  LEFT JOIN {GameTemplate._meta.db_table} t ON t.slug = %(slug)s AND t.active
+  LEFT JOIN api_idempotencyrecord r ON r.client_id = %(client)s AND r.key = %(key)s
+"""
+
+
+def game_open_view(
+    *, client_id: int, game_id: str, template_slug: str, players: list[str], key: str | None
+) -> OpenView:
+    """The game opening's one read (tournaments.games.services.opening)."""
+    params = {"client": client_id, "game_id": game_id, "slug": template_slug, "players": players,
+              "key": key, "player": Account.Kind.PLAYER,
+              "exclusion": ProtectionChange.Kind.SELF_EXCLUSION}  # fmt: skip
+    with connection.cursor() as cursor:
+        cursor.execute(_OPEN_VIEW, params)
+        row = cursor.fetchone()
+    n = len(_TEMPLATE_FIELDS)
+    template = None
+    if row[0] is not None:
+        values = [
+            f.from_db_value(v, None, connection) if hasattr(f, "from_db_value") else v
+            for f, v in zip(_TEMPLATE_FIELDS, row[:n], strict=True)
+        ]
+        template = GameTemplate.from_db("default", [f.attname for f in _TEMPLATE_FIELDS], values)
+    existing, found, r_hash, r_status, r_body, game_pk, escrow_pk = row[n:]
+    candidates = {}
+    for pk, external_id, region, accounts, exclusions in _json(found) or []:
+        player = Player(id=pk, external_id=external_id, region=region)
+        candidates[external_id] = Candidate(
+            player=player,
+            accounts={
+                bucket: Account(
+                    id=account_pk,
+                    kind=Account.Kind.PLAYER,
+                    player_id=pk,
+                    bucket=bucket,
+                    balance=Money(Decimal(balance), currency),
+                )
+                for bucket, account_pk, balance, currency in accounts or []
+            },
+            exclusions=exclusions or [],
+        )
+    return OpenView(
+        template=template,
+        existing_status=existing,
+        players=candidates,
+        key_record=(r_hash, r_status, r_body) if r_hash is not None else None,
+        game_pk=game_pk,
+        escrow_pk=escrow_pk,
+    )
+
+
+def _json(value):
+    return json.loads(value) if isinstance(value, str) else value
+
+
+@dataclass(frozen=True)
+class Seating:
+    """Every seat of some games, and the wallet accounts of the players in them."""
+
+    seats: dict[int, list[GamePlayer]]  # game pk -> its seats, in seat order
+    accounts: dict[int, dict[str, int]]  # player pk -> bucket -> account id
+
+
+def seating(game_ids: Sequence[int]) -> Seating:
+    """Every seat of these games with its player, and each player's wallet account ids, in one
+    query: the settlement hot path reads nothing else about players."""
+    sql = f"""
+        SELECT gp.id, gp.game_id, gp.player_id, p.external_id, gp.seat, gp.score, gp.eliminated,
+               gp.rejoins, gp.entries, gp.contributed, gp.payout, gp.refund,
+               (SELECT array_agg(a.bucket || ':' || a.id) FROM {Account._meta.db_table} a
+                 WHERE a.player_id = gp.player_id AND a.kind = 'player')
+          FROM {GamePlayer._meta.db_table} gp JOIN {Player._meta.db_table} p ON p.id = gp.player_id
+         WHERE gp.game_id = ANY(%s) ORDER BY gp.game_id, gp.seat"""
+    seats: dict[int, list[GamePlayer]] = {pk: [] for pk in game_ids}
+    accounts: dict[int, dict[str, int]] = {}
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [list(game_ids)])
+        for row in cursor.fetchall():
+            pk, game_id, player_id, ext, seat_no, score, elim, rejoins, entries, contrib = row[:10]
+            seat = GamePlayer(
+                id=pk,
+                game_id=game_id,
+                player=Player(id=player_id, external_id=ext),
+                seat=seat_no,
+                score=score,
+                eliminated=elim,
+                rejoins=rejoins,
+                entries=entries,
+                contributed=json.loads(contrib) if isinstance(contrib, str) else contrib,
+                payout=row[10],
+                refund=row[11],
+            )
+            accounts[player_id] = {
+                bucket: int(account_id)
+                for bucket, account_id in (item.rsplit(":", 1) for item in row[12] or [])
+            }
+            seats[game_id].append(seat)
+    return Seating(seats=seats, accounts=accounts)
+
+
+def game_transfer_ids(game: Game) -> list[int]:
+    """Every transfer that moved money in or out of the game's escrow (reversals left aside)."""
+    return sorted(
+        Entry.objects.filter(account_id=game.escrow_id)
+        .exclude(transfer__kind=Transfer.Kind.REVERSAL)
+        .values_list("transfer_id", flat=True)
+        .distinct()
+    )
+
+
+FEE_REPORT_SQL = f"""
+SELECT (f.created_at AT TIME ZONE %(tz)s)::date AS day, g.format, f.amount_currency,
+       sum(f.amount) AS fee, count(DISTINCT g.id) AS games
+  FROM {Entry._meta.db_table} f
+  JOIN {Entry._meta.db_table} x ON x.transfer_id = f.transfer_id AND x.account_id <> f.account_id
+  JOIN {Game._meta.db_table} g ON g.escrow_id = x.account_id
+ WHERE f.account_id = %(fee_account)s AND f.created_at >= %(start)s AND f.created_at < %(end)s
+ GROUP BY 1, 2, 3
+ ORDER BY 1, 2, 3
+"""
+
+
+def fee_report_rows(*, fee_account_id: int, start: datetime, end: datetime) -> list[dict]:
+    """Fee earned per day (platform time zone) and format in [start, end); reversals net out."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            FEE_REPORT_SQL,
+            {"tz": settings.TIME_ZONE, "fee_account": fee_account_id, "start": start, "end": end},
+        )
+        return [
+            {"day": day, "format": fmt, "currency": cur, "fee": fee, "games": games}
+            for day, fmt, cur, fee, games in cursor.fetchall()
+        ]
+
+
+# What each seat of a finished cash game lost (paid in - refund - prize), attributed to the
+# game's prize winners in proportion to their prizes; summed per (loser, winner) pair, with
+# what went the other way. The one-way-flow report's finder (wallets.services.flows).
+_PAIR_FLOWS = """
+WITH seat AS (
+    SELECT gp.game_id, gp.player_id, gp.payout, g.finished_at,
+           (SELECT COALESCE(sum((c ->> 1)::numeric), 0) FROM jsonb_array_elements(gp.contributed) c)
+               - gp.refund - gp.payout AS lost
+    FROM {seats} gp JOIN {games} g ON g.id = gp.game_id
+    WHERE g.status = %(finished)s AND g.currency = %(cash)s AND g.finished_at >= %(since)s
+), prizes AS (
+    SELECT game_id, sum(payout) AS total FROM seat WHERE payout > 0 GROUP BY game_id
+), flow AS (
+    SELECT l.player_id AS loser, w.player_id AS winner, l.finished_at,
+           l.lost * w.payout / p.total AS amount
+    FROM seat l
+    JOIN prizes p ON p.game_id = l.game_id
+    JOIN seat w ON w.game_id = l.game_id AND w.player_id <> l.player_id AND w.payout > 0
+    WHERE l.lost > 0
+), pair AS (
+    SELECT loser, winner, count(*) AS games, sum(amount) AS amount,
+           min(finished_at) AS first_at, max(finished_at) AS last_at
+    FROM flow GROUP BY loser, winner
+)
+SELECT a.loser, a.winner, a.games, round(a.amount, 2), round(COALESCE(b.amount, 0), 2),
+       a.first_at, a.last_at
+FROM pair a LEFT JOIN pair b ON b.loser = a.winner AND b.winner = a.loser
+ORDER BY a.loser, a.winner
+"""
+
+
+def pair_flows(since: datetime) -> list[PairFlow]:
+    """Per (loser, winner) pair of cash games finished since `since`: what went across."""
+    sql = _PAIR_FLOWS.format(seats=GamePlayer._meta.db_table, games=Game._meta.db_table)
+    params = {"finished": Game.Status.FINISHED, "cash": CASH, "since": since}
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return [PairFlow(*row) for row in cursor.fetchall()]

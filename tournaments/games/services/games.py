@@ -1,0 +1,235 @@
+"""Opening a game, rejoining a pool, an agreed split, cancelling: each one database transaction
+with the game row locked (`select_for_update`), so they serialize with its deal settlements.
+What a format allows is the format's to say (`tournaments.games.formats`). Opening a cash game and
+buying back into one need real money offered to the players and none of them self-excluded;
+splits, cancels and settlements of games already open always go ahead."""
+
+from __future__ import annotations
+
+from django.db import IntegrityError, transaction
+from django.db.models import QuerySet
+
+from rummy_ledger.api.models import ApiClient
+from rummy_ledger.keyed import Keyed, key_claim
+from tournaments.errors import (
+    GameErrorCode,
+    GameExists,
+    GameNotFound,
+    GameNotOpen,
+    NotAllowed,
+    OpenRejected,
+)
+from tournaments.games.formats import Table, format_of
+from tournaments.games.services import settlement
+from tournaments.games.services.escrow import contributions, entries_collect, escrow_create
+from tournaments.games.terms import GameTerms
+from tournaments.models import Game, GamePlayer, GameTemplate
+from tournaments.payouts import cancel_settlement
+from tournaments.references import game_pk_of
+from wallets.errors import LedgerBusy, WalletErrorCode
+from wallets.models import CHIPS, Player
+from wallets.services.client_guards import escrow_cap_take, players_seatable_check
+from wallets.services.players import players_get_or_create
+from wallets.services.protection import self_exclusion_check
+from wallets.services.real_money import real_money_check
+
+
+def templates_active() -> QuerySet[GameTemplate]:
+    return GameTemplate.objects.filter(active=True).order_by("slug")
+
+
+def game_get(*, client: ApiClient, game_id: str, lock: bool = False) -> Game:
+    """A game of this client; another server's game does not exist for it (404)."""
+    games = Game.objects.filter(client=client, game_id=game_id)
+    if lock:
+        games = games.select_for_update()
+    game = games.first()
+    if game is None:
+        raise GameNotFound(f"no game {game_id!r}")
+    return game
+
+
+def seats_of(game: Game) -> list[GamePlayer]:
+    return list(game.players.select_related("player").order_by("seat"))
+
+
+def table_of(game: Game, seats: list[GamePlayer]) -> Table:
+    return Table(game.game_terms, seats, game.collected, game.deals_played)
+
+
+def open_terms(template: GameTemplate | None, template_slug: str, players: list[str]) -> GameTerms:
+    """The terms a game opens with, once the template and the table are checked."""
+    if template is None:
+        raise OpenRejected(
+            f"no active template {template_slug!r}", code=GameErrorCode.UNKNOWN_TEMPLATE
+        )
+    if len(set(players)) != len(players):
+        raise OpenRejected("a player is listed twice", details={"players": players})
+    if not 2 <= len(players) <= template.seats:
+        raise OpenRejected(
+            f"this table seats 2 to {template.seats} players, got {len(players)}",
+            details={"seats": template.seats},
+        )
+    return template.game_terms()
+
+
+@transaction.atomic
+def game_open(
+    *,
+    client: ApiClient,
+    game_id: str,
+    template_slug: str,
+    players: list[str],
+    keyed: Keyed | None = None,
+) -> Game:
+    """Open a game and collect every player's stake (points: maximum loss) into its escrow.
+    With `keyed`, the request's key is claimed with the answer in the same transaction.
+    (`tournaments.games.services.opening` is the API's faster way to the same end.)"""
+    template = GameTemplate.objects.filter(slug=template_slug, active=True).first()
+    terms = open_terms(template, template_slug, players)
+    try:
+        with transaction.atomic():
+            escrow = escrow_create(owner=client.pk, name=game_id, currency=template.currency)
+    except IntegrityError as exc:
+        raise game_exists(client, game_id) from exc
+    game = Game.objects.create(
+        client=client,
+        game_id=game_id,
+        template=template,
+        escrow=escrow,
+        format=template.format,
+        currency=template.currency,
+        terms=terms.to_json(),
+    )
+    start = format_of(terms.format).opening_score(terms)
+    registered = players_get_or_create(external_ids=players)
+    seats = [
+        GamePlayer(game=game, player=registered[external_id], seat=n, score=start)
+        for n, external_id in enumerate(players, start=1)
+    ]
+    cash_play_check(terms.currency, [seat.player for seat in seats])
+    players_seatable_check(client=client, players=[seat.player for seat in seats])
+    escrow_cap_take(client=client, amount=terms.stake * len(seats), currency=template.currency)
+    game.collected = entries_collect(game=game, seats=seats, amount=terms.stake, entry_no=1)
+    GamePlayer.objects.bulk_create(seats)
+    game.save(update_fields=["collected"])
+    if keyed is not None:
+        status_code, body = keyed.record((game, None))
+        key_claim(client_id=client.pk, key=keyed.key, request_hash=keyed.request_hash,
+                  status_code=status_code, body=body)  # fmt: skip
+    return game
+
+
+def game_exists(client: ApiClient, game_id: str) -> GameExists:
+    """A game id is used once: the refusal says what became of the game that holds it."""
+    status = Game.objects.filter(client=client, game_id=game_id).values_list("status", flat=True)
+    state = status.first() or Game.Status.OPEN  # its opening has not committed yet
+    return GameExists(
+        f"game {game_id!r} exists already and is {state}; a game id is used once",
+        details={"game_id": game_id, "status": state},
+    )
+
+
+@transaction.atomic
+def game_rejoin(*, client: ApiClient, game_id: str, player: str) -> Game:
+    """An eliminated player buys back in, paying the entry again into the pool, when the
+    format allows it (pool: while every remaining score is below the bound)."""
+    game = _open_locked(client, game_id)
+    terms = game.game_terms
+    fmt = format_of(terms.format)
+    if not fmt.allows_rejoin(terms):
+        raise NotAllowed("this game allows no rejoin", code=GameErrorCode.REJOIN_NOT_ALLOWED)
+    seats = seats_of(game)
+    seat = next((s for s in seats if s.player.external_id == player), None)
+    if seat is None:
+        raise OpenRejected(
+            f"{player!r} is not a player of this game", code=WalletErrorCode.UNKNOWN_PLAYER
+        )
+    score = fmt.rejoin_score(table_of(game, seats), seat)
+    cash_play_check(terms.currency, [seat.player])
+    escrow_cap_take(client=client, amount=terms.stake, currency=game.currency)
+    game.collected += entries_collect(
+        game=game, seats=[seat], amount=terms.stake, entry_no=seat.entries + 1
+    )
+    seat.entries += 1
+    seat.rejoins += 1
+    seat.score = score
+    seat.eliminated = False
+    seat.save(update_fields=["entries", "rejoins", "score", "eliminated", "contributed"])
+    game.save(update_fields=["collected"])
+    return game
+
+
+@transaction.atomic
+def game_split(*, client: ApiClient, game_id: str) -> Game:
+    """The remaining players agree to share the prize, when the format allows it (pool)."""
+    game = _open_locked(client, game_id)
+    fmt = format_of(game.game_terms.format)
+    if not fmt.allows_split(game.game_terms):
+        raise NotAllowed("this game allows no split", code=GameErrorCode.SPLIT_NOT_ALLOWED)
+    result = fmt.split(table_of(game, seats_of(game)))
+    settlement.game_finish(game=game, result=result, outcome="split")
+    return game
+
+
+@transaction.atomic
+def game_cancel(*, client: ApiClient, game_id: str) -> Game:
+    """Abort a game that has not finished: everything in escrow goes back where it came from."""
+    game = _open_locked(client, game_id)
+    seats = seats_of(game)
+    paid = {s.player.external_id: sum(a for _, a in contributions(s)) for s in seats}
+    settlement.game_finish(
+        game=game,
+        result=cancel_settlement(contributed=paid),
+        outcome="cancelled",
+        status=Game.Status.CANCELLED,
+    )
+    return game
+
+
+def cash_games_open() -> QuerySet[Game]:
+    return Game.objects.filter(status=Game.Status.OPEN).exclude(currency=CHIPS)
+
+
+def cash_games_cancel() -> int:
+    """The wind-down's cancel step (`wallets.services.wind_down`): every cash game still open
+    is cancelled with full refunds, each in its own transaction; one that is busy (a deal
+    settling) or finished meanwhile is left to the next run. Returns how many were cancelled."""
+    cancelled = 0
+    for game in cash_games_open().select_related("client").order_by("pk"):
+        try:
+            game_cancel(client=game.client, game_id=game.game_id)
+        except (LedgerBusy, GameNotOpen):
+            continue
+        cancelled += 1
+    return cancelled
+
+
+def game_mark_reversed(*, reference: str) -> None:
+    """A game whose reversal was approved (every transfer it moved undone) says so: `reversed`.
+    Any other reference is none of the games' business."""
+    game_pk = game_pk_of(reference)
+    if game_pk is not None:
+        Game.objects.filter(pk=game_pk).exclude(status=Game.Status.OPEN).update(
+            status=Game.Status.REVERSED
+        )
+
+
+def cash_play_check(
+    currency: str, players: list[Player], exclusions: dict[int, list[str]] | None = None
+) -> None:
+    """A cash game or tournament (or a buy-back into one) needs real money offered to every
+    player and none of them self-excluded; chips games need neither. `exclusions`: the players'
+    self-exclusion values, when the caller read them already."""
+    if currency == CHIPS:
+        return
+    real_money_check(players=players)
+    self_exclusion_check(players=players, values=exclusions)
+
+
+def _open_locked(client: ApiClient, game_id: str) -> Game:
+    game = game_get(client=client, game_id=game_id, lock=True)
+    settlement.pending_settle(game=game)
+    if game.status != Game.Status.OPEN:
+        raise GameNotOpen(f"game {game_id!r} is {game.status}", details={"status": game.status})
+    return game

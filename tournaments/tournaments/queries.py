@@ -1,0 +1,81 @@
+"""The tournaments' report read: their money per day or month, summed by PostgreSQL from the
+ledger in one statement (the tournament P&L, `tournaments/tournaments/admin/pnl.py`)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from django.conf import settings
+from django.db import connection
+
+from tournaments.references import TOURNAMENT_REBUY, tournament_reference
+from wallets import references
+from wallets.models import Account, Entry, Transfer
+
+# The tournaments' money per day or month (platform time zone) and currency, from the ledger:
+# what went into their escrows (entries, rebuys), what came back out (refunds), and each prize
+# payout's fee, overlay (from promotions or chips issuance) and prizes. Every tournament transfer
+# carries the reference `tournament:<pk>`; its key's third part says an entry from a rebuy.
+TOURNAMENT_PNL_SQL = f"""
+SELECT date_trunc(%(unit)s, t.created_at AT TIME ZONE %(tz)s)::date AS period,
+       e.amount_currency,
+       count(DISTINCT t.reference) AS tournaments,
+       COALESCE(sum(e.amount) FILTER (WHERE t.kind = %(entry)s AND a.kind = %(escrow)s
+                AND split_part(t.idempotency_key, %(sep)s, 3) <> %(rebuy)s), 0) AS entries,
+       COALESCE(sum(e.amount) FILTER (WHERE t.kind = %(entry)s AND a.kind = %(escrow)s
+                AND split_part(t.idempotency_key, %(sep)s, 3) = %(rebuy)s), 0) AS rebuys,
+       COALESCE(sum(e.amount) FILTER (WHERE t.kind = %(settlement)s
+                AND e.account_id = %(fee_account)s), 0) AS fee,
+       COALESCE(-sum(e.amount) FILTER (WHERE t.kind = %(settlement)s
+                AND e.account_id = ANY(%(overlay_accounts)s)), 0) AS overlay,
+       COALESCE(sum(e.amount) FILTER (WHERE t.kind = %(settlement)s
+                AND a.kind = %(player)s), 0) AS prizes,
+       COALESCE(-sum(e.amount) FILTER (WHERE t.kind = %(refund)s AND a.kind = %(escrow)s), 0)
+           AS refunds
+  FROM {Transfer._meta.db_table} t
+  JOIN {Entry._meta.db_table} e ON e.transfer_id = t.id
+  JOIN {Account._meta.db_table} a ON a.id = e.account_id
+ WHERE t.reference LIKE %(prefix)s AND t.created_at >= %(start)s AND t.created_at < %(end)s
+ GROUP BY 1, 2
+ ORDER BY 1, 2
+"""
+PNL_COLUMNS = ("entries", "rebuys", "fee", "overlay", "prizes", "refunds")
+
+
+def tournament_pnl_rows(
+    *,
+    by: str,
+    fee_account_id: int,
+    overlay_account_ids: list[int],
+    start: datetime,
+    end: datetime,
+) -> list[dict]:
+    """The tournaments' money in [start, end) per `by` ("day" or "month") and currency: one row
+    each with `period`, `currency`, `tournaments` and the `PNL_COLUMNS` (Decimal)."""
+    params = {
+        "unit": by,
+        "tz": settings.TIME_ZONE,
+        "sep": references.SEP,
+        "rebuy": TOURNAMENT_REBUY,
+        "prefix": tournament_reference("") + "%",
+        "entry": Transfer.Kind.ENTRY,
+        "settlement": Transfer.Kind.SETTLEMENT,
+        "refund": Transfer.Kind.REFUND,
+        "escrow": Account.Kind.ESCROW,
+        "player": Account.Kind.PLAYER,
+        "fee_account": fee_account_id,
+        "overlay_accounts": overlay_account_ids,
+        "start": start,
+        "end": end,
+    }
+    with connection.cursor() as cursor:
+        cursor.execute(TOURNAMENT_PNL_SQL, params)
+        return [
+            {
+                "period": period,
+                "currency": currency,
+                "tournaments": n,
+                **dict(zip(PNL_COLUMNS, sums, strict=True)),
+            }
+            for period, currency, n, *sums in cursor.fetchall()
+        ]
