@@ -52,7 +52,7 @@ def test_four_kings_and_a_joker_is_no_meld():
         fix_meld(["KS", "KH", "KD", "KC", "PJ"])
 
 
-def test_the_issue_example_a_lay_off_cannot_turn_the_joker_into_5c():
+def test_a_lay_off_cannot_turn_the_joker_into_5c():
     table = [fix_meld(["6C", "7C", "PJ"])]
     with pytest.raises(JokerChanged) as exc:
         fix_lay_off("4C", ["6C", "7C", "PJ"], table)

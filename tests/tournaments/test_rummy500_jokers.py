@@ -22,7 +22,7 @@ def refusal(results: list[dict]) -> DealRejected:
     return exc.value
 
 
-def test_the_issue_example_is_refused_naming_the_meld_and_the_joker():
+def test_a_joker_turned_into_5c_is_refused_naming_the_meld_and_the_joker():
     # a melds 6C 7C PJ (the joker is 8C); b may not lay 4C off on it as if it were 5C
     results = [r500("a", [["6C", "7C", "PJ"]]), r500("b", laid_off=[["4C", ["6C", "7C", "PJ"]]])]
     error = refusal(results)
