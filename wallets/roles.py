@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from django.apps import apps as global_apps
 from django.contrib.auth.management import create_permissions
+from django.db import DEFAULT_DB_ALIAS
 from django.db.models import Q
 
 VIEWER = "finance viewer"
@@ -36,31 +37,33 @@ def _participants() -> dict[str, dict[str, list[str]]]:
     }
 
 
-def roles_ensure(apps=global_apps) -> None:
+def roles_ensure(apps=global_apps, using: str = DEFAULT_DB_ALIAS) -> None:
     """Create the groups and set their permissions to exactly the granted ones (idempotent;
-    `apps` may be a migration's historical registry)."""
+    `apps` may be a migration's historical registry, `using` the database it migrates: a
+    migration run on another database never writes to the default one)."""
     for app_config in apps.get_app_configs():  # make the permissions now, whatever the order
         models_module = getattr(app_config, "models_module", None)
         app_config.models_module = models_module or True  # historical configs have none
-        create_permissions(app_config, apps=apps, verbosity=0)
+        create_permissions(app_config, apps=apps, verbosity=0, using=using)
         app_config.models_module = models_module
     Group = apps.get_model("auth", "Group")
     Permission = apps.get_model("auth", "Permission")
     participants = _participants()
     views = list(
-        Permission.objects.filter(
+        Permission.objects.using(using).filter(
             content_type__app_label__in=list(participants), codename__startswith="view_"
         )
     )
     for role in ROLES:
-        group, _ = Group.objects.get_or_create(name=role)
+        group, _ = Group.objects.using(using).get_or_create(name=role)
         granted = Q(pk__in=[])
         for label, grants in participants.items():
             granted |= Q(content_type__app_label=label, codename__in=grants.get(role, []))
-        group.permissions.set([*views, *Permission.objects.filter(granted)])
+        group.permissions.set([*views, *Permission.objects.using(using).filter(granted)])
 
 
-def roles_after_migrate(sender, **kwargs) -> None:
-    """post_migrate handler (connected by the wallets app): once per migrate or flush."""
+def roles_after_migrate(sender, using: str = DEFAULT_DB_ALIAS, **kwargs) -> None:
+    """post_migrate handler (connected by the wallets app): once per migrate or flush, on the
+    database migrated."""
     if sender.name == "wallets":
-        roles_ensure()
+        roles_ensure(using=using)

@@ -92,6 +92,7 @@ def test_a_fresh_database_replays_each_version_of_the_ledger_sql(fresh_database)
     state = ProjectState(real_apps=executor.loader.unmigrated_apps)
     checked: dict[str, list[int]] = {app: [] for app in FOLDERS}
     steps = dict.fromkeys(FOLDERS, 0)
+    untouched = _rows_of_the_test_database()
     for migration, _backwards in plan:
         # when: one migration is applied
         state = executor.apply_migration(state, migration)
@@ -106,6 +107,16 @@ def test_a_fresh_database_replays_each_version_of_the_ledger_sql(fresh_database)
         # every frozen file was installed at its step
         assert {n for n, _ in _frozen_files(app)} <= set(numbers), app
     assert _expected_after(5) != _expected_after(6) != _expected_after(7)
+    # every migration's Python wrote to the database it migrated, never to the default one
+    assert _rows_of_the_test_database() == untouched
+
+
+def _rows_of_the_test_database() -> dict[str, int]:
+    tables = ["auth_group", "auth_permission", "auth_group_permissions", "wallets_account"]
+    with connection.cursor() as cursor:
+        return {
+            table: cursor.execute(f"SELECT count(*) FROM {table}").fetchone()[0] for table in tables
+        }
 
 
 @pytest.mark.django_db

@@ -12,9 +12,12 @@ def mark_reversed_games(apps, schema_editor):
     """Games whose reversal was approved before the `reversed` status existed say so now."""
     Reversal = apps.get_model("wallets", "Reversal")
     Game = apps.get_model("tournaments", "Game")
-    references = Reversal.objects.filter(status="approved").values_list("reference", flat=True)
+    db = schema_editor.connection.alias
+    references = (
+        Reversal.objects.using(db).filter(status="approved").values_list("reference", flat=True)
+    )
     pks = [pk for pk in map(game_pk_of, references) if pk is not None]
-    Game.objects.filter(pk__in=pks).exclude(status="open").update(status="reversed")
+    Game.objects.using(db).filter(pk__in=pks).exclude(status="open").update(status="reversed")
 
 
 class Migration(migrations.Migration):

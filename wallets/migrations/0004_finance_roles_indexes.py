@@ -9,11 +9,12 @@ from wallets import roles
 
 
 def roles_create(apps, schema_editor):
-    roles.roles_ensure(apps)
+    roles.roles_ensure(apps, using=schema_editor.connection.alias)
 
 
 def roles_delete(apps, schema_editor):
-    apps.get_model("auth", "Group").objects.filter(name__in=roles.ROLES).delete()
+    groups = apps.get_model("auth", "Group").objects.using(schema_editor.connection.alias)
+    groups.filter(name__in=roles.ROLES).delete()
 
 
 INDEXES = """

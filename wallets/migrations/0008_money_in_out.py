@@ -18,7 +18,8 @@ def pending_accounts(apps, schema_editor):
     """A `pending` account (INR, balance 0) for every player who has none yet."""
     Player = apps.get_model("wallets", "Player")
     Account = apps.get_model("wallets", "Account")
-    players = Player.objects.exclude(accounts__bucket="pending").order_by("pk")
+    db = schema_editor.connection.alias
+    players = Player.objects.using(db).exclude(accounts__bucket="pending").order_by("pk")
     batch = []
     for player in players.iterator(chunk_size=5000):
         batch.append(
@@ -32,15 +33,17 @@ def pending_accounts(apps, schema_editor):
             )
         )
         if len(batch) == 5000:
-            Account.objects.bulk_create(batch, ignore_conflicts=True)
+            Account.objects.using(db).bulk_create(batch, ignore_conflicts=True)
             batch = []
-    Account.objects.bulk_create(batch, ignore_conflicts=True)
+    Account.objects.using(db).bulk_create(batch, ignore_conflicts=True)
 
 
 def no_pending_accounts(apps, schema_editor):
     """Backwards: drop the pending accounts that never held anything."""
     Account = apps.get_model("wallets", "Account")
-    Account.objects.filter(bucket="pending", kind="player", entries__isnull=True).delete()
+    Account.objects.using(schema_editor.connection.alias).filter(
+        bucket="pending", kind="player", entries__isnull=True
+    ).delete()
 
 
 class Migration(migrations.Migration):

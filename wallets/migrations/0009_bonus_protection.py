@@ -18,10 +18,11 @@ def lots_for_bonus_held(apps, schema_editor):
     Entry = apps.get_model("wallets", "Entry")
     BonusLot = apps.get_model("wallets", "BonusLot")
     expires_at = timezone.now() + timedelta(days=settings.BONUS_EXPIRY_DAYS)
-    for account in Account.objects.filter(kind="player", bucket="bonus", balance__gt=0):
-        last = Entry.objects.filter(account=account, amount__gt=0).order_by("-pk").first()
+    db = schema_editor.connection.alias
+    for account in Account.objects.using(db).filter(kind="player", bucket="bonus", balance__gt=0):
+        last = Entry.objects.using(db).filter(account=account, amount__gt=0).order_by("-pk").first()
         held = account.balance.amount
-        BonusLot.objects.create(
+        BonusLot.objects.using(db).create(
             player_id=account.player_id,
             source="cashback",
             amount=held,
