@@ -3,7 +3,7 @@
 --   in their account's currency and sum to zero per currency (RL005).
 -- ledger_append_only: entries and transfers are never updated or deleted (RL006).
 -- As 0006 installed them: the balance check uses keyed lookups only. Frozen: a later version goes
--- into a file of its own beside the migration that installs it (wallets/sql.py).
+-- into a file of its own beside the migration that installs it (wallets/models/sql.py).
 CREATE OR REPLACE FUNCTION ledger_transfer_balanced() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
     -- Keyed lookups only, so the plan cannot degrade whatever the statistics say (before ANALYZE

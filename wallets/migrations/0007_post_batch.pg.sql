@@ -7,7 +7,7 @@
 -- conflict, RL002 unknown account, RL003 currency mismatch, RL004 insufficient funds, RL007 an
 -- entry above the maximum (RL005 and RL006 are guards.sql's).
 -- As 0007 installed it (the per-transfer maximum). Frozen: a later version goes into a file of
--- its own beside the migration that installs it (wallets/sql.py).
+-- its own beside the migration that installs it (wallets/models/sql.py).
 CREATE OR REPLACE FUNCTION ledger_post_batch(
     p_keys text[], p_kinds text[], p_refs text[], p_hashes text[], p_reverses bigint[],
     p_memos text[], e_transfer int[], e_account bigint[], e_amount numeric[], e_currency text[],

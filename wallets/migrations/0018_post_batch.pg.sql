@@ -11,7 +11,7 @@
 -- arguments as given, so the look-up of the keys and the filtering of the entries are skipped;
 -- the amount, account and currency checks are one statement. A single transfer runs 7 statements
 -- instead of 10. Frozen: a later version goes into a file of its own beside the migration that
--- installs it (wallets/sql.py).
+-- installs it (wallets/models/sql.py).
 CREATE OR REPLACE FUNCTION ledger_post_batch(
     p_keys text[], p_kinds text[], p_refs text[], p_hashes text[], p_reverses bigint[],
     p_memos text[], e_transfer int[], e_account bigint[], e_amount numeric[], e_currency text[],
