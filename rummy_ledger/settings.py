@@ -9,7 +9,8 @@ refuses to start instead of running on a default.
   also install the development app `rummy_ledger.dev` (serve, embedded, the demo's commands).
 - HTTPS settings (secure cookies, HSTS, redirect) are on unless `DJANGO_HTTPS=0`; the embedded
   mode defaults them off because it serves plain HTTP on 127.0.0.1.
-`manage.py check --deploy` is clean with the production values (tests/architecture/test_settings.py).
+`manage.py check --deploy` is clean with the production values
+(tests/architecture/test_settings.py).
 """
 
 import hashlib

@@ -60,6 +60,19 @@ def test_a_pool_template_may_split_by_drop_value():
     assert pool.game_terms().split_policy == "drop_value"
 
 
+def test_a_pool_template_needs_a_pool_limit():
+    # given: a pool 101 template on S1, a preset with no pool limit
+    pool = GameTemplate(slug="p", format="pool101", entry_fee=Decimal("20.00"), rules="S1")
+    # then: refused (nobody would ever be eliminated, and a split would have no drops to count)
+    with pytest.raises(ValidationError) as refused:
+        pool.full_clean()
+    assert "pool_limit" in " ".join(refused.value.message_dict["rules"])
+    # the same preset with its limit set plays as a pool game
+    pool.rules = {"preset": "S1", "pool_limit": 101}
+    pool.full_clean()
+    assert pool.game_terms().rules.pool_limit == 101
+
+
 def test_a_deals_template_needs_an_entry_fee_and_a_deal_count():
     tpl = GameTemplate(slug="d", format="deals", deals=3)
     with pytest.raises(ValidationError) as refused:

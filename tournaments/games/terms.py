@@ -18,6 +18,7 @@ from tournaments.errors import TermsInvalid
 from wallets.money.amounts import amount_text
 
 SPLIT_POLICIES = ("none", "equal", "drops", "drop_value")
+POOL_FORMATS = ("pool101", "pool201")
 ENTRY_BUCKETS = ("bonus", "deposit", "winnings", "chips")
 HUNDRED = Decimal(100)
 BONUS_CAP_PERCENT = Decimal("10.00")  # docs/rules.md: at most this share of an entry from bonus
@@ -57,6 +58,11 @@ class GameTerms:
                 raise TermsInvalid(name, "has more than two decimal places")
         if self.split_policy not in SPLIT_POLICIES:
             raise TermsInvalid("split_policy", f"must be one of {', '.join(SPLIT_POLICIES)}")
+        if self.format in POOL_FORMATS and self.rules.pool_limit is None:
+            # without a limit nobody is ever eliminated and a split has no drops to count
+            raise TermsInvalid(
+                "rules", "a pool game needs a pool_limit: the pool101 or pool201 preset, or set it"
+            )
         buckets = self.entry_buckets
         if not buckets or len(set(buckets)) != len(buckets) or set(buckets) - set(ENTRY_BUCKETS):
             raise TermsInvalid(
