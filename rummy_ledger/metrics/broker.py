@@ -1,4 +1,5 @@
-"""Celery's queue depth, read from the broker at a scrape (Redis or RabbitMQ alike)."""
+"""The broker as a scrape reads it (Redis or RabbitMQ alike): whether it answers, and Celery's
+queue depth. `/readyz` asks the same probe (rummy_ledger/health.py)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,29 @@ from collections.abc import Iterable
 from prometheus_client.core import GaugeMetricFamily, Metric
 
 from rummy_ledger.celery import app
+
+
+def broker_probe() -> str | None:
+    """None when the broker answers one connection try (Redis: a PING; AMQP: a channel opened),
+    else why not: one try, a probe, not a wait."""
+    try:
+        with app.connection_for_write() as conn:
+            conn.ensure_connection(max_retries=0)
+            conn.default_channel  # noqa: B018
+        return None
+    except Exception as exc:  # whatever the transport raises, the broker does not answer
+        text = str(exc).strip()
+        return text.splitlines()[0] if text else type(exc).__name__
+
+
+def broker_up() -> Iterable[Metric]:
+    """1 while the broker answers, 0 while it does not: deals are still stored and acknowledged
+    then (beat's sweep sends their settlement once it is back), so this is degraded, not down."""
+    family = GaugeMetricFamily(
+        "rummy_broker_up", "1 if the broker answered a connection at this scrape, 0 if not."
+    )
+    family.add_metric([], 0 if broker_probe() else 1)
+    yield family
 
 
 def queue_depth() -> Iterable[Metric]:
