@@ -32,7 +32,9 @@ def parts(body: dict) -> tuple:
 
 
 @pytest.mark.django_db(transaction=True)
-def test_over_http_a_refund_owes_tds_on_the_years_aggregate(live_server, settings):
+def test_over_http_a_refund_owes_tds_on_the_years_aggregate(
+    live_server, settings
+):
     # given: 1,000 deposited (credited) and 1,000 won, while real money was on
     verified("a")
     deposited("a", "1000.00")
