@@ -1,5 +1,5 @@
 """The broker as a scrape reads it (Redis or RabbitMQ alike): whether it answers, and Celery's
-queue depth. `/readyz` asks the same probe (rummy_ledger/health.py)."""
+queue depth. `/readyz` asks the same question (rummy_ledger/health.py)."""
 
 from __future__ import annotations
 
@@ -23,26 +23,29 @@ def broker_probe() -> str | None:
         return text.splitlines()[0] if text else type(exc).__name__
 
 
-def broker_up() -> Iterable[Metric]:
-    """1 while the broker answers, 0 while it does not: deals are still stored and acknowledged
-    then (beat's sweep sends their settlement once it is back), so this is degraded, not down."""
-    family = GaugeMetricFamily(
+def broker_reading() -> Iterable[Metric]:
+    """`rummy_broker_up`: 1 while the broker answers, 0 while it does not (deals are still
+    stored and acknowledged then, and beat's sweep sends their settlement once it is back: the
+    service is degraded, not down). While it answers, the messages waiting in the default queue,
+    not yet taken by a worker (a worker's prefetched and running ones are not counted); a queue
+    the broker has not seen yet holds none. One connection per scrape."""
+    queue = app.conf.task_default_queue
+    up = GaugeMetricFamily(
         "rummy_broker_up", "1 if the broker answered a connection at this scrape, 0 if not."
     )
-    family.add_metric([], 0 if broker_probe() else 1)
-    yield family
-
-
-def queue_depth() -> Iterable[Metric]:
-    """Messages waiting in the default queue, not yet taken by a worker (a worker's prefetched
-    and running ones are not counted). A queue the broker has not seen yet holds none."""
-    queue = app.conf.task_default_queue
-    with app.connection_for_read() as conn:
-        conn.ensure_connection(max_retries=0)  # one try: a probe, not a wait
-        try:
-            depth = conn.default_channel.queue_declare(queue=queue, passive=True).message_count
-        except conn.channel_errors:
-            depth = 0
+    try:
+        with app.connection_for_read() as conn:
+            conn.ensure_connection(max_retries=0)  # one try: a probe, not a wait
+            try:
+                depth = conn.default_channel.queue_declare(queue=queue, passive=True).message_count
+            except conn.channel_errors:
+                depth = 0
+    except Exception:  # whatever the transport raises, the broker does not answer
+        up.add_metric([], 0)
+        yield up
+        return
+    up.add_metric([], 1)
+    yield up
     family = GaugeMetricFamily(
         "rummy_celery_queue_depth", "Celery messages waiting in the queue.", labels=["queue"]
     )
