@@ -49,14 +49,15 @@ BEAT_LOCK = 0x62656174
 
 
 def lock_connection_options(timeout_s: float, check_s: float) -> dict:
-    """libpq's TCP settings for the lock's connection: a round trip to a server that no longer
-    answers fails after `timeout_s`, and an idle connection is probed every check."""
+    """libpq's TCP settings for the lock's connection (a unix socket ignores them): a round trip
+    to a server that no longer answers fails after `timeout_s` (`tcp_user_timeout`), and an idle
+    connection is probed every check (whole seconds) and given up within `timeout_s` too."""
     probe = max(1, math.ceil(check_s))
     return {
         "keepalives": 1,
         "keepalives_idle": probe,
         "keepalives_interval": probe,
-        "keepalives_count": max(1, math.ceil(timeout_s / probe)),
+        "keepalives_count": max(1, math.floor(timeout_s / probe) - 1),
         "tcp_user_timeout": int(timeout_s * 1000),
     }
 
