@@ -16,6 +16,7 @@ import pytest
 from django.conf import settings
 
 from rummy_ledger.beat import BEAT_LOCK, Leadership
+from tests.architecture.test_settings import PRODUCTION, manage
 from tests.tournaments.worker import ROOT, database_url, private_queue, wait_until
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.timeout(60)]
@@ -181,3 +182,14 @@ def test_the_lock_session_ends_when_its_beat_stops_checking(settings, caplog):
     finally:
         leadership.release()
         other.close()
+
+
+def test_a_check_interval_above_half_the_timeout_refuses_to_start():
+    # a leader must check at least twice within its session's timeout, or it would lose the lock
+    # between two checks of a healthy node
+    result = manage(
+        "check", BEAT_LEADER_CHECK_SECONDS="3", BEAT_LEADER_TIMEOUT_SECONDS="5", **PRODUCTION
+    )
+    assert result.returncode != 0
+    assert "BEAT_LEADER_CHECK_SECONDS is above zero and at most half" in result.stderr
+    assert manage("check", BEAT_LEADER_CHECK_SECONDS="2.5", **PRODUCTION).returncode == 0
