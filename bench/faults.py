@@ -494,13 +494,20 @@ def faults(stack: Stack) -> list[tuple[str, object]]:
 
 
 LEADER = r"beat: this node now schedules"
+LOST = r"beat: lost the database connection holding the lock"
+
+
+def schedules(stack: Stack) -> bool:
+    """Its beat's last word on the lock (rummy_ledger.beat) is that it took it."""
+    said = re.findall(f"{LEADER}|{LOST}", stack.log())
+    return bool(said) and re.match(LEADER, said[-1]) is not None
 
 
 def node_faults(stacks: list[Stack], notes: dict) -> list[tuple[str, object]]:
     """Two nodes: kill -9 the one whose beat schedules; the other's beat must take over."""
 
     def kill_leader_node():
-        leaders = [s for s in stacks if re.search(LEADER, s.log())]
+        leaders = [s for s in stacks if schedules(s)]
         if len(leaders) != 1:
             raise SystemExit(f"{len(leaders)} nodes say their beat schedules, not one")
         leader, survivor = leaders[0], next(s for s in stacks if s is not leaders[0])

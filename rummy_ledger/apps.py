@@ -12,4 +12,4 @@ class RummyLedgerConfig(AppConfig):
         from rummy_ledger.plugins import offer, register
 
         offer("readings", lambda named: reading_register(*named))
-        register(readings=[("celery", broker.queue_depth)])
+        register(readings=[("celery", broker.broker_reading)])

@@ -1,10 +1,14 @@
 """`/healthz` and `/readyz`, for a load balancer or an orchestrator polling every second.
 
 - `/healthz`: the process answers (no database, no broker): restart it if this fails.
-- `/readyz`: the database answers, every migration is applied, the broker answers; 503 naming
-  what does not, so a balancer sends no traffic to this node meanwhile. Each call costs a
-  `SELECT 1` and a broker connection; the migrations are looked at until they are found applied
-  (a deploy does not unapply them), then no more.
+- `/readyz`: "send me traffic". Ready (200) when the database answers and every migration is
+  applied: that is what storing and acknowledging a request needs. The broker is asked too, but a
+  broker that does not answer leaves the node ready and `"degraded"` (200): deals are still stored
+  and acknowledged, and beat's sweep sends their settlement once it is back, so taking every node
+  out of rotation for a broker outage would refuse work the service does. The database not
+  answering (or migrations missing) is 503, naming what does not. Each call costs a `SELECT 1`
+  and a broker connection; the migrations are looked at until they are found applied (a deploy
+  does not unapply them), then no more. The metric `rummy_broker_up` reports the broker too.
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ from django.db.migrations.executor import MigrationExecutor
 from django.http import JsonResponse
 
 from rummy_ledger.api.deadline import request_deadline
-from rummy_ledger.celery import app
+from rummy_ledger.metrics.broker import broker_probe
 
 MIGRATIONS_RECHECK_SECONDS = 5.0  # how long "not applied" is believed before looking again
 _migrations = {"applied": False, "checked_at": float("-inf"), "missing": 0}
@@ -30,11 +34,9 @@ def healthz(request) -> JsonResponse:
 def readyz(request) -> JsonResponse:
     checks = {"database": _database(), "migrations": "", "broker": _broker()}
     checks["migrations"] = _migrations_check() if checks["database"] == "ok" else "not checked"
-    ready = all(result == "ok" for result in checks.values())
-    response = JsonResponse(
-        {"status": "ready" if ready else "not ready", "checks": checks},
-        status=200 if ready else 503,
-    )
+    ready = checks["database"] == "ok" and checks["migrations"] == "ok"
+    status = "not ready" if not ready else "ready" if checks["broker"] == "ok" else "degraded"
+    response = JsonResponse({"status": status, "checks": checks}, status=200 if ready else 503)
     if not ready:
         response["Retry-After"] = str(settings.REQUEST_UNAVAILABLE_RETRY_AFTER)
     return response
@@ -73,13 +75,8 @@ def _migrations_check() -> str:
 
 
 def _broker() -> str:
-    try:
-        with app.connection_for_write() as conn:
-            conn.ensure_connection(max_retries=0)  # one try: a probe, not a wait
-            conn.default_channel  # noqa: B018  (Redis: a PING; AMQP: a channel opened)
-        return "ok"
-    except Exception as exc:  # whatever the transport raises, the broker does not answer
-        return f"not answering: {_first_line(exc)}"
+    error = broker_probe()
+    return "ok" if error is None else f"not answering: {error}"
 
 
 def _first_line(exc: BaseException) -> str:

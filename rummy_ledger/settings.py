@@ -298,6 +298,18 @@ CELERY_TIMEZONE = TIME_ZONE
 CELERY_BEAT_SCHEDULE_FILENAME = str(DATA_DIR / "celerybeat-schedule")
 # Every node runs beat; only the one holding a PostgreSQL advisory lock sends (rummy_ledger.beat).
 CELERY_BEAT_SCHEDULER = "rummy_ledger.beat:LeaderScheduler"
+# Every beat checks the lock this often (a standby tries to take it, the leader confirms it), and
+# PostgreSQL ends the lock's session once its beat has not checked for BEAT_LEADER_TIMEOUT_SECONDS
+# (a leader whose host died, froze or was cut off): another node's beat then schedules within
+# the sum (6 s), or within the check interval (1 s) when the leader's process died on a live host.
+BEAT_LEADER_CHECK_SECONDS = float(os.environ.get("BEAT_LEADER_CHECK_SECONDS", "1"))
+BEAT_LEADER_TIMEOUT_SECONDS = float(os.environ.get("BEAT_LEADER_TIMEOUT_SECONDS", "5"))
+if not 0 < BEAT_LEADER_CHECK_SECONDS <= BEAT_LEADER_TIMEOUT_SECONDS / 2:
+    raise ImproperlyConfigured(
+        "BEAT_LEADER_CHECK_SECONDS is above zero and at most half of BEAT_LEADER_TIMEOUT_SECONDS"
+        f" (a leader must check twice before its session times out), not"
+        f" {BEAT_LEADER_CHECK_SECONDS} and {BEAT_LEADER_TIMEOUT_SECONDS}"
+    )
 RECONCILE_AT = os.environ.get("RECONCILE_AT", "02:00")
 CELERY_BEAT_SCHEDULE: dict = {}
 CELERY_BEAT_SCHEDULE["sweep-unsettled-deals"] = {
