@@ -53,9 +53,11 @@ def test_deals_links_seats_and_games_are_written_in_one_statement(server_client)
     assert list(DealTransfer.objects.filter(deal=deal).values_list("transfer_id", flat=True)) == [
         pk for _, pk in links
     ]
-    assert list(GamePlayer.objects.filter(game=game).order_by("seat").values_list(
-        "score", "eliminated", "payout", "refund"
-    )) == [(0, False, Decimal("19.80"), Decimal("80.00")), (22, True, 0, Decimal("58.00"))]  # fmt: skip
+    seated = GamePlayer.objects.filter(game=game).order_by("seat")
+    assert list(seated.values_list("score", "eliminated", "payout", "refund")) == [
+        (0, False, Decimal("19.80"), Decimal("80.00")),
+        (22, True, 0, Decimal("58.00")),
+    ]
     game.refresh_from_db()
     assert (game.status, game.outcome, game.finished_at, game.deals_played) == (
         Game.Status.FINISHED, "won", finished, 1
