@@ -3,6 +3,7 @@ deals stored as the intake stores them. Plain functions over tests/builders.py."
 
 from __future__ import annotations
 
+import copy
 from decimal import Decimal
 from typing import Any
 
@@ -34,15 +35,16 @@ def opened(
 
 
 def points_deal(winner: str, loser: str) -> dict[str, Any]:
-    """Deal 1 of a two-player points game: `loser` counts 22 points."""
+    """Deal 1 of a two-player points game: `loser` counts 22 points (a copy: a test may
+    change it)."""
     results = [res(winner, "declared", WINNER), res(loser, "lost", LOSER_22)]
-    return {"deal_no": 1, "wild_joker": WILD, "results": results}
+    return copy.deepcopy({"deal_no": 1, "wild_joker": WILD, "results": results})
 
 
 def pool_deal(deal_no: int, winner: str, loser: str) -> dict[str, Any]:
     """A pool deal: `loser` shows wrong (80 points: out of a pool 101 after two of them)."""
     results = [res(winner, "declared", WINNER), res(loser, "wrong_show")]
-    return {"deal_no": deal_no, "wild_joker": WILD, "results": results}
+    return copy.deepcopy({"deal_no": deal_no, "wild_joker": WILD, "results": results})
 
 
 def stored(game: Game, payload: dict[str, Any]) -> Deal:
