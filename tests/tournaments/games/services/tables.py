@@ -1,13 +1,19 @@
 """Games for the game services' tests: opened by the services (`games.game_open`), with their
-deals stored as the intake stores them. Plain functions over tests/builders.py."""
+deals stored as the intake stores them; and a lock held on another connection. Plain functions
+over tests/builders.py and tests/concurrency.py."""
 
 from __future__ import annotations
 
 import copy
+import threading
+from collections.abc import Callable
 from decimal import Decimal
 from typing import Any
 
+from django.db import transaction
+
 from tests.builders import LOSER_22, WILD, WINNER, funded_player, res, template
+from tests.concurrency import run_in_threads
 from tournaments.games.formats import format_of
 from tournaments.games.services.games import game_open
 from tournaments.models import Deal, Game, GameTemplate
@@ -67,3 +73,32 @@ def stored(game: Game, payload: dict[str, Any]) -> Deal:
         results=checked.results,
         payload_hash=f"hash-{game.pk}-{checked.deal_no}",
     )
+
+
+def while_held(hold: Callable[[], object], run: Callable[[], object]) -> object:
+    """What `run()` returns (or raises) on its own connection while another connection holds
+    what `hold()` took (a row lock, a claimed key) in a transaction still open, rolled back
+    once `run` is done."""
+    held, done = threading.Event(), threading.Event()
+
+    def work(n: int) -> object:
+        if n == 0:
+            try:
+                with transaction.atomic():
+                    hold()
+                    held.set()
+                    done.wait(10)
+                    transaction.set_rollback(True)
+            finally:
+                held.set()  # also when `hold` failed: `run` need not wait for nothing
+            return None
+        held.wait(10)
+        try:
+            return run()
+        finally:
+            done.set()
+
+    holder, outcome = run_in_threads(work, 2)
+    if isinstance(holder, Exception):
+        raise holder
+    return outcome

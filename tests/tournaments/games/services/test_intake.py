@@ -7,10 +7,8 @@ from __future__ import annotations
 
 import hashlib
 import json
-import threading
 
 import pytest
-from django.db import transaction
 
 from rummy_ledger.api.models import IdempotencyRecord
 from rummy_ledger.errors import DomainError
@@ -23,6 +21,7 @@ from tests.tournaments.games.services.tables import (
     opened,
     points_deal,
     pool_deal,
+    while_held,
 )
 from tournaments.errors import (
     DealExists,
@@ -401,30 +400,14 @@ def test_the_same_deal_posted_on_four_connections_at_once_is_stored_once(server_
 def test_a_key_held_by_a_request_still_running_is_in_flight(server_client):
     # given another connection holding the key in its open transaction
     game = opened(server_client, "g", POINTS, ("a", "b"))
-    held, done = threading.Event(), threading.Event()
-
-    def work(n: int):
-        if n == 0:
-            with transaction.atomic():
-                key_claim(client_id=server_client.pk, key="key-1", request_hash="hash-of-key-1",
-                          status_code=202, body="{}")  # fmt: skip
-                held.set()
-                done.wait(10)
-                transaction.set_rollback(True)
-            return None
-        held.wait(10)
-        try:
-            return intake.deal_check_store(
-                client=server_client,
-                game_id="g",
-                payload=points_deal("a", "b"),
-                keyed=_keyed(server_client),
-            )
-        finally:
-            done.set()
 
     # when the deal is posted under that key meanwhile
-    _, outcome = run_in_threads(work, 2)
+    outcome = while_held(
+        lambda: key_claim(client_id=server_client.pk, key="key-1", request_hash="hash-of-key-1",
+                          status_code=202, body="{}"),
+        lambda: intake.deal_check_store(client=server_client, game_id="g",
+                                        payload=points_deal("a", "b"), keyed=_keyed(server_client)),
+    )  # fmt: skip
 
     # then it is in flight (the API answers 409 with Retry-After) and nothing is stored
     assert isinstance(outcome, KeyTaken) and outcome.outcome == "in_flight"

@@ -5,7 +5,6 @@ elsewhere is skipped (and asked for again) and one bad deal holds up no one else
 
 from __future__ import annotations
 
-import threading
 from datetime import timedelta
 from decimal import Decimal
 
@@ -23,6 +22,7 @@ from tests.tournaments.games.services.tables import (
     points_deal,
     pool_deal,
     stored,
+    while_held,
 )
 from tests.wallets.invariants import ledger_violations
 from tournaments.errors import GameBusy
@@ -283,23 +283,12 @@ def test_game_finish_refuses_a_result_that_does_not_add_up(server_client):
 def test_a_deal_whose_game_is_locked_elsewhere_is_busy_after_the_other_work(server_client):
     # given two games with a deal stored each, the first game's row locked by another connection
     mine, other = _points_games(server_client, 2)
-    locked, done = threading.Event(), threading.Event()
-
-    def work(n: int):
-        if n == 0:  # a request holding the game's lock
-            with transaction.atomic():
-                Game.objects.select_for_update().get(pk=mine.game_id)
-                locked.set()
-                done.wait(10)
-            return None
-        locked.wait(10)
-        try:
-            return settlement.deal_settle(deal_id=mine.pk)
-        finally:
-            done.set()
 
     # when the task of the first game's deal runs meanwhile
-    _, outcome = run_in_threads(work, 2)
+    outcome = while_held(
+        lambda: Game.objects.select_for_update().get(pk=mine.game_id),
+        lambda: settlement.deal_settle(deal_id=mine.pk),
+    )
 
     # then it did not wait: it settled the other game and asks to be run again for its own
     assert isinstance(outcome, GameBusy)
@@ -312,23 +301,12 @@ def test_a_deal_whose_game_is_locked_elsewhere_is_busy_after_the_other_work(serv
 def test_a_batch_whose_game_is_locked_elsewhere_is_busy_after_the_others(server_client):
     # given a batch of two games' deals, the first game's row locked by another connection
     mine, other = _points_games(server_client, 2)
-    locked, done = threading.Event(), threading.Event()
-
-    def work(n: int):
-        if n == 0:
-            with transaction.atomic():
-                Game.objects.select_for_update().get(pk=mine.game_id)
-                locked.set()
-                done.wait(10)
-            return None
-        locked.wait(10)
-        try:
-            return settlement.deals_settle(deal_ids=[mine.pk, other.pk])
-        finally:
-            done.set()
 
     # when
-    _, outcome = run_in_threads(work, 2)
+    outcome = while_held(
+        lambda: Game.objects.select_for_update().get(pk=mine.game_id),
+        lambda: settlement.deals_settle(deal_ids=[mine.pk, other.pk]),
+    )
 
     # then the other game is settled; the batch asks to be run again for the locked one
     assert isinstance(outcome, GameBusy)
