@@ -141,7 +141,7 @@ def _two_results(payload):
         ("g", _stranger, DomainError),
         ("g", _two_results, DealInvalid),
     ],
-    ids=["no such game", "out of order", "a card that is none", "a stranger", "two results"],
+    ids=["no-such-game", "out-of-order", "a-card-that-is-none", "a-stranger", "two-results"],
 )
 def test_a_refused_deal_writes_nothing_not_even_its_key(server_client, game_id, spoil, refusal):
     # given an open game

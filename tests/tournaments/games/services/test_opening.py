@@ -136,7 +136,7 @@ def test_no_stake_is_collected_when_anyone_is_short_and_everyone_short_is_named(
         (POINTS, ("a", "a"), None),
         (POINTS, ("a",), None),
     ],
-    ids=["unknown template", "a player twice", "one player"],
+    ids=["unknown-template", "a-player-twice", "one-player"],
 )
 def test_an_opening_the_terms_refuse_writes_nothing(server_client, slug, players, code):
     _funded("a", "b")
