@@ -19,6 +19,7 @@ from tests.wallets.invariants import ledger_violations
 from tournaments.games.queries import seating
 from tournaments.games.services.escrow import (
     PlayersShort,
+    Release,
     entries_collect,
     entries_short,
     entry_plans,
@@ -146,29 +147,33 @@ def test_a_concurrent_spend_found_by_the_ledger_names_the_player_short(server_cl
     assert escrow_balance(game) == Decimal("160.00")
 
 
-def _points_release(game: Game, seats: list[GamePlayer], loser_points: int):
-    result = points_settlement(
-        stakes={s.player.external_id: Decimal("80.00") for s in seats},
-        points={"a": 0, "b": loser_points},
-        winner="a",
-        point_value=Decimal("1.00"),
-        fee_percent=Decimal("10.00"),
-    )
+def _release(game: Game, result: Settlement) -> tuple[Release, list[GamePlayer]]:
+    """What empties the game's escrow by `result`, and its seats as settlement reads them."""
     seated = seating([game.pk])
-    seats[:] = seated.seats[game.pk]
-    return settlement_release(
+    seats = seated.seats[game.pk]
+    release = settlement_release(
         game=game, seats=seats, accounts=seated.accounts, settlement=result, fee_id=None
     )
+    return release, seats
+
+
+# a wins a two-player points game in which b counts 22 points (22.00); 10 % fee
+B_LOST_22 = points_settlement(
+    stakes={"a": Decimal("80.00"), "b": Decimal("80.00")},
+    points={"a": 0, "b": 22},
+    winner="a",
+    point_value=Decimal("1.00"),
+    fee_percent=Decimal("10.00"),
+)
 
 
 @pytest.mark.django_db
 def test_a_settlement_releases_the_escrow_in_two_transfers_to_the_paisa(server_client):
     # given a points game: b lost 22 points (22.00), 10 % fee
     game = opened(server_client, "g", POINTS, ("a", "b"))
-    seats = _seats(game)
 
     # when its release is posted
-    release = _points_release(game, seats, 22)
+    release, seats = _release(game, B_LOST_22)
     posted = release_post(release)
 
     # then prizes and fee in one transfer, refunds in the other, and the escrow is empty
@@ -198,7 +203,7 @@ def test_a_settlement_releases_the_escrow_in_two_transfers_to_the_paisa(server_c
 def test_a_release_posted_twice_pays_once(server_client):
     # given a release posted
     game = opened(server_client, "g", POINTS, ("a", "b"))
-    release = _points_release(game, _seats(game), 22)
+    release, _ = _release(game, B_LOST_22)
     first = release_post(release)
     balances, transfers = _balances("a", "b"), Transfer.objects.count()
 
@@ -221,14 +226,7 @@ def test_a_refund_returns_bonus_to_its_bucket_and_its_lot(server_client):
     paid = {s.player.external_id: sum(Decimal(x) for _, x in s.contributed) for s in seats}
 
     # when the game is cancelled: everything goes back
-    seated = seating([game.pk])
-    release = settlement_release(
-        game=game,
-        seats=seated.seats[game.pk],
-        accounts=seated.accounts,
-        settlement=cancel_settlement(contributed=paid),
-        fee_id=None,
-    )
+    release, _ = _release(game, cancel_settlement(contributed=paid))
     release_post(release)
 
     # then a's bonus is back in the bucket and in the lot, the deposit part in the deposit

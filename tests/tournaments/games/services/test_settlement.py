@@ -31,8 +31,7 @@ from tournaments.games.services.games import game_get
 from tournaments.models import Deal, DealTransfer, Game
 from tournaments.payouts import Settlement, cancel_settlement
 from wallets.models import Transfer
-
-ZERO = Decimal("0.00")
+from wallets.money.amounts import ZERO
 
 
 def _points_games(client, count: int) -> list[Deal]:
