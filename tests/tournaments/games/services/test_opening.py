@@ -11,10 +11,11 @@ from decimal import Decimal
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
+from djmoney.money import Money
 
 from rummy_ledger.api.models import IdempotencyRecord
 from rummy_ledger.keyed import Keyed, KeyTaken, key_claim
-from tests.builders import bonus_granted, escrow_balance, funded_player
+from tests.builders import bonus_granted, escrow_balance, funded_player, template
 from tests.concurrency import run_in_threads
 from tests.tournaments.games.services.tables import POINTS, POOL, templates
 from tests.wallets.invariants import ledger_violations
@@ -22,8 +23,10 @@ from tournaments.errors import GameErrorCode, GameExists, OpenRejected
 from tournaments.games.services import games, opening
 from tournaments.games.services.escrow import PlayersShort
 from tournaments.models import Game, GamePlayer
-from wallets.errors import PlayerNotPaired
-from wallets.models import Account, BonusLot, Bucket, ClientEscrowTake, Player, Transfer
+from wallets.errors import PlayerNotPaired, RealMoneyUnavailable, SelfExcluded
+from wallets.models import CHIPS, Account, BonusLot, Bucket, ClientEscrowTake, Player, Transfer
+from wallets.services.deposits import chips_grant
+from wallets.services.protection import self_exclusion_start
 
 STAKE = Decimal("80.00")  # points-1: 80 points of 1.00
 
@@ -224,6 +227,44 @@ def test_a_key_taken_between_the_read_and_the_write_rolls_the_opening_back(
     assert not Game.objects.exists()
     assert _deposits("a", "b") == written.deposits
     assert Transfer.objects.count() == written.counts[3]
+
+
+@pytest.mark.django_db
+def test_a_self_excluded_player_is_refused_on_the_two_round_trips(server_client, spied_full_path):
+    # given b self-excluded for a week
+    _funded("a", "b")
+    self_exclusion_start(player_external_id="b", days=7, changed_by="test")
+    written = _Written("a", "b")
+
+    # when
+    with pytest.raises(SelfExcluded) as refused:
+        _open(server_client, keyed=_keyed(server_client))
+
+    # then b is named (the read brought the exclusion along), and nothing was written
+    assert [e["player"] for e in refused.value.details["players"]] == ["b"]
+    assert spied_full_path == []
+    written.none()
+
+
+@pytest.mark.django_db
+def test_with_real_money_off_a_cash_game_is_refused_and_a_chips_game_opens(server_client, settings):
+    # given real money switched off
+    _funded("a", "b")
+    template("chips-1", "points", currency=CHIPS, point_value=Decimal("1.00"))
+    for player in ("a", "b"):
+        chips_grant(player_external_id=player, amount=Money("500", CHIPS), reference=player)
+    settings.REAL_MONEY = "off"
+    written = _Written("a", "b")
+
+    # when a cash game and a chips game open
+    with pytest.raises(RealMoneyUnavailable) as refused:
+        _open(server_client)
+    written.none()
+    game = _open(server_client, game_id="chips", slug="chips-1")
+
+    # then the cash game named both players; the chips game took its stakes in chips
+    assert [r["player"] for r in refused.value.details["players"]] == ["a", "b"]
+    assert escrow_balance(game) == Decimal("160.00") and game.currency == "CHP"
 
 
 # --- what takes the one locked transaction ------------------------------------------------------

@@ -30,6 +30,7 @@ from tournaments.games.services import settlement
 from tournaments.games.services.games import game_get
 from tournaments.models import Deal, DealTransfer, Game
 from tournaments.payouts import Settlement, cancel_settlement
+from wallets.errors import LedgerBusy
 from wallets.models import Transfer
 from wallets.money.amounts import ZERO
 
@@ -202,6 +203,42 @@ def test_a_bad_deal_of_another_game_does_not_hold_up_a_deals_own(server_client):
     assert settled == 1
     assert _status(mine, bad) == ["settled", "stored"]
     books_balance_for(Game.objects.get(pk=mine.game_id))
+
+
+@pytest.mark.django_db
+def test_a_deal_that_cannot_be_scored_fails_its_task_and_stays_stored(server_client):
+    # given my deal not scorable, and another game's deal that the batch would take along
+    mine, other = _points_games(server_client, 2)
+    _spoiled(mine)
+    transfers = Transfer.objects.count()
+
+    # when its task runs, the failure is raised (logged by Celery; finance sees the deal)
+    with pytest.raises(KeyError):  # the engine finds no outcome "nonsense"
+        settlement.deal_settle(deal_id=mine.pk)
+
+    # then nothing of the failed transaction stays: both deals stored, no money moved
+    assert _status(mine, other) == ["stored", "stored"]
+    assert Transfer.objects.count() == transfers
+
+
+@pytest.mark.django_db
+def test_a_busy_ledger_is_handed_back_for_a_retry_not_taken_for_a_bad_deal(
+    server_client, monkeypatch
+):
+    # given a batch of two games' deals, and a ledger whose locks are busy
+    deals = _points_games(server_client, 2)
+
+    def busy(release):
+        raise LedgerBusy("lock timeout")
+
+    monkeypatch.setattr(settlement, "release_post", busy)
+
+    # when
+    with pytest.raises(LedgerBusy):
+        settlement.deals_settle(deal_ids=[d.pk for d in deals])
+
+    # then the task is retried (LedgerBusy is Retryable), no game settled apart: all stored
+    assert _status(*deals) == ["stored", "stored"]
 
 
 @pytest.mark.django_db
