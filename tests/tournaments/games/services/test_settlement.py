@@ -213,7 +213,7 @@ def test_a_deal_that_cannot_be_scored_fails_its_task_and_stays_stored(server_cli
     transfers = Transfer.objects.count()
 
     # when its task runs, the failure is raised (logged by Celery; finance sees the deal)
-    with pytest.raises(KeyError):  # the engine finds no outcome "nonsense"
+    with pytest.raises(KeyError):  # the engine cannot read the spoiled results
         settlement.deal_settle(deal_id=mine.pk)
 
     # then nothing of the failed transaction stays: both deals stored, no money moved
