@@ -158,7 +158,7 @@ class Server:
 def res(player: str, outcome: str, groups=None, **extra) -> dict:
     out = {"player": player, "outcome": outcome, **extra}
     if groups is not None:
-        out["groups"] = groups
+        out["groups"] = [list(group) for group in groups]  # a copy: WINNER & co. stay as they are
     return out
 
 
