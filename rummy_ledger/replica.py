@@ -33,11 +33,14 @@ from django.conf import settings
 from django.db import DEFAULT_DB_ALIAS, DatabaseError, connections
 from django.template.response import SimpleTemplateResponse
 
+from rummy_ledger.api.deadline import WATCHDOG
+
 log = logging.getLogger(__name__)
 
 REPLICA = "replica"
 CATCH_UP_SECONDS = 0.5  # how long a standby just behind a busy primary is given to reach it
 CATCH_UP_POLL_SECONDS = 0.05
+PROBE_SECONDS = 2.0  # a standby that has not answered the lag probe by then does not answer
 
 # The alias a finance page's reads go to while it runs (None: not in a finance page).
 _reading: ContextVar[str | None] = ContextVar("finance_read_alias", default=None)
@@ -73,15 +76,18 @@ def replica_lag() -> float | None:
         (primary_lsn,) = cursor.fetchone()
     deadline = time.monotonic() + CATCH_UP_SECONDS
     started = time.monotonic()
-    with connections[REPLICA].cursor() as cursor:
+    # A frozen standby answers nothing and its socket never gives up: the request deadline's
+    # watchdog cuts it, and the page reads the primary.
+    standby = connections[REPLICA]
+    with WATCHDOG.watch(standby, PROBE_SECONDS), standby.cursor() as cursor:
         while True:
             cursor.execute(
                 "SELECT pg_is_in_recovery(), pg_last_wal_replay_lsn() >= %s::pg_lsn,"
                 " EXTRACT(epoch FROM now() - pg_last_xact_replay_timestamp())",
                 [primary_lsn],
             )
-            standby, caught_up, replayed_age = cursor.fetchone()
-            if not standby:
+            in_recovery, caught_up, replayed_age = cursor.fetchone()
+            if not in_recovery:
                 return None
             if caught_up:
                 return time.monotonic() - started

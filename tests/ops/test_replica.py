@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import subprocess
 import tempfile
 import time
@@ -28,7 +29,14 @@ from django.urls import reverse
 from django.utils import timezone
 
 from rummy_ledger.dev.embedded import postgres_bin_dir
-from rummy_ledger.replica import REPLICA, ReplicaRouter, finance_reads, read_source, replica_lag
+from rummy_ledger.replica import (
+    PROBE_SECONDS,
+    REPLICA,
+    ReplicaRouter,
+    finance_reads,
+    read_source,
+    replica_lag,
+)
 from tests.builders import funded_player, move, staff
 from tournaments.models import FeeDay
 from wallets.models import Player
@@ -233,6 +241,22 @@ def test_a_standby_behind_shows_the_old_figure_and_past_the_limit_the_page_reads
     resumed = statement_of(client, player)
     assert resumed.context["statement"].closing.amount == 490
     assert "Read from the standby" in resumed.content.decode()
+
+    # when: the standby is frozen (its process serving this node stopped)
+    with connections[REPLICA].cursor() as cursor:
+        cursor.execute("SELECT pg_backend_pid()")
+        (backend,) = cursor.fetchone()
+    os.kill(backend, signal.SIGSTOP)
+    try:
+        started = time.monotonic()
+        frozen = statement_of(client, player)
+        took = time.monotonic() - started
+    finally:
+        os.kill(backend, signal.SIGCONT)
+    # then: the primary within the probe's bound, and the page says so
+    assert took < PROBE_SECONDS + 2
+    assert frozen.context["statement"].closing.amount == 490
+    assert "Read from the primary: the standby does not answer." in frozen.content.decode()
 
     # when: the standby is gone
     subprocess.run(
