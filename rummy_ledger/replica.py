@@ -111,6 +111,7 @@ def read_source() -> ReadSource:
     limit = settings.REPLICA_MAX_LAG_SECONDS
     if lag > limit:
         behind = "an unknown time" if lag == float("inf") else f"{lag:.1f} s"
+        log.warning("the standby is %s behind, finance reads the primary", behind)
         return ReadSource(
             DEFAULT_DB_ALIAS,
             lag=lag,
