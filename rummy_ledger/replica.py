@@ -42,6 +42,10 @@ CATCH_UP_SECONDS = 0.5  # how long a standby just behind a busy primary is given
 CATCH_UP_POLL_SECONDS = 0.05
 PROBE_SECONDS = 2.0  # a standby that has not answered the lag probe by then does not answer
 
+# Who may see a page is the primary's answer, even inside a finance page: a permission taken
+# away, a session ended or a login locked out counts at once, not once the standby replays it.
+PRIMARY_ONLY = frozenset({"auth", "sessions", "admin", "contenttypes", "axes"})
+
 # The alias a finance page's reads go to while it runs (None: not in a finance page).
 _reading: ContextVar[str | None] = ContextVar("finance_read_alias", default=None)
 
@@ -153,10 +157,12 @@ def finance_page(view: Callable) -> Callable:
 
 
 class ReplicaRouter:
-    """Reads inside a finance page go to its alias, every other read and every write to the
-    primary; nothing is migrated on the standby (it replays the primary's)."""
+    """Reads inside a finance page go to its alias (but for PRIMARY_ONLY's), every other read and
+    every write to the primary; nothing is migrated on the standby (it replays the primary's)."""
 
     def db_for_read(self, model, **hints) -> str:
+        if model._meta.app_label in PRIMARY_ONLY:
+            return DEFAULT_DB_ALIAS
         return _reading.get() or DEFAULT_DB_ALIAS
 
     def db_for_write(self, model, **hints) -> str:

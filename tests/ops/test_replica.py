@@ -21,6 +21,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from django.contrib.auth.models import Permission
 from django.db import DEFAULT_DB_ALIAS, connection, connections
 from django.db.backends.base.base import BaseDatabaseWrapper
 from django.test import Client
@@ -325,6 +326,7 @@ def test_the_router_reads_the_standby_only_inside_a_finance_page_and_writes_the_
     assert router.db_for_read(Player) == DEFAULT_DB_ALIAS
     with finance_reads():
         assert router.db_for_read(Player) == REPLICA
+        assert router.db_for_read(Permission) == DEFAULT_DB_ALIAS  # who may see it: the primary
         assert router.db_for_write(Player) == DEFAULT_DB_ALIAS
     assert router.db_for_read(Player) == DEFAULT_DB_ALIAS
     assert replica.read_connection().alias == DEFAULT_DB_ALIAS
