@@ -2,12 +2,13 @@
 
 Which pages read the standby is said where they are written: a finance page's view is wrapped in
 `finance_page` (statements, tax reports, the fee and tournament P&L reports). Inside it,
-`ReplicaRouter` sends the ORM's reads to the replica and `read_connection()` gives raw SQL the
-same connection; outside it every read goes to the primary, as does every write, inside or out
-(the router names the primary for writes, so a row read from the standby is saved on the
-primary). An explicit `.using()` in each selector would have to reach every helper a page calls
-(balances, tax positions, account look-ups, search names) and would be missed by the next one
-added; the scope keeps the choice to one line per page and the rest of the code unaware of it.
+`ReplicaRouter` sends the ORM's reads to the replica, and `rummy_ledger.db.read_connection()`
+gives raw SQL the same connection; outside it every read goes to the primary, as does every
+write, inside or out (the router names the primary for writes, so a row read from the standby is
+saved on the primary). An explicit `.using()` in each selector would have to reach every helper
+a page calls (balances, tax positions, account look-ups, search names) and would be missed by the
+next one added; the scope keeps the choice to one line per page and the rest of the code unaware
+of it.
 
 Before a page reads the standby it asks how far behind it is. The primary's WAL position is read
 first, then the standby's replay position: at or past it, the standby holds every commit made
@@ -26,7 +27,6 @@ import logging
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from contextvars import ContextVar
 from dataclasses import dataclass
 
 from django.conf import settings
@@ -34,6 +34,7 @@ from django.db import DEFAULT_DB_ALIAS, DatabaseError, connections
 from django.template.response import SimpleTemplateResponse
 
 from rummy_ledger.api.deadline import WATCHDOG
+from rummy_ledger.db import reading_alias
 
 log = logging.getLogger(__name__)
 
@@ -45,9 +46,6 @@ PROBE_SECONDS = 2.0  # a standby that has not answered the lag probe by then doe
 # Who may see a page is the primary's answer, even inside a finance page: a permission taken
 # away, a session ended or a login locked out counts at once, not once the standby replays it.
 PRIMARY_ONLY = frozenset({"auth", "sessions", "admin", "contenttypes", "axes"})
-
-# The alias a finance page's reads go to while it runs (None: not in a finance page).
-_reading: ContextVar[str | None] = ContextVar("finance_read_alias", default=None)
 
 
 @dataclass(frozen=True)
@@ -128,16 +126,11 @@ def read_source() -> ReadSource:
 def finance_reads() -> Iterator[ReadSource]:
     """Reads inside go where `read_source()` says; writes still go to the primary."""
     source = read_source()
-    token = _reading.set(source.alias)
+    token = reading_alias.set(source.alias)
     try:
         yield source
     finally:
-        _reading.reset(token)
-
-
-def read_connection():
-    """The connection a raw SQL read uses: the finance page's, else the primary's."""
-    return connections[_reading.get() or DEFAULT_DB_ALIAS]
+        reading_alias.reset(token)
 
 
 def finance_page(view: Callable) -> Callable:
@@ -163,7 +156,7 @@ class ReplicaRouter:
     def db_for_read(self, model, **hints) -> str:
         if model._meta.app_label in PRIMARY_ONLY:
             return DEFAULT_DB_ALIAS
-        return _reading.get() or DEFAULT_DB_ALIAS
+        return reading_alias.get() or DEFAULT_DB_ALIAS
 
     def db_for_write(self, model, **hints) -> str:
         return DEFAULT_DB_ALIAS

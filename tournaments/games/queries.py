@@ -14,7 +14,7 @@ from django.conf import settings
 from django.db import connection
 from djmoney.money import Money
 
-from rummy_ledger.replica import read_connection
+from rummy_ledger.db import read_connection
 from tournaments.models import Deal, Game, GamePlayer, GameTemplate
 from wallets.models import CASH, Account, Entry, Player, ProtectionChange, Transfer
 from wallets.services.flows import PairFlow

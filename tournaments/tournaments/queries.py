@@ -7,7 +7,7 @@ from datetime import datetime
 
 from django.conf import settings
 
-from rummy_ledger.replica import read_connection
+from rummy_ledger.db import read_connection
 from tournaments.references import TOURNAMENT_REBUY, tournament_reference
 from wallets import references
 from wallets.models import Account, Entry, Transfer
