@@ -272,9 +272,12 @@ if REPLICA_DATABASE_URL:
         **DATABASES["replica"].get("OPTIONS", {}),
         "connect_timeout": DATABASES["default"]["OPTIONS"]["connect_timeout"],
     }
-    DATABASES["replica"]["TEST"] = {"MIRROR": "default"}  # a test run has no standby of its own
 DATABASE_ROUTERS = ["rummy_ledger.replica.ReplicaRouter"]
 REPLICA_MAX_LAG_SECONDS = float(os.environ.get("REPLICA_MAX_LAG_SECONDS", "30"))
+if not 0 <= REPLICA_MAX_LAG_SECONDS <= 600:  # the fee report stores days a standby read (1 h)
+    raise ImproperlyConfigured(
+        f"REPLICA_MAX_LAG_SECONDS is between 0 and 600, not {REPLICA_MAX_LAG_SECONDS:g}"
+    )
 # Beat's sweep re-sends deals stored but not settled: every SETTLEMENT_SWEEP_SECONDS, those
 # older than SETTLEMENT_SWEEP_AGE_SECONDS (older than any normal settlement). A deal whose
 # message was lost (broker down when it was stored, a worker killed) is settled within the sum.
