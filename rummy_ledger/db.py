@@ -2,8 +2,18 @@
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from contextvars import ContextVar
 
-from django.db import connection, transaction
+from django.db import DEFAULT_DB_ALIAS, connection, connections, transaction
+
+# The alias a finance page's reads go to while it runs (rummy_ledger/replica.py: the standby's
+# when it is close enough); None outside one: the primary.
+reading_alias: ContextVar[str | None] = ContextVar("finance_read_alias", default=None)
+
+
+def read_connection():
+    """The connection a raw SQL read takes: a finance page's, else the primary's."""
+    return connections[reading_alias.get() or DEFAULT_DB_ALIAS]
 
 
 @contextmanager

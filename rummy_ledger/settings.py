@@ -261,6 +261,24 @@ READYZ_DEADLINE_SECONDS = float(os.environ.get("READYZ_DEADLINE_SECONDS", "2"))
 DATABASES["default"].setdefault("OPTIONS", {})["connect_timeout"] = int(
     os.environ.get("DB_CONNECT_TIMEOUT", "3")
 )
+# Finance reads (statements, tax reports, the fee and tournament P&L reports) from a streaming
+# standby when REPLICA_DATABASE_URL names one (rummy_ledger/replica.py, docs/operations.md); every
+# write, and every other read, goes to the primary. Past REPLICA_MAX_LAG_SECONDS behind, or when
+# it does not answer, those pages read the primary and say so.
+REPLICA_DATABASE_URL = os.environ.get("REPLICA_DATABASE_URL", "").strip()
+if REPLICA_DATABASE_URL:
+    DATABASES["replica"] = dj_database_url.parse(REPLICA_DATABASE_URL)
+    DATABASES["replica"]["CONN_MAX_AGE"] = DATABASES["default"]["CONN_MAX_AGE"]
+    DATABASES["replica"]["OPTIONS"] = {
+        **DATABASES["replica"].get("OPTIONS", {}),
+        "connect_timeout": DATABASES["default"]["OPTIONS"]["connect_timeout"],
+    }
+DATABASE_ROUTERS = ["rummy_ledger.replica.ReplicaRouter"]
+REPLICA_MAX_LAG_SECONDS = float(os.environ.get("REPLICA_MAX_LAG_SECONDS", "30"))
+if not 0 <= REPLICA_MAX_LAG_SECONDS <= 600:  # the fee report stores days a standby read (1 h)
+    raise ImproperlyConfigured(
+        f"REPLICA_MAX_LAG_SECONDS is between 0 and 600, not {REPLICA_MAX_LAG_SECONDS:g}"
+    )
 # Beat's sweep re-sends deals stored but not settled: every SETTLEMENT_SWEEP_SECONDS, those
 # older than SETTLEMENT_SWEEP_AGE_SECONDS (older than any normal settlement). A deal whose
 # message was lost (broker down when it was stored, a worker killed) is settled within the sum.

@@ -70,6 +70,7 @@ SLOW_FIRST = (
     "tests/tournaments/test_simulator.py",
     "tests/architecture/test_data_migrations.py",
     "tests/ops/test_embedded_attach.py",
+    "tests/ops/test_replica.py",
     "tests/ops/test_tooling.py",
     "tests/wallets/test_simulator_money.py",
     "tests/tournaments/test_tournament_races.py",

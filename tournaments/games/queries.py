@@ -14,6 +14,7 @@ from django.conf import settings
 from django.db import connection
 from djmoney.money import Money
 
+from rummy_ledger.db import read_connection
 from tournaments.models import Deal, Game, GamePlayer, GameTemplate
 from wallets.models import CASH, Account, Entry, Player, ProtectionChange, Transfer
 from wallets.services.flows import PairFlow
@@ -293,7 +294,7 @@ SELECT (f.created_at AT TIME ZONE %(tz)s)::date AS day, g.format, f.amount_curre
 
 def fee_report_rows(*, fee_account_id: int, start: datetime, end: datetime) -> list[dict]:
     """Fee earned per day (platform time zone) and format in [start, end); reversals net out."""
-    with connection.cursor() as cursor:
+    with read_connection().cursor() as cursor:  # the fee report's: the standby's
         cursor.execute(
             FEE_REPORT_SQL,
             {"tz": settings.TIME_ZONE, "fee_account": fee_account_id, "start": start, "end": end},

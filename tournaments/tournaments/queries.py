@@ -6,8 +6,8 @@ from __future__ import annotations
 from datetime import datetime
 
 from django.conf import settings
-from django.db import connection
 
+from rummy_ledger.db import read_connection
 from tournaments.references import TOURNAMENT_REBUY, tournament_reference
 from wallets import references
 from wallets.models import Account, Entry, Transfer
@@ -68,7 +68,7 @@ def tournament_pnl_rows(
         "start": start,
         "end": end,
     }
-    with connection.cursor() as cursor:
+    with read_connection().cursor() as cursor:  # a finance page's: the standby's
         cursor.execute(TOURNAMENT_PNL_SQL, params)
         return [
             {

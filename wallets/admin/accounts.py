@@ -27,6 +27,7 @@ from django.utils import timezone
 from django.utils.html import format_html, format_html_join
 from djmoney.money import Money
 
+from rummy_ledger.replica import finance_page
 from wallets.admin import search
 from wallets.admin.base import (
     DateRangeForm,
@@ -137,6 +138,7 @@ class PlayerAdmin(PlayerRegionAdmin, TermSearch, ReadOnlyAdmin):
             *super().get_urls(),
         ]
 
+    @finance_page
     def statement_view(self, request: HttpRequest, pk: int):
         if not (self.has_view_permission(request) and request.user.has_perm("wallets.view_entry")):
             raise PermissionDenied

@@ -14,6 +14,7 @@ from django.template.response import TemplateResponse
 from django.urls import path
 from django.utils import timezone
 
+from rummy_ledger.replica import finance_page
 from wallets import selectors
 from wallets.admin.base import csv_response
 from wallets.models import Player
@@ -109,6 +110,7 @@ def _check_view(model_admin: ModelAdmin, request) -> None:
         raise PermissionDenied
 
 
+@finance_page
 def statement_view(model_admin: ModelAdmin, request: HttpRequest):
     """A player's tax statement for one financial year."""
     _check_view(model_admin, request)
@@ -133,6 +135,7 @@ def statement_view(model_admin: ModelAdmin, request: HttpRequest):
     )
 
 
+@finance_page
 def tds_view(model_admin: ModelAdmin, request: HttpRequest):
     """TDS withheld in a quarter, line by line, for the quarterly return."""
     _check_view(model_admin, request)
@@ -163,6 +166,7 @@ def tds_view(model_admin: ModelAdmin, request: HttpRequest):
     )
 
 
+@finance_page
 def gst_view(model_admin: ModelAdmin, request: HttpRequest):
     """GST on deposits per month and rate (each deposit at its own recorded rate)."""
     _check_view(model_admin, request)

@@ -15,6 +15,7 @@ from django.template.response import TemplateResponse
 from django.utils import timezone
 from djmoney.money import Money
 
+from rummy_ledger.replica import finance_page
 from tournaments.games.admin.charts import bar_chart
 from tournaments.games.services.escrow import fee_account_id
 from tournaments.games.services.fee_report import fee_report_days
@@ -40,6 +41,7 @@ def fee_chart(rows: list[dict], days: list) -> dict:
     return bar_chart(days, values, series, currency=CASH, stacked=True)
 
 
+@finance_page
 def fee_report_view(model_admin: admin.ModelAdmin, request: HttpRequest):
     """Fee per day and format: table, chart, CSV (linked from the index and the games' list)."""
     if not model_admin.has_view_permission(request):

@@ -50,6 +50,8 @@ def fee_report_days(
             if row["day"] in fresh:  # the span may cover stored days: those stay as stored
                 fresh[row["day"]].append(row)
         by_day.update(fresh)
+        # Read from a standby (the fee report's page), these days are whole too: it is never
+        # more than REPLICA_MAX_LAG_SECONDS behind, far less than DAY_CLOSED_AFTER.
         closed = last_closed_day(now)
         FeeDay.objects.bulk_create(
             [

@@ -17,6 +17,7 @@ from django.http import HttpRequest, HttpResponse
 from django.template.response import TemplateResponse
 from django.utils import timezone
 
+from rummy_ledger.replica import finance_page
 from tournaments.games.admin.charts import bar_chart
 from tournaments.games.services.escrow import fee_account_id
 from tournaments.tournaments.queries import PNL_COLUMNS, tournament_pnl_rows
@@ -68,6 +69,7 @@ def totals_of(rows: list[dict]) -> list[dict]:
     return [with_net({"currency": c, **by_column}) for c, by_column in sorted(sums.items())]
 
 
+@finance_page
 def tournament_pnl_view(model_admin: admin.ModelAdmin, request: HttpRequest):
     """Linked from the index (`wallets.admin.reports`) and the tournaments' list."""
     if not model_admin.has_view_permission(request):
