@@ -49,6 +49,7 @@ SERVER_DEPENDENT = [
     "tests/wallets/test_deposits.py",
     "tests/wallets/test_wind_down.py",
     "tests/tournaments/test_concurrency.py",
+    "tests/tournaments/games/services/",  # intake, settlement, escrow, opening: SQL and locks
     "tests/tournaments/test_round_trips.py",
     "tests/tournaments/test_tournament_races.py",
     "tests/tournaments/test_tournament_reconciliation.py",
