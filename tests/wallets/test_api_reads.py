@@ -127,9 +127,7 @@ def test_a_reference_with_reserved_characters_is_found_when_encoded(gateway):
         ("?reference=a&reference=b", "reference"),
     ],
 )
-def test_a_bad_query_parameter_is_a_400_naming_it_and_writes_nothing(
-    gateway, path, query, field
-):
+def test_a_bad_query_parameter_is_a_400_naming_it_and_writes_nothing(gateway, path, query, field):
     gateway.deposit("p1", "500.00", reference="dep-1")
     before = ledger_state()
     error = assert_envelope(gateway.api.get(f"/api/v1/{path}{query}"), 400, "invalid")

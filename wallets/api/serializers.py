@@ -238,7 +238,9 @@ class WithdrawalOut(WithdrawalRecordOut):
 
 
 class WithdrawalsOut(serializers.Serializer):
-    withdrawals = WithdrawalRecordOut(many=True, help_text="The client's withdrawals, oldest first.")
+    withdrawals = WithdrawalRecordOut(
+        many=True, help_text="The client's withdrawals, oldest first."
+    )
     next = serializers.CharField(allow_null=True, help_text=NEXT)
 
 

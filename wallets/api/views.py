@@ -1,6 +1,7 @@
-"""Wallet endpoints: balances, deposits, KYC, withdrawals and their gateway results, the lists a
-payments client reads back after a crash, the tax statement, deposit limits and self-exclusion. Views translate: a serializer checks the shape,
-one service decides, a serializer module's function writes the answer."""
+"""Wallet endpoints: balances, deposits, KYC, withdrawals and their gateway results, what a
+payments client reads back after a crash (its withdrawals, its deposits), the tax statement,
+deposit limits and self-exclusion. Views translate: a serializer checks the shape, one service
+decides (or a selector reads), a serializer module's function writes the answer."""
 
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import status

@@ -22,8 +22,8 @@ from rummy_ledger.api.views import ScopedView, valid_data
 from rummy_ledger.db import snapshot
 from tournaments.errors import GameErrorCode as G
 from tournaments.errors import TermsInvalid
-from tournaments.games.api import serializers as s
 from tournaments.games import selectors
+from tournaments.games.api import serializers as s
 from tournaments.games.api.deal_input import deal_read
 from tournaments.games.services import games, intake, opening
 from tournaments.models import Game
