@@ -4,8 +4,10 @@ status, cursor-paged so that reading on from each `next` lists every game once; 
 parameters are a 400 in the envelope that writes nothing."""
 
 import pytest
+from drf_spectacular.generators import SchemaGenerator
 
 from tests.api.conftest import assert_envelope, ledger_state
+from tests.architecture.test_openapi import _as_json_schema, conforms
 from tests.builders import LOSER_22, WINNER, Server, funded_player, make_api, res, template
 from tournaments.games.services.games import game_open
 from tournaments.models import Game
@@ -153,3 +155,10 @@ def test_the_list_needs_a_key_with_the_games_scope(db):
     assert_envelope(keyless.get("games"), 401, "not_authenticated")
     gateway = make_api("payments", name="gateway")[0]
     assert_envelope(gateway.get("/api/v1/games"), 403, "permission_denied")
+
+
+def test_the_lists_answers_match_the_schema(tables):
+    server, _ = tables
+    openapi = _as_json_schema(SchemaGenerator().get_schema(request=None, public=True))
+    for query in ("", "?limit=1", "?status=open", "?status=won"):
+        conforms(openapi, "/api/v1/games", "get", server.get(f"games{query}"))

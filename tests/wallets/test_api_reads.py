@@ -4,8 +4,10 @@ GET /api/v1/withdrawals and GET /api/v1/deposits (by reference, cursor-paged). I
 balances), every item once across pages; bad query parameters a 400 that writes nothing."""
 
 import pytest
+from drf_spectacular.generators import SchemaGenerator
 
 from tests.api.conftest import assert_envelope, ledger_state
+from tests.architecture.test_openapi import _as_json_schema, conforms
 from tests.builders import make_api
 from tests.wallets.payments import Gateway, approve, verified, won
 
@@ -139,3 +141,19 @@ def test_a_bad_query_parameter_is_a_400_naming_it_and_writes_nothing(gateway, pa
 def test_the_reads_need_the_payments_scope(db, path):
     server = make_api("games", name="game-server")[0]
     assert_envelope(server.get(f"/api/v1/{path}"), 403, "permission_denied")
+
+
+def test_the_reads_answers_match_the_schema(gateway, winner):
+    openapi = _as_json_schema(SchemaGenerator().get_schema(request=None, public=True))
+    withdrawal_id = gateway.withdraw(winner, "100.00", reference="wd-1").json()["withdrawal_id"]
+    gateway.deposit("p1", "500.00", reference="dep-1")
+    api = gateway.api
+    for operation, url in [
+        ("/api/v1/withdrawals/{withdrawal_id}", f"withdrawals/{withdrawal_id}"),
+        ("/api/v1/withdrawals/{withdrawal_id}", f"withdrawals/{withdrawal_id + 1}"),  # 404
+        ("/api/v1/withdrawals", "withdrawals?limit=1"),
+        ("/api/v1/withdrawals", "withdrawals?limit=x"),  # 400
+        ("/api/v1/deposits", "deposits?reference=dep-1"),
+        ("/api/v1/deposits", "deposits"),
+    ]:
+        conforms(openapi, operation, "get", api.get(f"/api/v1/{url}"))
