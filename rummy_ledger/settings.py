@@ -198,6 +198,7 @@ SPECTACULAR_SETTINGS = {
         "CurrencyEnum": "djmoney.settings.CURRENCY_CHOICES",
         "GameStatusEnum": "tournaments.models.Game.Status",
         "DealStatusEnum": "tournaments.models.Deal.Status",
+        "WithdrawalOutStatusEnum": "wallets.api.serializers.WITHDRAWAL_STATUSES",
     },
     # security: the ApiKey scheme, once per operation, from the authentication class
     # (rummy_ledger.api.auth.ApiKeyScheme)

@@ -1,4 +1,5 @@
-"""Reads of wallets that need a little thought: balances, and the tax reports for finance."""
+"""Reads of wallets that need a little thought: balances, a payments client's own deposits and
+withdrawals (what it reads back after a crash), and the tax reports for finance."""
 
 from __future__ import annotations
 
@@ -7,20 +8,25 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from decimal import Decimal
 
-from django.db.models import Count, Sum
+from django.db.models import Count, QuerySet, Sum
 from django.db.models.functions import TruncMonth
 from djmoney.money import Money
 
-from wallets.errors import UnknownPlayer
+from rummy_ledger.api.models import ApiClient
+from wallets import references
+from wallets.errors import UnknownPlayer, UnknownWithdrawal
 from wallets.models import (
     Account,
     DepositGst,
     Entry,
+    GatewayDeposit,
+    PlatformAccount,
     Player,
     TdsYearEnd,
     Withdrawal,
 )
 from wallets.money.amounts import ZERO, amount_text
+from wallets.services.deposits import Deposit
 from wallets.tax import formulas
 
 
@@ -46,11 +52,112 @@ def player_by_external_id(external_id: str) -> Player:
 
 def wallet_balances(*, player: Player) -> dict[str, dict[str, str]]:
     """The player's balance per bucket, as decimal strings with their currency."""
-    accounts = Account.objects.filter(player=player, kind=Account.Kind.PLAYER).order_by("bucket")
-    return {
-        a.bucket: {"amount": amount_text(a.balance.amount), "currency": a.currency}
-        for a in accounts
-    }
+    return wallets_balances(players=[player]).get(player.pk, {})
+
+
+def wallets_balances(*, players: Sequence[Player]) -> dict[int, dict[str, dict[str, str]]]:
+    """`wallet_balances` of each player (by pk), in one query."""
+    accounts = Account.objects.filter(player__in=players, kind=Account.Kind.PLAYER).order_by(
+        "player_id", "bucket"
+    )
+    balances: dict[int, dict[str, dict[str, str]]] = {}
+    for a in accounts:
+        balances.setdefault(a.player_id, {})[a.bucket] = {
+            "amount": amount_text(a.balance.amount),
+            "currency": a.currency,
+        }
+    return balances
+
+
+# --- what a payments client reads back after a crash (its own only) ----------------------------
+
+
+def withdrawal_of(*, client: ApiClient, withdrawal_id: int) -> Withdrawal:
+    """The client's withdrawal; another client's does not exist for it (guessing ids tells a
+    client nothing)."""
+    withdrawal = (
+        Withdrawal.objects.filter(client=client, pk=withdrawal_id).select_related("player").first()
+    )
+    if withdrawal is None:
+        raise UnknownWithdrawal(f"no withdrawal {withdrawal_id}")
+    return withdrawal
+
+
+def withdrawals_listed(
+    *, client: ApiClient, reference: str | None, after_id: int | None, count: int
+) -> list[Withdrawal]:
+    """The client's withdrawals after `after_id` (all when None), in id order, `count` at most;
+    the one with `reference` when given."""
+    rows = Withdrawal.objects.filter(client=client).select_related("player")
+    return list(_after(_referenced(rows, reference), after_id)[:count])
+
+
+@dataclass(frozen=True)
+class DepositRead:
+    """A deposit as its answer shows it: the record (its `pk` the list's cursor), the player
+    credited and the amounts its transfer moved."""
+
+    record: GatewayDeposit
+    player: Player
+    deposit: Deposit
+
+    @property
+    def pk(self) -> int:
+        return self.record.pk
+
+
+def deposits_listed(
+    *, client: ApiClient, reference: str | None, after_id: int | None, count: int
+) -> list[DepositRead]:
+    """The client's deposits after `after_id` (all when None), in id order, `count` at most; the
+    one with `reference` when given. Their amounts come from their transfers' entries, in one
+    query (what `wallets.services.deposits` answers a deposit made before with)."""
+    rows = GatewayDeposit.objects.filter(client=client)
+    records = list(_after(_referenced(rows, reference), after_id)[:count])
+    transfers = [r.transfer_id for r in records]
+    entries = Entry.objects.filter(transfer_id__in=transfers).select_related("account__player")
+    rates = dict(
+        DepositGst.objects.filter(transfer_id__in=transfers).values_list(
+            "transfer_id", "rate_percent"
+        )
+    )
+    legs: dict[int, list[Entry]] = {}
+    for entry in entries:
+        legs.setdefault(entry.transfer_id, []).append(entry)
+    return [
+        _deposit_read(record, legs.get(record.transfer_id, []), rates.get(record.transfer_id))
+        for record in records
+    ]
+
+
+_CLEARING = references.platform_account_code(PlatformAccount.GATEWAY_CLEARING)
+_GST = references.platform_account_code(PlatformAccount.GST_PAYABLE)
+
+
+def _deposit_read(record: GatewayDeposit, legs: list[Entry], rate: Decimal | None) -> DepositRead:
+    """A deposit from its transfer's legs: gateway clearing -amount, the player's deposit bucket
+    +credited, GST payable +gst (none for a deposit of a few paise or from before GST, whose
+    rate reads 0)."""
+    by_code = {e.account.code: e.amount.amount for e in legs}
+    credit = next(e for e in legs if e.account.kind == Account.Kind.PLAYER)
+    deposit = Deposit(
+        transfer_id=record.transfer_id,
+        created=False,
+        amount=-by_code[_CLEARING],
+        gst=by_code.get(_GST, ZERO),
+        credited=credit.amount.amount,
+        gst_rate=ZERO if rate is None else rate,
+    )
+    return DepositRead(record, credit.account.player, deposit)
+
+
+def _referenced(rows: QuerySet, reference: str | None) -> QuerySet:
+    return rows if reference is None else rows.filter(reference=reference)
+
+
+def _after(rows: QuerySet, after_id: int | None) -> QuerySet:
+    """The rows after the cursor's row id, in id order (`rummy_ledger.api.paging`)."""
+    return (rows if after_id is None else rows.filter(pk__gt=after_id)).order_by("pk")
 
 
 def account_balances(accounts: Sequence[Account]) -> dict[int, Money]:

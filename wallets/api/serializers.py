@@ -19,6 +19,7 @@ from rummy_ledger.api.fields import (
     StrictIntegerField,
     StrictSerializer,
 )
+from rummy_ledger.api.paging import NEXT, PageQuery, query_parameter
 from wallets import selectors
 from wallets.models import CASH, KycRecord, Player, Withdrawal
 from wallets.money.amounts import amount_text
@@ -198,12 +199,18 @@ class WithdrawalIn(StrictSerializer):
     )
 
 
-class WithdrawalOut(serializers.Serializer):
+# A withdrawal's states, as the answers list them (one enum in OpenAPI: ENUM_NAME_OVERRIDES).
+WITHDRAWAL_STATUSES = ["requested", "approved", "paid", "failed", "rejected"]
+
+
+# A withdrawal as `GET /withdrawals/{withdrawal_id}` answers it: the POST's answer without the
+# player's balances. (No docstring: the schema would show it on `WithdrawalOut` too.)
+class WithdrawalRecordOut(serializers.Serializer):
     withdrawal_id = serializers.IntegerField(help_text="For `/paid` and `/failed`.")
     reference = serializers.CharField(help_text="The gateway's withdrawal reference.")
     player_id = serializers.CharField(help_text=PLAYER_ID)
     status = serializers.ChoiceField(
-        choices=["requested", "approved", "paid", "failed", "rejected"],
+        choices=WITHDRAWAL_STATUSES,
         help_text="`requested` waits for finance; `approved` is the gateway's to pay.",
     )
     amount = serializers.CharField(help_text="Taken from the wallet: payout + TDS.")
@@ -224,7 +231,43 @@ class WithdrawalOut(serializers.Serializer):
     failure_reason = serializers.CharField(
         allow_blank=True, help_text="Why the gateway could not pay; empty otherwise."
     )
+
+
+class WithdrawalOut(WithdrawalRecordOut):
     balances = serializers.DictField(child=BalanceOut(), help_text=BALANCES)
+
+
+class WithdrawalsOut(serializers.Serializer):
+    withdrawals = WithdrawalRecordOut(
+        many=True, help_text="The client's withdrawals, oldest first."
+    )
+    next = serializers.CharField(allow_null=True, help_text=NEXT)
+
+
+class DepositsOut(serializers.Serializer):
+    deposits = DepositOut(
+        many=True,
+        help_text="The client's deposits, oldest first, each as the deposit's POST answers it "
+        "again (the player's balances now).",
+    )
+    next = serializers.CharField(allow_null=True, help_text=NEXT)
+
+
+class ByReferenceQuery(PageQuery):
+    reference = StrictCharField(
+        required=False,
+        validators=[
+            RegexValidator(f"^{REFERENCE_PATTERN}\\Z", "A reference is 1 to 100 visible ASCII.")
+        ],
+    )
+
+
+# The `reference` filter of the deposits' and withdrawals' lists, as the schema shows it.
+REFERENCE_PARAMETER = query_parameter(
+    "reference",
+    {"type": "string", "pattern": f"^(?!.*\\n){REFERENCE_PATTERN}$"},
+    "Only the one with this gateway reference (1 to 100 visible ASCII; all when absent).",
+)
 
 
 class WithdrawalPaidIn(StrictSerializer):
@@ -349,7 +392,11 @@ def wallet_out(player: Player) -> dict[str, Any]:
     return {"player_id": player.external_id, "balances": selectors.wallet_balances(player=player)}
 
 
-def deposit_out(player: Player, deposit: Deposit, reference: str) -> dict[str, Any]:
+def deposit_out(
+    player: Player, deposit: Deposit, reference: str, balances: dict | None = None
+) -> dict[str, Any]:
+    """The deposit's answer; `balances` when the caller read them (a page of deposits reads its
+    players' in one query)."""
     return {
         "player_id": player.external_id,
         "transfer_id": deposit.transfer_id,
@@ -358,7 +405,7 @@ def deposit_out(player: Player, deposit: Deposit, reference: str) -> dict[str, A
         "gst": _money(deposit.gst),
         "gst_rate": _money(deposit.gst_rate),
         "credited": _money(deposit.credited),
-        "balances": selectors.wallet_balances(player=player),
+        "balances": selectors.wallet_balances(player=player) if balances is None else balances,
     }
 
 
@@ -374,6 +421,13 @@ def kyc_out(player: Player, record: KycRecord) -> dict[str, Any]:
 
 def withdrawal_out(withdrawal: Withdrawal) -> dict[str, Any]:
     return {
+        **withdrawal_record_out(withdrawal),
+        "balances": selectors.wallet_balances(player=withdrawal.player),
+    }
+
+
+def withdrawal_record_out(withdrawal: Withdrawal) -> dict[str, Any]:
+    return {
         "withdrawal_id": withdrawal.pk,
         "reference": withdrawal.reference,
         "player_id": withdrawal.player.external_id,
@@ -387,7 +441,6 @@ def withdrawal_out(withdrawal: Withdrawal) -> dict[str, Any]:
         "needs_approval": withdrawal.needs_approval,
         "gateway_reference": withdrawal.gateway_reference,
         "failure_reason": withdrawal.failure_reason,
-        "balances": selectors.wallet_balances(player=withdrawal.player),
     }
 
 

@@ -23,6 +23,13 @@ urlpatterns = [
         views.SelfExclusionView.as_view(),
         name="self-exclusion",
     ),
+    path("deposits", views.DepositsView.as_view(), name="deposits-list"),
+    path("withdrawals", views.WithdrawalsView.as_view(), name="withdrawals-list"),
+    path(
+        "withdrawals/<int:withdrawal_id>",
+        views.WithdrawalGetView.as_view(),
+        name="withdrawal",
+    ),
     path(
         "withdrawals/<int:withdrawal_id>/paid",
         views.WithdrawalPaidView.as_view(),

@@ -1,14 +1,17 @@
-"""Wallet endpoints: balances, deposits, KYC, withdrawals and their gateway results, the tax
-statement, deposit limits and self-exclusion. Views translate: a serializer checks the shape,
-one service decides, a serializer module's function writes the answer."""
+"""Wallet endpoints: balances, deposits, KYC, withdrawals and their gateway results, what a
+payments client reads back after a crash (its withdrawals, its deposits), the tax statement,
+deposit limits and self-exclusion. Views translate: a serializer checks the shape, one service
+decides (or a selector reads), a serializer module's function writes the answer."""
 
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import status
 from rest_framework.response import Response
 
 from rummy_ledger.api.idempotency import IDEMPOTENCY_HEADER_OPTIONAL, idempotent
+from rummy_ledger.api.paging import AFTER_PARAMETER, LIMIT_PARAMETER, page_answer, page_asked
 from rummy_ledger.api.schema import error_codes
 from rummy_ledger.api.views import ScopedView, valid_data
+from rummy_ledger.db import snapshot
 from wallets import selectors
 from wallets.api import serializers as s
 from wallets.errors import FinancialYearInvalid
@@ -200,6 +203,68 @@ class WithdrawalPaidView(WithdrawalResultView):
 class WithdrawalFailedView(WithdrawalResultView):
     serializer = s.WithdrawalFailedIn
     service = staticmethod(withdrawals.withdrawal_failed)
+
+
+class WithdrawalGetView(PaymentsView):
+    @extend_schema(
+        responses=s.WithdrawalRecordOut,
+        parameters=[WITHDRAWAL_ID],
+        summary="A withdrawal of this client, as its POST answers it without the balances",
+        extensions=error_codes({404: [W.UNKNOWN_WITHDRAWAL]}),
+    )
+    def get(self, request, withdrawal_id: int):
+        withdrawal = selectors.withdrawal_of(client=self.client, withdrawal_id=withdrawal_id)
+        return Response(s.withdrawal_record_out(withdrawal))
+
+
+BY_REFERENCE = [s.REFERENCE_PARAMETER, AFTER_PARAMETER, LIMIT_PARAMETER]
+
+
+class WithdrawalsView(PaymentsView):
+    @extend_schema(
+        responses=s.WithdrawalsOut,
+        parameters=BY_REFERENCE,
+        summary="This client's withdrawals, oldest first, cursor-paged; by reference",
+        operation_id="v1_withdrawals_list",
+    )
+    def get(self, request):
+        asked = page_asked(s.ByReferenceQuery, request)
+        rows = selectors.withdrawals_listed(
+            client=self.client,
+            reference=asked.filters.get("reference"),
+            after_id=asked.after_id,
+            count=asked.count,
+        )
+        return Response(page_answer("withdrawals", rows, asked, s.withdrawal_record_out))
+
+
+class DepositsView(PaymentsView):
+    @extend_schema(
+        responses=s.DepositsOut,
+        parameters=BY_REFERENCE,
+        summary="This client's deposits, oldest first, cursor-paged; by reference",
+        operation_id="v1_deposits_list",
+    )
+    def get(self, request):
+        asked = page_asked(s.ByReferenceQuery, request)
+        with snapshot():  # the deposits and their players' balances as of one moment
+            rows = selectors.deposits_listed(
+                client=self.client,
+                reference=asked.filters.get("reference"),
+                after_id=asked.after_id,
+                count=asked.count,
+            )
+            balances = selectors.wallets_balances(players=[row.player for row in rows])
+        return Response(
+            page_answer(
+                "deposits",
+                rows,
+                asked,
+                lambda row: s.deposit_out(
+                    row.player, row.deposit, row.record.reference, balances.get(row.player.pk, {})
+                ),
+            )
+        )
 
 
 # The financial years the statement answers for (`tax.FY_FIRST_YEARS`, else 400

@@ -16,6 +16,7 @@ from rummy_ledger.api.fields import (
     StrictSerializer,
     StrictSlugField,
 )
+from rummy_ledger.api.paging import NEXT, PageQuery
 from tournaments import rummy
 from tournaments.games.services.escrow import contributions
 from tournaments.models import SEATS_MAX, Deal, Format, Game, GamePlayer, GameTemplate
@@ -241,6 +242,25 @@ def deal_out(deal: Deal) -> dict[str, Any]:
     }
 
 
+def settled(game: Game, *, waiting: bool) -> bool:
+    """Nothing of the game waits for settlement: it is closed and no deal of it is `waiting`
+    (docs/api.md): what `GET /games/{id}` and each item of `GET /games` say."""
+    return game.status != Game.Status.OPEN and not waiting
+
+
+def game_item_out(game: Game) -> dict[str, Any]:
+    """A game in the list a game server recovers from; `game.waiting` from
+    `tournaments.games.selectors.games_listed`."""
+    return {
+        "game_id": game.game_id,
+        "template": game.terms["template"],
+        "status": game.status,
+        "settled": settled(game, waiting=game.waiting),
+        "opened_at": game.created_at.isoformat(),
+        "closed_at": game.finished_at.isoformat() if game.finished_at else None,
+    }
+
+
 def game_out(game: Game, seats: list[GamePlayer] | None = None) -> dict[str, Any]:
     """A game's state; a game just opened passes its `seats` (it has no deal yet)."""
     if seats is None:
@@ -257,9 +277,7 @@ def game_out(game: Game, seats: list[GamePlayer] | None = None) -> dict[str, Any
         "outcome": game.outcome or None,
         "terms": game.terms,
         "deals_played": game.deals_played,
-        # nothing of the game waits for settlement: closed, every deal settled (docs/api.md)
-        "settled": game.status != Game.Status.OPEN
-        and all(d.status == Deal.Status.SETTLED for d in deals),
+        "settled": settled(game, waiting=any(d.status != Deal.Status.SETTLED for d in deals)),
         "collected": _amount(game.collected),
         "paid_out": _amount(game.paid_out),
         "refunded": _amount(game.refunded),
@@ -429,6 +447,31 @@ class GameOut(serializers.Serializer):
     fee = Amount(help_text="The platform's fee.")
     players = SeatOut(many=True, help_text="Each seat.")
     deals = DealOut(many=True, help_text="Each deal posted, in order.")
+
+
+class GameItemOut(serializers.Serializer):
+    game_id = serializers.CharField(help_text="The game server's id of the game.")
+    template = serializers.CharField(help_text="The template's slug.")
+    status = serializers.ChoiceField(
+        choices=Game.Status.choices, help_text="open, finished, cancelled or reversed."
+    )
+    settled = serializers.BooleanField(
+        help_text="As `GET /games/{game_id}` says it: the game is closed and every deal posted is "
+        "settled. False while it is open."
+    )
+    opened_at = serializers.DateTimeField(help_text="When the game was opened (UTC).")
+    closed_at = serializers.DateTimeField(
+        allow_null=True, help_text="When it finished or was cancelled (UTC); null while open."
+    )
+
+
+class GamesOut(serializers.Serializer):
+    games = GameItemOut(many=True, help_text="The client's games, oldest first.")
+    next = serializers.CharField(allow_null=True, help_text=NEXT)
+
+
+class GamesQuery(PageQuery):
+    status = serializers.ChoiceField(choices=Game.Status.choices, required=False)
 
 
 class DealAcceptedOut(serializers.Serializer):

@@ -8,7 +8,7 @@ from tournaments.games.api.hands import HandEvaluateView
 urlpatterns = [
     path("templates", views.TemplatesView.as_view(), name="templates"),
     path("hands/evaluate", HandEvaluateView.as_view(), name="hands-evaluate"),
-    path("games", views.GameOpenView.as_view(), name="games"),
+    path("games", views.GamesView.as_view(), name="games"),
     path("games/<ext_id:game_id>", views.GameView.as_view(), name="game"),
     path("games/<ext_id:game_id>/deals", views.DealView.as_view(), name="game-deals"),
     path("games/<ext_id:game_id>/rejoin", views.RejoinView.as_view(), name="game-rejoin"),

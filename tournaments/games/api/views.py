@@ -10,14 +10,23 @@ from rest_framework.response import Response
 from rummy_ledger.api.fields import StrictSerializer
 from rummy_ledger.api.idempotency import IDEMPOTENCY_HEADER as IDEMPOTENCY
 from rummy_ledger.api.idempotency import idempotent, idempotent_keyed
+from rummy_ledger.api.paging import (
+    AFTER_PARAMETER,
+    LIMIT_PARAMETER,
+    page_answer,
+    page_asked,
+    query_parameter,
+)
 from rummy_ledger.api.schema import error_codes
 from rummy_ledger.api.views import ScopedView, valid_data
 from rummy_ledger.db import snapshot
 from tournaments.errors import GameErrorCode as G
 from tournaments.errors import TermsInvalid
+from tournaments.games import selectors
 from tournaments.games.api import serializers as s
 from tournaments.games.api.deal_input import deal_read
 from tournaments.games.services import games, intake, opening
+from tournaments.models import Game
 from wallets.errors import WalletErrorCode as W
 
 log = logging.getLogger(__name__)
@@ -68,7 +77,32 @@ class TemplatesView(GamesScope):
         return Response({"templates": _playable(games.templates_active())})
 
 
-class GameOpenView(GamesScope):
+class GamesView(GamesScope):
+    @extend_schema(
+        responses=s.GamesOut,
+        parameters=[
+            query_parameter(
+                "status",
+                {"type": "string", "enum": list(Game.Status.values)},
+                "Only the games in this state (all when absent).",
+            ),
+            AFTER_PARAMETER,
+            LIMIT_PARAMETER,
+        ],
+        summary="This client's games, oldest first, cursor-paged: what a restarted game server "
+        "reads back",
+        operation_id="v1_games_list",  # the detail's GET would take the same name
+    )
+    def get(self, request):
+        asked = page_asked(s.GamesQuery, request)
+        rows = selectors.games_listed(
+            client=request.auth,
+            status=asked.filters.get("status"),
+            after_id=asked.after_id,
+            count=asked.count,
+        )
+        return Response(page_answer("games", rows, asked, s.game_item_out))
+
     @extend_schema(
         request=s.GameOpenIn,
         responses={201: s.GameOut},
