@@ -121,7 +121,16 @@ def _response(status: str, codes: list[str]) -> dict:
     schema = {
         "allOf": [
             {"$ref": f"#/components/schemas/{COMPONENT}"},
-            {"properties": {"error": {"properties": {"code": {"type": "string", "enum": codes}}}}},
+            {  # narrows `Error`, adds no field: says so for tools that read a left-out
+                # `additionalProperties` as false (openapi-core's strict policy)
+                "properties": {
+                    "error": {
+                        "properties": {"code": {"type": "string", "enum": codes}},
+                        "additionalProperties": True,
+                    }
+                },
+                "additionalProperties": True,
+            },
         ]
     }
     response = {

@@ -2,13 +2,18 @@
 against the schema of their operation and status (clients generated from it can rely on it)."""
 
 import copy
+import json
 import uuid
 from datetime import timedelta
+from functools import cache
 
 import jsonschema
 import pytest
 from django.core.management import call_command
 from drf_spectacular.generators import SchemaGenerator
+from openapi_core import Config, OpenAPI
+from openapi_core.contrib.django import DjangoOpenAPIResponse
+from openapi_core.testing import MockRequest
 
 from rummy_ledger.api.schema import OPEN
 from tests.builders import LOSER_22, WINNER, Server, funded_player, make_api, res, template
@@ -48,6 +53,23 @@ def _as_json_schema(node):
     return out
 
 
+@cache
+def strict_tool() -> OpenAPI:
+    """openapi-core on the document as served, strict: an answer's field the schema does not
+    list fails (`additionalProperties` left out reads as false), and OpenAPI 3.0.3 read to the
+    letter (`nullable` only beside a `type`)."""
+    document = json.loads(json.dumps(SchemaGenerator().get_schema(request=None, public=True)))
+    return OpenAPI.from_dict(document, config=Config(additional_properties_default_policy="forbid"))
+
+
+def strictly_valid(response, method: str | None = None) -> None:
+    """The answer validates with openapi-core against its operation and status, found by the
+    request's path and method (or `method`: a 405 is documented on the path's operations)."""
+    asked = response.wsgi_request  # its body was read by the view: the method and path suffice
+    request = MockRequest("http://testserver", method or asked.method, asked.path)
+    strict_tool().validate_response(request, DjangoOpenAPIResponse(response))
+
+
 def conforms(openapi, path: str, method: str, response) -> None:
     operation = openapi["paths"][path][method]
     documented = operation["responses"].get(str(response.status_code))
@@ -55,6 +77,7 @@ def conforms(openapi, path: str, method: str, response) -> None:
     schema = copy.deepcopy(documented["content"]["application/json"]["schema"])
     schema["components"] = openapi["components"]
     jsonschema.validate(response.json(), schema)
+    strictly_valid(response, method)
 
 
 def test_game_server_responses_match_the_schema(openapi, eager, django_capture_on_commit_callbacks):
