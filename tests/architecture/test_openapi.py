@@ -16,7 +16,7 @@ from openapi_core.contrib.django import DjangoOpenAPIResponse
 from openapi_core.testing import MockRequest
 
 from rummy_ledger.api.schema import OPEN
-from tests.builders import LOSER_22, WINNER, Server, funded_player, make_api, res, template
+from tests.builders import LOSER_22, WILD, WINNER, Server, funded_player, make_api, res, template
 
 pytestmark = pytest.mark.django_db
 
@@ -148,3 +148,27 @@ def test_money_in_and_out_responses_match_the_schema(openapi):
     closed = api.get(f"/api/v1/players/p1/tax/{fy.previous().label}")
     assert closed.json()["year_end"]["carry_forward"] == "350.00"
     conforms(openapi, "/api/v1/players/{player_id}/tax/{fy}", "get", closed)
+
+
+def test_a_batch_of_deals_matches_the_schema(openapi, eager, django_capture_on_commit_callbacks):
+    """Each kind of result: stored, replayed, refused by the rules, another's game, malformed."""
+    server = Server()
+    template("points-2", "points")
+    for p in "abcd":
+        funded_player(p)
+    server.open("g", "points-2", ["a", "b"])
+    server.open("h", "points-2", ["c", "d"])
+
+    seats = {"g": ("a", "b"), "h": ("c", "d"), "nobody": ("a", "b")}
+
+    def deal(game_id, winner=WINNER):
+        first, second = seats[game_id]
+        results = [res(first, "declared", winner), res(second, "lost", LOSER_22)]
+        return {"game_id": game_id, "deal_no": 1, "wild_joker": WILD, "results": results}
+
+    batch = [deal("g"), deal("g"), deal("h", LOSER_22), deal("nobody"), {"game_id": 7}]
+    with django_capture_on_commit_callbacks(execute=True):
+        response = server.post("deals", {"deals": batch})
+    results = response.json()["results"]
+    assert [r["status"] for r in results] == [202, 202, 422, 404, 400], results
+    conforms(openapi, "/api/v1/deals", "post", response)
