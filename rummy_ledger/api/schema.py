@@ -12,11 +12,12 @@ Then the document is made one that strict tools read as the server answers (`con
 - a nullable reference (drf-spectacular's `allOf: [X], nullable: true`, which OpenAPI 3.0.3 does
   not read as nullable: `nullable` acts only beside a `type`) becomes `oneOf: [X, NullEnum]`,
   the form drf-spectacular gives a nullable choice, which every 3.0 validator reads;
-- an enum in an answer is open (the server may add a value: a status, an error code): its type
-  with the known values in `x-enum` and its description, no `enum`, so a client generated from
-  the document tolerates a value it does not know; an enum in a request stays closed (the server
-  refuses any other value). The server's own tests close them again (`x-enum` as `enum`:
-  tests/architecture/test_openapi.py), so an answer still carries only a value listed.
+- an enum in an answer is open (the server may add a value: a status, an error code):
+  `anyOf: [{type, enum: [the known values]}, {type}]`, said in its description, so any value of
+  its type validates, and a client generated from the document types the known values and takes
+  another as it is (openapi-python-client: `CodeEnum | str`) instead of failing on it; an enum in
+  a request stays closed (the server refuses any other value). The server's own tests close them
+  again (`known`: tests/architecture/test_openapi.py), so an answer carries only a value listed.
 """
 
 from __future__ import annotations
@@ -190,7 +191,6 @@ def document_errors(result: dict, generator, request, public) -> dict:
     return result
 
 
-OPEN = "x-enum"  # the known values of an open enum (an answer's): clients tolerate others
 NULL = "NullEnum"  # drf-spectacular's component for null: `{"enum": [null]}`
 OPEN_NOTE = "Open: the server may add values; a client tolerates one it does not know."
 
@@ -236,7 +236,8 @@ def _refs(node, found: set[str], components: dict) -> set[str]:
 
 
 def _open(node) -> None:
-    """An enum of strings or integers becomes open: the known values in `x-enum`."""
+    """An enum of strings or integers becomes open: any value of its type, the known ones
+    first."""
     if isinstance(node, list):
         for item in node:
             _open(item)
@@ -247,10 +248,19 @@ def _open(node) -> None:
         if key != "not":  # `not: {enum: [...]}` is a rule, not a list of values
             _open(value)
     if "enum" in node and node.get("type") in ("string", "integer"):
-        node[OPEN] = node.pop("enum")
-        known = ", ".join(f"`{v}`" for v in node[OPEN])
+        kind, values = node.pop("type"), node.pop("enum")
+        node["anyOf"] = [{"type": kind, "enum": values}, {"type": kind}]
+        listed = ", ".join(f"`{v}`" for v in values)
         text = node.get("description", "")
-        node["description"] = f"{text}\n\n{OPEN_NOTE} Known: {known}.".lstrip()
+        node["description"] = f"{text}\n\n{OPEN_NOTE} Known: {listed}.".lstrip()
+
+
+def known(node) -> list | None:
+    """The values an open enum lists (`_open`), or None for any other schema."""
+    if not isinstance(node, dict) or len(node.get("anyOf", [])) != 2:
+        return None
+    listed, other = node["anyOf"]
+    return listed["enum"] if "enum" in listed and other == {"type": listed["type"]} else None
 
 
 def open_answers(result: dict) -> None:
