@@ -192,7 +192,8 @@ SPECTACULAR_SETTINGS = {
     "Authenticate every request with the header `Authorization: Api-Key <key>`: the word "
     "`Api-Key`, a space, then the key (`rl_...`); not `Bearer` (401). This document is served at "
     "`/api/schema/` (Swagger UI at `/api/docs/`). An answer's statuses and error codes are open "
-    "enums (`x-enum`: the values known today): tolerate a value not listed.",
+    "enums (`anyOf`: the values known today, or any other of the type): a client tolerates a "
+    "value not listed, as a later version may add one.",
     # paths are absolute: the API answers on the host that serves this document
     "SERVERS": [{"url": "/", "description": "The host that serves this document."}],
     "VERSION": "1.0.0",
