@@ -1,5 +1,7 @@
 """The OpenAPI schema documents every response: real responses of the main endpoints validate
-against the schema of their operation and status (clients generated from it can rely on it)."""
+against the schema of their operation and status (clients generated from it can rely on it),
+with jsonschema (the open enums closed: only values listed) and with openapi-core in strict mode
+on the document as served."""
 
 import copy
 import json
@@ -34,10 +36,13 @@ def closed(node):
         return [closed(n) for n in node]
     if not isinstance(node, dict):
         return node
-    out = {k: closed(v) for k, v in node.items()}
-    if known(out) is not None:
-        out.update(out.pop("anyOf")[0])
-    return out
+    return _close({k: closed(v) for k, v in node.items()})
+
+
+def _close(node: dict) -> dict:
+    if known(node) is not None:
+        node.update(node.pop("anyOf")[0])
+    return node
 
 
 def _as_json_schema(node):
@@ -46,9 +51,7 @@ def _as_json_schema(node):
         return [_as_json_schema(n) for n in node]
     if not isinstance(node, dict):
         return node
-    out = {k: _as_json_schema(v) for k, v in node.items()}
-    if known(out) is not None:  # closed
-        out.update(out.pop("anyOf")[0])
+    out = _close({k: _as_json_schema(v) for k, v in node.items()})
     if out.pop("nullable", False):
         if "type" in out:
             out["type"] = [out["type"], "null"]
