@@ -188,7 +188,14 @@ REST_FRAMEWORK = {
 
 SPECTACULAR_SETTINGS = {
     "TITLE": "rummy-ledger API",
-    "DESCRIPTION": "Wallets and settlement for game servers and the payment gateway.",
+    "DESCRIPTION": "Wallets and settlement for game servers and the payment gateway.\n\n"
+    "Authenticate every request with the header `Authorization: Api-Key <key>`: the word "
+    "`Api-Key`, a space, then the key (`rl_...`); not `Bearer` (401). This document is served at "
+    "`/api/schema/` (Swagger UI at `/api/docs/`). An answer's statuses and error codes are open "
+    "enums (`anyOf`: the values known today, or any other of the type): a client tolerates a "
+    "value not listed, as a later version may add one.",
+    # paths are absolute: the API answers on the host that serves this document
+    "SERVERS": [{"url": "/", "description": "The host that serves this document."}],
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
     "SWAGGER_UI_DIST": "SIDECAR",
@@ -216,6 +223,7 @@ SPECTACULAR_SETTINGS = {
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
         "rummy_ledger.api.schema.document_errors",
+        "rummy_ledger.api.schema.contract",
     ],
 }
 

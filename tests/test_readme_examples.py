@@ -14,6 +14,7 @@ import pytest
 from django.core.management import call_command
 
 from rummy_ledger.dev.management.commands.simulate import finance_approves
+from tests.architecture.test_openapi import strictly_valid
 from tests.builders import funded_player, make_api
 from wallets.models import Withdrawal
 
@@ -71,9 +72,8 @@ def test_the_readme_walks_from_a_deposit_to_a_paid_withdrawal_then_to_a_refund()
     ]  # fmt: skip
 
 
-def test_the_readme_walk_gives_the_answers_it_shows(
-    eager, django_capture_on_commit_callbacks, settings
-):
+def walk(settings, capture):
+    """The walk as written: each example with the answer it was given."""
     call_command("seed_games", verbosity=0)
     funded_player("demo-player-2", "1000.00")
     api, _ = make_api("games", "payments")
@@ -86,9 +86,26 @@ def test_the_readme_walk_gives_the_answers_it_shows(
         if path.endswith("/paid") and waits:
             finance_approves()(withdrawal_id)  # step 6: an operator reviews, an approver approves
         headers = {"HTTP_IDEMPOTENCY_KEY": example["key"]} if example["key"] else {}
-        with django_capture_on_commit_callbacks(execute=True):  # a deal is settled at once
+        with capture(execute=True):  # a deal is settled at once
             response = api.post(f"/api/v1/{path}", example["body"], format="json", **headers)
+        yield example, path, response
+        withdrawal_id = response.json().get("withdrawal_id", withdrawal_id)
 
+
+def test_the_readme_walk_gives_the_answers_it_shows(
+    eager, django_capture_on_commit_callbacks, settings
+):
+    for example, path, response in walk(settings, django_capture_on_commit_callbacks):
         assert response.status_code == example["status"], (path, response.content)
         shown_in(example["answer"], response.json(), path)
-        withdrawal_id = response.json().get("withdrawal_id", withdrawal_id)
+
+
+def test_every_answer_of_the_walk_is_valid_to_a_strict_openapi_tool(
+    eager, django_capture_on_commit_callbacks, settings
+):
+    """openapi-core, strict, on the document as served (tests/architecture/test_openapi.py)."""
+    answers = 0
+    for _example, _path, response in walk(settings, django_capture_on_commit_callbacks):
+        strictly_valid(response)
+        answers += 1
+    assert answers == len(examples())

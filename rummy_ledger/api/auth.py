@@ -45,6 +45,7 @@ class ApiKeyScheme(OpenApiAuthenticationExtension):
             "in": "header",
             "name": "Authorization",
             "description": "The header is `Authorization: Api-Key <key>`: the word `Api-Key`, a "
-            "space, then the key (`rl_...`); in Swagger's Authorize box type `Api-Key <key>`. A "
-            "key alone is refused with 401. A key carries scopes: `games`, `payments`.",
+            "space, then the key (`rl_...`), not `Bearer`; in Swagger's Authorize box type "
+            "`Api-Key <key>`. A key alone (or a `Bearer` one) is refused with 401. A key carries "
+            "scopes: `games`, `payments`.",
         }

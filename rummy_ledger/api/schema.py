@@ -7,6 +7,17 @@ with (`ANY`), those of a request with a body (`WITH_BODY`) and with an `Idempote
 `extend_schema(extensions=error_codes({409: [...]}))`). Each status lists exactly its codes (an
 enum per operation and status, not the whole catalogue), and 409 and 503 their `Retry-After`.
 The fuzz test in tests/api holds real responses to it.
+
+Then the document is made one that strict tools read as the server answers (`contract`):
+- a nullable reference (drf-spectacular's `allOf: [X], nullable: true`, which OpenAPI 3.0.3 does
+  not read as nullable: `nullable` acts only beside a `type`) becomes `oneOf: [X, NullEnum]`,
+  the form drf-spectacular gives a nullable choice, which every 3.0 validator reads;
+- an enum in an answer is open (the server may add a value: a status, an error code):
+  `anyOf: [{type, enum: [the known values]}, {type}]`, said in its description, so any value of
+  its type validates, and a client generated from the document types the known values and takes
+  another as it is (openapi-python-client: `CodeEnum | str`) instead of failing on it; an enum in
+  a request stays closed (the server refuses any other value). The server's own tests close them
+  again (`known`: tests/architecture/test_openapi.py), so an answer carries only a value listed.
 """
 
 from __future__ import annotations
@@ -111,7 +122,16 @@ def _response(status: str, codes: list[str]) -> dict:
     schema = {
         "allOf": [
             {"$ref": f"#/components/schemas/{COMPONENT}"},
-            {"properties": {"error": {"properties": {"code": {"enum": codes}}}}},
+            {  # narrows `Error`, adds no field: says so for tools that read a left-out
+                # `additionalProperties` as false (openapi-core's strict policy)
+                "properties": {
+                    "error": {
+                        "properties": {"code": {"type": "string", "enum": codes}},
+                        "additionalProperties": True,
+                    }
+                },
+                "additionalProperties": True,
+            },
         ]
     }
     response = {
@@ -168,4 +188,103 @@ def document_errors(result: dict, generator, request, public) -> dict:
             for status, status_codes in codes.items():
                 responses[status] = _response(status, status_codes)
             operation["responses"] = dict(sorted(responses.items()))
+    return result
+
+
+NULL = "NullEnum"  # drf-spectacular's component for null: `{"enum": [null]}`
+OPEN_NOTE = "Open: the server may add values; a client tolerates one it does not know."
+
+
+def _nullable(node) -> None:
+    """Every `nullable` without a `type` beside it (a no-op in OpenAPI 3.0.3) becomes a `oneOf`
+    with `NullEnum`."""
+    if isinstance(node, list):
+        for item in node:
+            _nullable(item)
+        return
+    if not isinstance(node, dict):
+        return
+    for value in node.values():
+        _nullable(value)
+    if not node.get("nullable") or "type" in node:
+        return
+    del node["nullable"]
+    null = {"$ref": f"#/components/schemas/{NULL}"}
+    if "$ref" in node:
+        node["oneOf"] = [{"$ref": node.pop("$ref")}]
+    elif "allOf" in node and len(node["allOf"]) == 1:
+        node["oneOf"] = node.pop("allOf")
+    choices = node.setdefault("oneOf", [])
+    if null not in choices:
+        choices.append(null)
+
+
+def _refs(node, found: set[str], components: dict) -> set[str]:
+    """The components a schema names, through every reference."""
+    if isinstance(node, list):
+        for item in node:
+            _refs(item, found, components)
+    elif isinstance(node, dict):
+        if "$ref" in node:
+            name = node["$ref"].rsplit("/", 1)[-1]
+            if name not in found:
+                found.add(name)
+                _refs(components[name], found, components)
+        for value in node.values():
+            _refs(value, found, components)
+    return found
+
+
+def _open(node) -> None:
+    """An enum of strings or integers becomes open: any value of its type, the known ones
+    first."""
+    if isinstance(node, list):
+        for item in node:
+            _open(item)
+        return
+    if not isinstance(node, dict):
+        return
+    for key, value in node.items():
+        if key != "not":  # `not: {enum: [...]}` is a rule, not a list of values
+            _open(value)
+    if "enum" in node and node.get("type") in ("string", "integer"):
+        kind, values = node.pop("type"), node.pop("enum")
+        node["anyOf"] = [{"type": kind, "enum": values}, {"type": kind}]
+        listed = ", ".join(f"`{v}`" for v in values)
+        text = node.get("description", "")
+        node["description"] = f"{text}\n\n{OPEN_NOTE} Known: {listed}.".lstrip()
+
+
+def known(node) -> list | None:
+    """The values an open enum lists (`_open`), or None for any other schema."""
+    if not isinstance(node, dict) or len(node.get("anyOf", [])) != 2:
+        return None
+    listed, other = node["anyOf"]
+    return listed["enum"] if "enum" in listed and other == {"type": listed["type"]} else None
+
+
+def open_answers(result: dict) -> None:
+    """Every enum an answer holds and no request names is open (`_open`)."""
+    components = result["components"]["schemas"]
+    asked: set[str] = set()
+    for methods in result["paths"].values():
+        for operation in methods.values():
+            _refs([operation.get("parameters", []), operation.get("requestBody", {})], asked,
+                  components)  # fmt: skip
+            for response in operation["responses"].values():
+                _open([c["schema"] for c in response.get("content", {}).values()])
+    answered = set()
+    for methods in result["paths"].values():
+        for operation in methods.values():
+            _refs(operation["responses"], answered, components)
+    for name in sorted(answered - asked):
+        _open(components[name])
+
+
+def contract(result: dict, generator, request, public) -> dict:
+    """A postprocessing hook after `document_errors`: nullable references and open enums."""
+    components = result.setdefault("components", {}).setdefault("schemas", {})
+    _nullable(result)
+    components.setdefault(NULL, {"enum": [None]})
+    open_answers(result)
     return result
