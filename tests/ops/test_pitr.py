@@ -159,7 +159,7 @@ def test_a_restore_to_a_time_holds_every_balance_the_ledger_had_then(scratch):
         "repo1-retention-full=2\n"
         f"log-path={root / 'log'}\nlock-path={root / 'lock'}\nspool-path={root / 'spool'}\n"
         "log-level-console=warn\nlog-level-file=info\n"
-        "start-fast=y\n"
+        "start-fast=y\ncompress-type=lz4\n"
         "archive-timeout=60\n"
         f"\n[{STANZA}]\n"
         f"pg1-path={live.data}\npg1-socket-path={root / 'run'}\npg1-port={live.port}\n"
