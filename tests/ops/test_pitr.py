@@ -187,6 +187,10 @@ def test_a_restore_to_a_time_holds_every_balance_the_ledger_had_then(scratch):
     _run(*backrest, "stanza-create")
     _run(*backrest, "check")
     live.manage("migrate", "--no-input", "-v", "0")
+    with live.connect() as conn:
+        (size,) = conn.execute(
+            "SELECT pg_size_pretty(sum(pg_database_size(datname))) FROM pg_database"
+        ).fetchone()
     started = time.monotonic()
     _run(*backrest, "--type=full", "backup", timeout=240)
     backup_seconds = time.monotonic() - started
@@ -241,6 +245,6 @@ def test_a_restore_to_a_time_holds_every_balance_the_ledger_had_then(scratch):
     # and the restored books reconcile: cached balances, entries and transfers agree there
     assert ": clean, 0 discrepancies" in restored.manage("reconcile", "--no-progress")
     print(
-        f"\npoint-in-time recovery: full backup {backup_seconds:.1f} s, restore of the backup "
+        f"\npoint-in-time recovery: full backup of {size} {backup_seconds:.1f} s, restore of the backup "
         f"{restore_seconds:.1f} s, replay to T and promotion {recovery_seconds:.1f} s"
     )
