@@ -245,6 +245,10 @@ def test_a_restore_to_a_time_holds_every_balance_the_ledger_had_then(scratch):
     # exactly the transfers committed before T are there: the marker, not those after it
     assert there["transfers"] == then["transfers"]
     assert "pitr-marker" in there["transfers"]
+    with restored.connect() as conn:  # in commit order too: the marker is the last one there
+        assert (
+            conn.execute("SELECT max(id) FROM wallets_transfer").fetchone()[0] == marked["marker"]
+        )
     after = set(now["transfers"]) - set(then["transfers"])
     assert after and not after & set(there["transfers"])
     # and the live cluster has moved on since T: the check compared different figures
