@@ -9,6 +9,8 @@ transfers are posted. The backup and the archived WAL are then restored to T int
 directory, started and promoted. Two independent ways of knowing the past must agree: every
 account's balance on the restored cluster equals the ledger's own balance as of T on the live one
 (the sum of its entries made until T), and exactly the transfers committed before T are there.
+Then the restored cluster becomes the primary, as the runbook says: archiving on, a full backup
+of its new timeline in the same stanza, and the transfers made after T posted there again.
 
 The ledger's side runs in processes of their own (`tests/ops/pitr_ledger.py` under `manage.py
 shell`, `DATABASE_URL` pointing at the cluster), as a node would. The test needs Debian's
@@ -264,6 +266,22 @@ def test_a_restore_to_a_time_holds_every_balance_the_ledger_had_then(scratch):
     }
     # and the restored books reconcile: cached balances, entries and transfers agree there
     assert ": clean, 0 discrepancies" in restored.manage("reconcile", "--no-progress")
+
+    # when: the restored cluster becomes the primary (docs/operations.md, "Point the nodes at it")
+    live.stop()
+    restored.stop()
+    archive = " ".join([*backrest, f"--pg1-path={restored.data}", "archive-push", "%p"])
+    with open(restored.data / "postgresql.conf", "a") as conf:
+        conf.write(f"archive_mode = on\narchive_command = '{archive}'\n")
+    restored.start()
+    there_now = [*backrest, f"--pg1-path={restored.data}", f"--pg1-port={restored.port}"]
+    _run(*there_now, "check")
+    _run(*there_now, "--type=full", "backup", timeout=240)
+    # then: its new timeline is archived and backed up in the same stanza, and a node posts there
+    # what the clients acknowledged after T (their keys are free there)
+    assert restored.ledger("post", "after")["transfers"] == len(after)
+    assert restored.ledger("balances")["transfers"] == now["transfers"]
+    assert _run(*backrest, "info").count("full backup:") == 2
     print(
         f"\npoint-in-time recovery: full backup of {size} {backup_seconds:.1f} s, restore of "
         f"the backup {restore_seconds:.1f} s, replay to T and promotion {recovery_seconds:.1f} s"
