@@ -11,7 +11,7 @@ export RUMMY_EMBEDDED := 1
 # one process.
 export TEST_WORKERS ?= 2
 
-.PHONY: run test test-services soak lint bench chaos stop clean browser screenshots
+.PHONY: run test test-services soak lint bench chaos stop clean browser screenshots pgbackrest
 
 $(VENV)/.installed: requirements.txt
 	@echo "Installing requirements.txt into $(VENV)"
@@ -32,15 +32,31 @@ test: $(VENV)/.installed lint browser
 	$(PY) -m pytest -q -n $(TEST_WORKERS)
 
 ## soak: the heavy scenarios (processes killed mid-write, historical migrations replayed, every
-## role's browser crawl, whole demo runs); CI runs them after `make test`
+## role's browser crawl, whole demo runs); CI runs them after `make test`. The point-in-time
+## recovery scenario is left to `make test-services`, which installs what it needs.
 soak: $(VENV)/.installed browser
-	$(PY) -m pytest -q -n $(TEST_WORKERS) -m soak
+	$(PY) -m pytest -q -n $(TEST_WORKERS) -m soak --ignore=tests/ops/test_pitr.py
 
 ## test-services: the server-dependent tests on this machine's PostgreSQL (127.0.0.1:5432) with
 ## RabbitMQ, and the Celery worker tests again with Redis; says so in one line and skips what does
-## not answer (the whole suite there: .venv/bin/python -m tests.services_suite --all)
-test-services: $(VENV)/.installed
+## not answer (the whole suite there: .venv/bin/python -m tests.services_suite --all). Among them
+## the point-in-time recovery test, on Debian's PostgreSQL 15 and pgBackRest (see `pgbackrest`).
+test-services: $(VENV)/.installed pgbackrest
 	$(PY) -m tests.services_suite
+
+## pgbackrest: Debian's pgBackRest for tests/ops/test_pitr.py, if missing and this machine may
+## install it (root with apt-get); otherwise that test skips and says why. A no-op once installed.
+pgbackrest:
+	@if command -v pgbackrest >/dev/null; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	  echo "Installing Debian's pgbackrest for the point-in-time recovery test"; \
+	  export DEBIAN_FRONTEND=noninteractive; \
+	  apt-get install -y -qq --no-install-recommends pgbackrest >/dev/null 2>&1 \
+	  || { apt-get update -qq && apt-get install -y -qq --no-install-recommends \
+	       pgbackrest >/dev/null; } \
+	  || { echo "Could not install pgbackrest with apt-get" >&2; exit 1; }; \
+	else echo "pgbackrest is not installed (needs root with apt-get): the point-in-time recovery test skips"; \
+	fi
 
 lint: $(VENV)/.installed
 	$(PY) -m ruff check .

@@ -31,11 +31,12 @@ RABBITMQ = "amqp://guest:guest@127.0.0.1:5672//"
 REDIS = "redis://127.0.0.1:6379/5"  # when RabbitMQ does not answer; a database of its own
 # What differs on these servers: the PL/pgSQL (every migration's, replayed step by step), the
 # locks and isolation under real concurrent connections, the set-based SQL of reconciliation and
-# of the hot paths, RabbitMQ under real Celery workers and broker faults, and beat's leader lock
-# and /readyz over TCP. The rest of the suite (the property tests, the rules, the API's and the
-# admin's Python over the same SQL, our own processes killed mid-run, the simulators, the data
-# migrations' ORM round trips) has just run in `make test` against the embedded PostgreSQL, and
-# would only run again.
+# of the hot paths, RabbitMQ under real Celery workers and broker faults, beat's leader lock and
+# /readyz over TCP, and pgBackRest's backup and point-in-time restore on a scratch cluster of
+# Debian's PostgreSQL 15 (tests/ops/test_pitr.py; it skips without them). The rest of the suite
+# (the property tests, the rules, the API's and the admin's Python over the same SQL, our own
+# processes killed mid-run, the simulators, the data migrations' ORM round trips) has just run in
+# `make test` against the embedded PostgreSQL, and would only run again.
 SERVER_DEPENDENT = [
     "tests/wallets/test_sql_files.py",
     "tests/wallets/test_ledger.py",
@@ -62,6 +63,7 @@ SERVER_DEPENDENT = [
     "tests/ops/test_database_faults.py",
     "tests/ops/test_health.py",
     "tests/ops/test_task_retries.py",
+    "tests/ops/test_pitr.py",
     "tests/test_db_snapshot.py",
 ]
 
