@@ -159,7 +159,12 @@ class ReplicaRouter:
         return reading_alias.get() or DEFAULT_DB_ALIAS
 
     def db_for_write(self, model, **hints) -> str:
-        return DEFAULT_DB_ALIAS
+        instance = hints.get("instance")
+        if instance is not None and instance._state.db not in (None, REPLICA):
+            # a row of another database stays there: a migration run on a scratch database
+            # writes its many-to-many rows to it too
+            return instance._state.db
+        return DEFAULT_DB_ALIAS  # a new row, or one read from the standby: the primary
 
     def allow_relation(self, obj1, obj2, **hints) -> bool | None:
         both = {obj1._state.db, obj2._state.db}

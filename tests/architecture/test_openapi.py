@@ -8,13 +8,16 @@ import json
 import uuid
 from datetime import timedelta
 from functools import cache
+from urllib.parse import urlsplit
 
 import jsonschema
 import pytest
+import requests
 from django.core.management import call_command
 from drf_spectacular.generators import SchemaGenerator
 from openapi_core import Config, OpenAPI
 from openapi_core.contrib.django import DjangoOpenAPIResponse
+from openapi_core.contrib.requests import RequestsOpenAPIResponse
 from openapi_core.testing import MockRequest
 
 from rummy_ledger.api.schema import known
@@ -73,10 +76,16 @@ def strict_tool() -> OpenAPI:
 
 def strictly_valid(response, method: str | None = None) -> None:
     """The answer validates with openapi-core against its operation and status, found by the
-    request's path and method (or `method`: a 405 is documented on the path's operations)."""
-    asked = response.wsgi_request  # its body was read by the view: the method and path suffice
-    request = MockRequest("http://testserver", method or asked.method, asked.path)
-    strict_tool().validate_response(request, DjangoOpenAPIResponse(response))
+    request's path and method (or `method`: a 405 is documented on the path's operations). The
+    answer is the test client's or, over real HTTP from a live server, requests'."""
+    if isinstance(response, requests.Response):
+        asked_method, path = response.request.method, urlsplit(response.request.url).path
+        answer = RequestsOpenAPIResponse(response)
+    else:  # its body was read by the view: the method and path suffice
+        asked_method, path = response.wsgi_request.method, response.wsgi_request.path
+        answer = DjangoOpenAPIResponse(response)
+    request = MockRequest("http://testserver", method or asked_method, path)
+    strict_tool().validate_response(request, answer)
 
 
 def conforms(openapi, path: str, method: str, response) -> None:
