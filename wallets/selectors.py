@@ -13,20 +13,18 @@ from django.db.models.functions import TruncMonth
 from djmoney.money import Money
 
 from rummy_ledger.api.models import ApiClient
-from wallets import references
 from wallets.errors import UnknownPlayer, UnknownWithdrawal
 from wallets.models import (
     Account,
     DepositGst,
     Entry,
     GatewayDeposit,
-    PlatformAccount,
     Player,
     TdsYearEnd,
     Withdrawal,
 )
 from wallets.money.amounts import ZERO, amount_text
-from wallets.services.deposits import Deposit
+from wallets.services.deposits import Deposit, deposit_moved
 from wallets.tax import formulas
 
 
@@ -111,7 +109,7 @@ def deposits_listed(
 ) -> list[DepositRead]:
     """The client's deposits after `after_id` (all when None), in id order, `count` at most; the
     one with `reference` when given. Their amounts come from their transfers' entries, in one
-    query (what `wallets.services.deposits` answers a deposit made before with)."""
+    query, read back as a deposit made before is answered (`deposit_moved`)."""
     rows = GatewayDeposit.objects.filter(client=client)
     records = list(_after(_referenced(rows, reference), after_id)[:count])
     transfers = [r.transfer_id for r in records]
@@ -124,31 +122,18 @@ def deposits_listed(
     legs: dict[int, list[Entry]] = {}
     for entry in entries:
         legs.setdefault(entry.transfer_id, []).append(entry)
-    return [
-        _deposit_read(record, legs.get(record.transfer_id, []), rates.get(record.transfer_id))
-        for record in records
-    ]
+    return [_deposit_read(record, legs, rates) for record in records]
 
 
-_CLEARING = references.platform_account_code(PlatformAccount.GATEWAY_CLEARING)
-_GST = references.platform_account_code(PlatformAccount.GST_PAYABLE)
-
-
-def _deposit_read(record: GatewayDeposit, legs: list[Entry], rate: Decimal | None) -> DepositRead:
-    """A deposit from its transfer's legs: gateway clearing -amount, the player's deposit bucket
-    +credited, GST payable +gst (none for a deposit of a few paise or from before GST, whose
-    rate reads 0)."""
-    by_code = {e.account.code: e.amount.amount for e in legs}
-    credit = next(e for e in legs if e.account.kind == Account.Kind.PLAYER)
-    deposit = Deposit(
+def _deposit_read(
+    record: GatewayDeposit, legs: dict[int, list[Entry]], rates: dict[int, Decimal]
+) -> DepositRead:
+    deposit, credited = deposit_moved(
         transfer_id=record.transfer_id,
-        created=False,
-        amount=-by_code[_CLEARING],
-        gst=by_code.get(_GST, ZERO),
-        credited=credit.amount.amount,
-        gst_rate=ZERO if rate is None else rate,
+        legs=legs.get(record.transfer_id, []),
+        rate=rates.get(record.transfer_id),
     )
-    return DepositRead(record, credit.account.player, deposit)
+    return DepositRead(record, credited.player, deposit)
 
 
 def _referenced(rows: QuerySet, reference: str | None) -> QuerySet:

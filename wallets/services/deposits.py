@@ -15,6 +15,7 @@ conflict, which tells another client nothing about the first deposit.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from decimal import Decimal
 
@@ -36,7 +37,7 @@ from wallets.models import (
     Player,
     Transfer,
 )
-from wallets.money.amounts import amount_text
+from wallets.money.amounts import ZERO, amount_text
 from wallets.money.formatting import money
 from wallets.services.accounts import platform_accounts, player_accounts
 from wallets.services.bonuses import bonus_grant, bonus_signup
@@ -82,7 +83,9 @@ def deposit_register(
     if client is not None:
         player_client_link(player=player, client=client)
     key = references.join(Transfer.Kind.DEPOSIT, reference)
-    stored = Transfer.objects.filter(idempotency_key=key).prefetch_related("entries").first()
+    stored = (
+        Transfer.objects.filter(idempotency_key=key).prefetch_related("entries__account").first()
+    )
     if stored is not None:
         return _made_before(
             stored, player=player, amount=amount, reference=reference, client=client
@@ -219,17 +222,47 @@ def _reference_used(reference: str) -> IdempotencyConflict:
 
 def _as_stored(stored: Transfer, *, player: Player, amount: Money, reference: str) -> Deposit:
     """The deposit this reference already made, if it is the same one; else a conflict."""
-    by_code = {e.account_id: e.amount.amount for e in stored.entries.all()}
-    accounts = player_accounts(player=player)
-    platform = platform_accounts()
-    paid = -by_code.get(platform[PlatformAccount.GATEWAY_CLEARING].pk, Decimal(0))
-    credited = by_code.get(accounts[Bucket.DEPOSIT].pk)
-    if credited is None or paid != amount.amount:
-        raise _reference_used(reference)
-    gst = by_code.get(platform[PlatformAccount.GST_PAYABLE].pk, Decimal("0.00"))
     record = DepositGst.objects.filter(transfer=stored).first()
-    rate = record.rate_percent if record is not None else formulas.ZERO  # recorded before GST
-    return Deposit(stored.pk, False, paid, gst, credited, rate)
+    moved = deposit_moved(
+        transfer_id=stored.pk,
+        legs=stored.entries.all(),
+        rate=record.rate_percent if record is not None else None,
+    )
+    if moved is None:
+        raise _reference_used(reference)
+    deposit, credited = moved
+    if credited.pk != player_accounts(player=player)[Bucket.DEPOSIT].pk:
+        raise _reference_used(reference)
+    if deposit.amount != amount.amount:
+        raise _reference_used(reference)
+    return deposit
+
+
+_CLEARING = references.platform_account_code(PlatformAccount.GATEWAY_CLEARING)
+_GST = references.platform_account_code(PlatformAccount.GST_PAYABLE)
+
+
+def deposit_moved(
+    *, transfer_id: int, legs: Iterable[Entry], rate: Decimal | None
+) -> tuple[Deposit, Account] | None:
+    """A deposit read back from its transfer's legs (each with its account): gateway clearing
+    -amount, the player's deposit bucket +credited, GST payable +gst (no leg for a deposit of a
+    few paise); `rate` its GST record's (None: recorded before GST, 0). With the account
+    credited; None when the transfer credited no player."""
+    legs = list(legs)
+    credit = next((e for e in legs if e.account.kind == Account.Kind.PLAYER), None)
+    if credit is None:
+        return None
+    by_code = {e.account.code: e.amount.amount for e in legs}
+    deposit = Deposit(
+        transfer_id=transfer_id,
+        created=False,
+        amount=-by_code.get(_CLEARING, ZERO),
+        gst=by_code.get(_GST, ZERO),
+        credited=credit.amount.amount,
+        gst_rate=ZERO if rate is None else rate,
+    )
+    return deposit, credit.account
 
 
 @transaction.atomic
