@@ -76,7 +76,7 @@ def _migrations_check() -> str:
 
 def _broker() -> str:
     error = broker_probe()
-    return "ok" if error is None else f"not answering: {error}"
+    return "ok" if error is None else f"not answering: {_first_line(error)}"
 
 
 def _first_line(exc: BaseException) -> str:

@@ -10,17 +10,16 @@ from prometheus_client.core import GaugeMetricFamily, Metric
 from rummy_ledger.celery import app
 
 
-def broker_probe() -> str | None:
+def broker_probe() -> Exception | None:
     """None when the broker answers one connection try (Redis: a PING; AMQP: a channel opened),
-    else why not: one try, a probe, not a wait."""
+    else what the transport raised: one try, a probe, not a wait."""
     try:
         with app.connection_for_write() as conn:
             conn.ensure_connection(max_retries=0)
             conn.default_channel  # noqa: B018
         return None
     except Exception as exc:  # whatever the transport raises, the broker does not answer
-        text = str(exc).strip()
-        return text.splitlines()[0] if text else type(exc).__name__
+        return exc
 
 
 def broker_reading() -> Iterable[Metric]:
