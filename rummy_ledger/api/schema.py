@@ -22,7 +22,7 @@ Then the document is made one that strict tools read as the server answers (`con
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from enum import StrEnum
 
 from rummy_ledger.api.codes import ApiErrorCode
@@ -195,28 +195,34 @@ NULL = "NullEnum"  # drf-spectacular's component for null: `{"enum": [null]}`
 OPEN_NOTE = "Open: the server may add values; a client tolerates one it does not know."
 
 
-def _nullable(node) -> None:
-    """Every `nullable` without a `type` beside it (a no-op in OpenAPI 3.0.3) becomes a `oneOf`
-    with `NullEnum`."""
+def _mappings(node, skip: tuple[str, ...] = ()) -> Iterator[dict]:
+    """Every mapping of a JSON tree, each after those inside it (so a caller may rewrite the one
+    it is given); the values under a key in `skip` are left out."""
     if isinstance(node, list):
         for item in node:
-            _nullable(item)
-        return
-    if not isinstance(node, dict):
-        return
-    for value in node.values():
-        _nullable(value)
-    if not node.get("nullable") or "type" in node:
-        return
-    del node["nullable"]
+            yield from _mappings(item, skip)
+    elif isinstance(node, dict):
+        for key, value in node.items():
+            if key not in skip:
+                yield from _mappings(value, skip)
+        yield node
+
+
+def _nullable(root) -> None:
+    """Every `nullable` without a `type` beside it (a no-op in OpenAPI 3.0.3) becomes a `oneOf`
+    with `NullEnum`."""
     null = {"$ref": f"#/components/schemas/{NULL}"}
-    if "$ref" in node:
-        node["oneOf"] = [{"$ref": node.pop("$ref")}]
-    elif "allOf" in node and len(node["allOf"]) == 1:
-        node["oneOf"] = node.pop("allOf")
-    choices = node.setdefault("oneOf", [])
-    if null not in choices:
-        choices.append(null)
+    for node in _mappings(root):
+        if not node.get("nullable") or "type" in node:
+            continue
+        del node["nullable"]
+        if "$ref" in node:
+            node["oneOf"] = [{"$ref": node.pop("$ref")}]
+        elif "allOf" in node and len(node["allOf"]) == 1:
+            node["oneOf"] = node.pop("allOf")
+        choices = node.setdefault("oneOf", [])
+        if null not in choices:
+            choices.append(null)
 
 
 def _refs(node, found: set[str], components: dict) -> set[str]:
@@ -235,24 +241,16 @@ def _refs(node, found: set[str], components: dict) -> set[str]:
     return found
 
 
-def _open(node) -> None:
+def _open(root) -> None:
     """An enum of strings or integers becomes open: any value of its type, the known ones
-    first."""
-    if isinstance(node, list):
-        for item in node:
-            _open(item)
-        return
-    if not isinstance(node, dict):
-        return
-    for key, value in node.items():
-        if key != "not":  # `not: {enum: [...]}` is a rule, not a list of values
-            _open(value)
-    if "enum" in node and node.get("type") in ("string", "integer"):
-        kind, values = node.pop("type"), node.pop("enum")
-        node["anyOf"] = [{"type": kind, "enum": values}, {"type": kind}]
-        listed = ", ".join(f"`{v}`" for v in values)
-        text = node.get("description", "")
-        node["description"] = f"{text}\n\n{OPEN_NOTE} Known: {listed}.".lstrip()
+    first. (`not: {enum: [...]}` is a rule, not a list of values.)"""
+    for node in _mappings(root, skip=("not",)):
+        if "enum" in node and node.get("type") in ("string", "integer"):
+            kind, values = node.pop("type"), node.pop("enum")
+            node["anyOf"] = [{"type": kind, "enum": values}, {"type": kind}]
+            listed = ", ".join(f"`{v}`" for v in values)
+            text = node.get("description", "")
+            node["description"] = f"{text}\n\n{OPEN_NOTE} Known: {listed}.".lstrip()
 
 
 def known(node) -> list | None:
