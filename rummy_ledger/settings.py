@@ -282,7 +282,8 @@ if REPLICA_DATABASE_URL:
         **DATABASES["replica"].get("OPTIONS", {}),
         "connect_timeout": DATABASES["default"]["OPTIONS"]["connect_timeout"],
     }
-DATABASE_ROUTERS = ["rummy_ledger.replica.ReplicaRouter"]
+    # only with a standby: without one every query goes to the primary, router or not
+    DATABASE_ROUTERS = ["rummy_ledger.replica.ReplicaRouter"]
 REPLICA_MAX_LAG_SECONDS = float(os.environ.get("REPLICA_MAX_LAG_SECONDS", "30"))
 if not 0 <= REPLICA_MAX_LAG_SECONDS <= 600:  # the fee report stores days a standby read (1 h)
     raise ImproperlyConfigured(

@@ -63,15 +63,17 @@ def _run(*args: str) -> None:
 
 
 @pytest.fixture
-def replica_alias(django_db_blocker):
-    """Point the `replica` alias at a connection's settings; forget it afterwards. A test case
-    refuses connections to the aliases it was not given at its start: this one is made during
-    the test, so its connection keeps the real `ensure_connection`."""
+def replica_alias(django_db_blocker, settings):
+    """Point the `replica` alias at a connection's settings, with its router installed as the
+    settings install it beside `REPLICA_DATABASE_URL`; forget it afterwards. A test case refuses
+    connections to the aliases it was not given at its start: this one is made during the test,
+    so its connection keeps the real `ensure_connection`."""
     with django_db_blocker.unblock():
         ensure_connection = BaseDatabaseWrapper.ensure_connection
     added = []
 
     def point(**changes) -> None:
+        settings.DATABASE_ROUTERS = ["rummy_ledger.replica.ReplicaRouter"]
         connections.settings[REPLICA] = {**connection.settings_dict, **changes}
         added.append(REPLICA)
         replica = connections[REPLICA]
