@@ -295,6 +295,9 @@ def test_run_reconciliation_from_admin_and_open_the_report(login, game):
                 status=ReconciliationReport.Status.RUNNING
             )
             assert wait_until(finished.exists, timeout=60)
+            report = finished.get()
+            found = list(report.discrepancies.values_list("kind", "subject"))
+            assert report.status == ReconciliationReport.Status.CLEAN, (report.error, found)
             # the list reloads itself while a run is in progress: no need to press anything
             operator.page.locator("#result_list td.field-status", has_text="clean").wait_for(
                 timeout=20_000
