@@ -47,7 +47,7 @@ from djmoney.money import Money  # noqa: E402
 from rummy_ledger.api.keys import api_client_create  # noqa: E402
 from rummy_ledger.api.models import ApiClient  # noqa: E402
 from rummy_ledger.dev import embedded  # noqa: E402
-from tournaments.games.services import games, intake  # noqa: E402
+from tournaments.games.services import intake, opening  # noqa: E402
 from tournaments.models import Deal, Game, GameTemplate  # noqa: E402
 from tournaments.tasks import settle_deal  # noqa: E402
 from wallets.models import CASH, Account  # noqa: E402
@@ -117,7 +117,7 @@ def games_opened(client: ApiClient, players: list[str], n: int, run: str) -> lis
     for g in range(n):
         seated = rng.sample(players, SEATS)
         game_id = f"{run}-{g}"
-        games.game_open(
+        opening.game_open(
             client=client, game_id=game_id, template_slug="bench-points-6", players=seated
         )
         results = [{"player": seated[0], "outcome": "declared", "groups": WINNER}]

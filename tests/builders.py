@@ -14,8 +14,8 @@ from djmoney.money import Money
 from rest_framework.test import APIClient
 
 from rummy_ledger.api.keys import api_client_create
-from tournaments.games.services.games import game_open
 from tournaments.games.services.intake import deal_store
+from tournaments.games.services.opening import game_open
 from tournaments.games.services.settlement import deal_settle
 from tournaments.models import Game, GameTemplate
 from wallets.models import CASH, Account, BonusLot, Entry

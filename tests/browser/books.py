@@ -18,7 +18,8 @@ from tests.builders import bonus_granted, funded_player, points_game, staff, tem
 from tests.tournaments.tournament_builders import scheduled, tournament_file
 from tests.wallets.payments import backdate, verified, won
 from tournaments.games.queries import game_transfer_ids
-from tournaments.games.services.games import game_cancel, game_open
+from tournaments.games.services.games import game_cancel
+from tournaments.games.services.opening import game_open
 from tournaments.games.services.templates import template_change_propose
 from tournaments.models import Game, GameTemplate
 from tournaments.references import game_reference

@@ -12,7 +12,7 @@ from django.urls import reverse
 
 from tests.builders import funded_player, points_game, staff
 from tournaments.errors import TermsInvalid
-from tournaments.games.services.games import game_open
+from tournaments.games.services.opening import game_open
 from tournaments.games.services.templates import template_change_propose
 from tournaments.models import MONEY_TERMS, GameTemplate, TemplateChange
 from wallets.errors import PermissionRefused, ProposalInvalid, SelfApproval
@@ -79,7 +79,7 @@ def test_a_fee_change_applies_to_games_opened_after_its_approval(
     assert template.fee_percent == Decimal("12.50")
     for p in ("e", "f"):
         funded_player(p, "500.00")
-    after = game_open(
+    after, _ = game_open(
         client=game_server, game_id="after", template_slug="points-2", players=["e", "f"]
     )
     assert after.game_terms.fee_percent == Decimal("12.50")
@@ -268,7 +268,7 @@ def test_an_operator_alone_changes_no_term_in_the_admin(operator, played, game_s
     # the next game holds 80 points at ₹2 each, as before
     for p in ("e", "f"):
         funded_player(p, "500.00")
-    game = game_open(
+    game, _ = game_open(
         client=game_server, game_id="next", template_slug="points-2", players=["e", "f"]
     )
     assert game.collected == Decimal("320.00")

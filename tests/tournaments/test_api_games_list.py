@@ -9,7 +9,7 @@ from drf_spectacular.generators import SchemaGenerator
 from tests.api.conftest import assert_envelope, ledger_state
 from tests.architecture.test_openapi import _as_json_schema, conforms
 from tests.builders import LOSER_22, WINNER, Server, funded_player, make_api, res, template
-from tournaments.games.services.games import game_open
+from tournaments.games.services.opening import game_open
 from tournaments.models import Game
 
 pytestmark = pytest.mark.django_db

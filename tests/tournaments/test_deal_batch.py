@@ -30,8 +30,8 @@ from tests.builders import (
 from tests.tournaments.worker import Worker, private_queue, wait_until
 from tests.wallets.invariants import ledger_violations
 from tournaments.errors import GameBusy
-from tournaments.games.services.games import game_open
 from tournaments.games.services.intake import deal_check_store
+from tournaments.games.services.opening import game_open
 from tournaments.games.services.settlement import deals_settle
 from tournaments.models import Deal, Game
 

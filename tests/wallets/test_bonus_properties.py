@@ -13,8 +13,9 @@ from hypothesis import strategies as st
 
 from tests.builders import bonus_granted, funded_player, make_api, template
 from tests.wallets.invariants import ledger_violations
-from tournaments.games.services.games import game_cancel, game_open
+from tournaments.games.services.games import game_cancel
 from tournaments.games.services.intake import deal_store
+from tournaments.games.services.opening import game_open
 from tournaments.games.services.settlement import deal_settle
 from tournaments.payouts import bonus_cap, charge_by_bucket
 from wallets.errors import InsufficientFunds

@@ -16,7 +16,7 @@ from tests.builders import template
 from tests.concurrency import run_in_threads
 from tests.wallets.invariants import ledger_violations
 from tests.wallets.payments import verified, won
-from tournaments.games.services.games import game_open
+from tournaments.games.services.opening import game_open
 from wallets.errors import InsufficientFunds, LedgerBusy
 from wallets.models import CASH, Account, Player, Withdrawal
 from wallets.services import withdrawals

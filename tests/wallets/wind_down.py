@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from tests.builders import bonus_granted, funded_player, make_api, staff, template
 from tests.wallets.payments import approve, deposited, finance_staff, verified, won
-from tournaments.games.services.games import game_open
+from tournaments.games.services.opening import game_open
 from wallets.models import WindDown
 from wallets.roles import APPROVER, OPERATOR
 from wallets.services.proposals import proposal_decide

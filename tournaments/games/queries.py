@@ -16,7 +16,16 @@ from djmoney.money import Money
 
 from rummy_ledger.db import read_connection
 from tournaments.models import Deal, Game, GamePlayer, GameTemplate
-from wallets.models import CASH, Account, Entry, Player, ProtectionChange, Transfer
+from wallets.models import (
+    CASH,
+    Account,
+    ClientPairing,
+    Entry,
+    Player,
+    PlayerClient,
+    ProtectionChange,
+    Transfer,
+)
 from wallets.services.flows import PairFlow
 
 
@@ -134,23 +143,24 @@ def _intake_view(row: tuple) -> IntakeView:
 @dataclass(frozen=True)
 class Candidate:
     """A player as a game's opening reads them: the row, the wallet accounts by bucket, the
-    self-exclusion values in the order set."""
+    self-exclusion values in the order set, and whether a payments client paired with the
+    opening's client reported them (`wallets.services.client_guards`)."""
 
     player: Player
     accounts: dict[str, Account]
     exclusions: list[str]
+    paired: bool
 
 
 @dataclass(frozen=True)
 class OpenView:
     """What a game's opening reads, as of one moment (no lock): the active template (None: no
-    such), the status of a game already holding the id, the registered players, the
-    Idempotency-Key's record, and the ids the game and its escrow account will have."""
+    such), the status of a game already holding the id, the registered players, and the ids
+    the game and its escrow account will have."""
 
     template: GameTemplate | None
     existing_status: str | None
     players: dict[str, Candidate]
-    key_record: tuple[str, int, str] | None
     game_pk: int
     escrow_pk: int
 
@@ -164,23 +174,24 @@ SELECT {", ".join(f"t.{f.column}" for f in _TEMPLATE_FIELDS)},
            (SELECT json_agg(json_build_array(a.bucket, a.id, a.balance::text, a.balance_currency))
               FROM {Account._meta.db_table} a WHERE a.player_id = p.id AND a.kind = %(player)s),
            (SELECT json_agg(c.new_value ORDER BY c.id) FROM {ProtectionChange._meta.db_table} c
-             WHERE c.player_id = p.id AND c.kind = %(exclusion)s)))
+             WHERE c.player_id = p.id AND c.kind = %(exclusion)s),
+           EXISTS (SELECT 1 FROM {PlayerClient._meta.db_table} pc
+                     JOIN {ClientPairing._meta.db_table} cp ON cp.payments_client_id = pc.client_id
+                    WHERE pc.player_id = p.id AND cp.games_client_id = %(client)s)))
           FROM {Player._meta.db_table} p WHERE p.external_id = ANY(%(players)s)),
-       r.request_hash, r.status_code, r.body,
        nextval(pg_get_serial_sequence('{Game._meta.db_table}', 'id')),
        nextval(pg_get_serial_sequence('{Account._meta.db_table}', 'id'))
   FROM (SELECT 1) one
   LEFT JOIN {GameTemplate._meta.db_table} t ON t.slug = %(slug)s AND t.active
-  LEFT JOIN api_idempotencyrecord r ON r.client_id = %(client)s AND r.key = %(key)s
 """
 
 
 def game_open_view(
-    *, client_id: int, game_id: str, template_slug: str, players: list[str], key: str | None
+    *, client_id: int, game_id: str, template_slug: str, players: list[str]
 ) -> OpenView:
     """The game opening's one read (tournaments.games.services.opening)."""
     params = {"client": client_id, "game_id": game_id, "slug": template_slug, "players": players,
-              "key": key, "player": Account.Kind.PLAYER,
+              "player": Account.Kind.PLAYER,
               "exclusion": ProtectionChange.Kind.SELF_EXCLUSION}  # fmt: skip
     with connection.cursor() as cursor:
         cursor.execute(_OPEN_VIEW, params)
@@ -193,9 +204,9 @@ def game_open_view(
             for f, v in zip(_TEMPLATE_FIELDS, row[:n], strict=True)
         ]
         template = GameTemplate.from_db("default", [f.attname for f in _TEMPLATE_FIELDS], values)
-    existing, found, r_hash, r_status, r_body, game_pk, escrow_pk = row[n:]
+    existing, found, game_pk, escrow_pk = row[n:]
     candidates = {}
-    for pk, external_id, region, accounts, exclusions in _json(found) or []:
+    for pk, external_id, region, accounts, exclusions, paired in _json(found) or []:
         player = Player(id=pk, external_id=external_id, region=region)
         candidates[external_id] = Candidate(
             player=player,
@@ -210,12 +221,12 @@ def game_open_view(
                 for bucket, account_pk, balance, currency in accounts or []
             },
             exclusions=exclusions or [],
+            paired=paired,
         )
     return OpenView(
         template=template,
         existing_status=existing,
         players=candidates,
-        key_record=(r_hash, r_status, r_body) if r_hash is not None else None,
         game_pk=game_pk,
         escrow_pk=escrow_pk,
     )

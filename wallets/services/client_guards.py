@@ -15,7 +15,7 @@ can stake only its paired payments clients' players, and only so much an hour.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from datetime import timedelta
 from decimal import Decimal
 
@@ -37,15 +37,14 @@ def player_client_link(*, player: Player, client: ApiClient) -> None:
     )
 
 
-def players_seatable_check(*, client: ApiClient, players: Sequence[Player]) -> None:
+def players_seatable_check(
+    *, client: ApiClient, players: Sequence[Player], paired: Collection[int] | None = None
+) -> None:
+    """`paired`: the ids of the players a paired payments client reported, when the caller read
+    them already (a game's opening)."""
     if not client.paired_players_only:
         return
-    payments = ClientPairing.objects.filter(games_client=client).values("payments_client")
-    known = set(
-        PlayerClient.objects.filter(
-            client__in=payments, player__in=[p.pk for p in players]
-        ).values_list("player_id", flat=True)
-    )
+    known = set(paired) if paired is not None else _paired(client, players)
     others = [p.external_id for p in players if p.pk not in known]
     if others:
         raise PlayerNotPaired(
@@ -53,6 +52,15 @@ def players_seatable_check(*, client: ApiClient, players: Sequence[Player]) -> N
             f"not {', '.join(others)}",
             details={"players": others},
         )
+
+
+def _paired(client: ApiClient, players: Sequence[Player]) -> set[int]:
+    payments = ClientPairing.objects.filter(games_client=client).values("payments_client")
+    return set(
+        PlayerClient.objects.filter(
+            client__in=payments, player__in=[p.pk for p in players]
+        ).values_list("player_id", flat=True)
+    )
 
 
 def escrow_cap_take(*, client: ApiClient, amount: Decimal, currency: str) -> None:

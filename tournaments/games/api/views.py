@@ -123,22 +123,17 @@ class GamesView(GamesScope):
         ),
     )
     def post(self, request):
-        def answer(opened) -> tuple[int, str]:
-            game, seats = opened
-            return status.HTTP_201_CREATED, JSONRenderer().render(s.game_out(game, seats)).decode()
-
-        def run(keyed):
+        def run():
             data = valid_data(s.GameOpenIn, request)
-            opening.game_open(
+            game, seats = opening.game_open(
                 client=request.auth,
                 game_id=data["game_id"],
                 template_slug=data["template"],
                 players=data["players"],
-                keyed=keyed,
             )
-            return None, True  # recorded with the opening
+            return Response(s.game_out(game, seats), status=status.HTTP_201_CREATED)
 
-        return idempotent_keyed(request, run, answer=answer)
+        return idempotent(request, run)
 
 
 class GameView(GamesScope):

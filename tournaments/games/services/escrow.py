@@ -90,14 +90,19 @@ def entry_plans(
 ) -> EntryPlans:
     """Plan the entry of `amount` for every player, nothing posted: the buckets in `order`, bonus
     only as far as its lots have not expired and at most `cap_percent` % of the entry. The lots
-    are locked before the ledger locks the accounts (`wallets.services.bonuses`). A caller that
-    read the `accounts` already passes them; then no bonus is taken (it has none to spend)."""
+    of the players holding bonus are locked before the ledger locks the accounts
+    (`wallets.services.bonuses`). A caller that read the `accounts` already passes them."""
     caps = {Bucket.BONUS: bonus_cap(amount, cap_percent)}
-    if accounts is not None:
-        lots: dict[int, list[BonusLot]] = {}
-    else:
+    if accounts is None:
         accounts = wallet_accounts(player_ids)
-        lots = bonus_lots_locked(player_ids=player_ids) if Bucket.BONUS in order else {}
+    holders = [
+        player_id
+        for player_id in player_ids
+        if Bucket.BONUS in order
+        and (player_id, Bucket.BONUS) in accounts
+        and accounts[(player_id, Bucket.BONUS)].balance.amount > 0
+    ]
+    lots = bonus_lots_locked(player_ids=holders) if holders else {}
     plans: dict[int, list[tuple[str, Decimal]]] = {}
     short: dict[int, Decimal] = {}
     for player_id in player_ids:

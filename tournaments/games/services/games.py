@@ -1,19 +1,18 @@
-"""Opening a game, rejoining a pool, an agreed split, cancelling: each one database transaction
-with the game row locked (`select_for_update`), so they serialize with its deal settlements.
-What a format allows is the format's to say (`tournaments.games.formats`). Opening a cash game and
-buying back into one need real money offered to the players and none of them self-excluded;
-splits, cancels and settlements of games already open always go ahead."""
+"""Rejoining a pool, an agreed split, cancelling: each one database transaction with the game
+row locked (`select_for_update`), so they serialize with its deal settlements (opening a game:
+`tournaments.games.services.opening`). What a format allows is the format's to say
+(`tournaments.games.formats`). Opening a cash game and buying back into one need real money
+offered to the players and none of them self-excluded; splits, cancels and settlements of games
+already open always go ahead."""
 
 from __future__ import annotations
 
-from django.db import IntegrityError, transaction
+from django.db import transaction
 from django.db.models import QuerySet
 
 from rummy_ledger.api.models import ApiClient
-from rummy_ledger.keyed import Keyed, key_claim
 from tournaments.errors import (
     GameErrorCode,
-    GameExists,
     GameNotFound,
     GameNotOpen,
     NotAllowed,
@@ -21,15 +20,13 @@ from tournaments.errors import (
 )
 from tournaments.games.formats import Table, format_of
 from tournaments.games.services import settlement
-from tournaments.games.services.escrow import contributions, entries_collect, escrow_create
-from tournaments.games.terms import GameTerms
+from tournaments.games.services.escrow import contributions, entries_collect
 from tournaments.models import Game, GamePlayer, GameTemplate
 from tournaments.payouts import cancel_settlement
 from tournaments.references import game_pk_of
 from wallets.errors import LedgerBusy, WalletErrorCode
 from wallets.models import CHIPS, Player
-from wallets.services.client_guards import escrow_cap_take, players_seatable_check
-from wallets.services.players import players_get_or_create
+from wallets.services.client_guards import escrow_cap_take
 from wallets.services.protection import self_exclusion_check
 from wallets.services.real_money import real_money_check
 
@@ -55,79 +52,6 @@ def seats_of(game: Game) -> list[GamePlayer]:
 
 def table_of(game: Game, seats: list[GamePlayer]) -> Table:
     return Table(game.game_terms, seats, game.collected, game.deals_played)
-
-
-def open_terms(template: GameTemplate | None, template_slug: str, players: list[str]) -> GameTerms:
-    """The terms a game opens with, once the template and the table are checked."""
-    if template is None:
-        raise OpenRejected(
-            f"no active template {template_slug!r}", code=GameErrorCode.UNKNOWN_TEMPLATE
-        )
-    if len(set(players)) != len(players):
-        raise OpenRejected("a player is listed twice", details={"players": players})
-    if not 2 <= len(players) <= template.seats:
-        raise OpenRejected(
-            f"this table seats 2 to {template.seats} players, got {len(players)}",
-            details={"seats": template.seats},
-        )
-    return template.game_terms()
-
-
-@transaction.atomic
-def game_open(
-    *,
-    client: ApiClient,
-    game_id: str,
-    template_slug: str,
-    players: list[str],
-    keyed: Keyed | None = None,
-) -> Game:
-    """Open a game and collect every player's stake (points: maximum loss) into its escrow.
-    With `keyed`, the request's key is claimed with the answer in the same transaction.
-    (`tournaments.games.services.opening` is the API's faster way to the same end.)"""
-    template = GameTemplate.objects.filter(slug=template_slug, active=True).first()
-    terms = open_terms(template, template_slug, players)
-    try:
-        with transaction.atomic():
-            escrow = escrow_create(owner=client.pk, name=game_id, currency=template.currency)
-    except IntegrityError as exc:
-        raise game_exists(client, game_id) from exc
-    game = Game.objects.create(
-        client=client,
-        game_id=game_id,
-        template=template,
-        escrow=escrow,
-        format=template.format,
-        currency=template.currency,
-        terms=terms.to_json(),
-    )
-    start = format_of(terms.format).opening_score(terms)
-    registered = players_get_or_create(external_ids=players)
-    seats = [
-        GamePlayer(game=game, player=registered[external_id], seat=n, score=start)
-        for n, external_id in enumerate(players, start=1)
-    ]
-    cash_play_check(terms.currency, [seat.player for seat in seats])
-    players_seatable_check(client=client, players=[seat.player for seat in seats])
-    escrow_cap_take(client=client, amount=terms.stake * len(seats), currency=template.currency)
-    game.collected = entries_collect(game=game, seats=seats, amount=terms.stake, entry_no=1)
-    GamePlayer.objects.bulk_create(seats)
-    game.save(update_fields=["collected"])
-    if keyed is not None:
-        status_code, body = keyed.record((game, None))
-        key_claim(client_id=client.pk, key=keyed.key, request_hash=keyed.request_hash,
-                  status_code=status_code, body=body)  # fmt: skip
-    return game
-
-
-def game_exists(client: ApiClient, game_id: str) -> GameExists:
-    """A game id is used once: the refusal says what became of the game that holds it."""
-    status = Game.objects.filter(client=client, game_id=game_id).values_list("status", flat=True)
-    state = status.first() or Game.Status.OPEN  # its opening has not committed yet
-    return GameExists(
-        f"game {game_id!r} exists already and is {state}; a game id is used once",
-        details={"game_id": game_id, "status": state},
-    )
 
 
 @transaction.atomic

@@ -1,75 +1,112 @@
-"""A game's opening on the API's hot path: two round trips.
+"""A game's opening: one read, the checks in Python, one write, in one transaction.
 
 One read of everything the checks need (`queries.game_open_view`: the template, a game already
-holding the id, the players with their accounts and self-exclusions, the Idempotency-Key's
-record, the new ids), the checks and the entry plan in Python, then ONE multi-statement write
-that PostgreSQL runs as one transaction: the key claimed with the answer (`idempotency_claim`,
-strict: a taken key rolls everything back), the escrow account, the game, the entries
-(`ledger_post_batch`, which locks the accounts and refuses overdrafts itself) and the seats.
-Whatever this path does not cover takes `games.game_open`, one locked transaction as before: a
-player not registered yet (or an id that is none), bonus in a wallet that an entry may take
-(its lots are locked and spent there), a client with pairings or an hourly escrow cap.
+holding the id, the players with their accounts, self-exclusions and whether a payments client
+paired with the opening's client reported them, the new ids). A player not registered yet is
+registered (`players_get_or_create`) and read again. Then the checks and the entry plan in
+Python; the client's hourly escrow cap is taken (`escrow_cap_take`: it locks the client's row
+until the transaction ends, so concurrent openings of one client count each other), the bonus
+lots an entry takes are locked and spent (`escrow.entry_plans`, `entry_legs`), and ONE
+multi-statement write sends the escrow account, the game, the entries (`ledger_post_batch`, which
+locks the accounts and refuses overdrafts itself) and the seats. A refusal rolls all of it back.
+The API layer claims the Idempotency-Key and records the answer around it.
 """
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Sequence
 
-from django.db import DEFAULT_DB_ALIAS, DatabaseError, connection, transaction
+from django.db import DEFAULT_DB_ALIAS, DatabaseError, IntegrityError, connection, transaction
 from django.db.models import Model
 from django.db.models.sql import InsertQuery
 from djmoney.money import Money
 
 from rummy_ledger.api.models import ApiClient
-from rummy_ledger.keyed import CLAIM_WAIT, Keyed, KeyTaken
+from tournaments.errors import GameErrorCode, GameExists, OpenRejected
 from tournaments.games.formats import format_of
 from tournaments.games.queries import Candidate, OpenView, game_open_view
-from tournaments.games.services import games
 from tournaments.games.services.escrow import entries_short, entry_plans, entry_requests
+from tournaments.games.services.games import cash_play_check
 from tournaments.games.terms import GameTerms
-from tournaments.models import Game, GamePlayer
+from tournaments.models import Game, GamePlayer, GameTemplate
 from tournaments.payouts import ZERO
 from wallets import references
 from wallets.errors import InsufficientFunds
-from wallets.models import BUCKET_CURRENCY, CASH, Account, Bucket
+from wallets.models import BUCKET_CURRENCY, Account
+from wallets.services.client_guards import escrow_cap_take, players_seatable_check
+from wallets.services.players import players_get_or_create
 from wallets.services.transfers import TransferRequest, ledger_error, transfers_statement
 
-KEY_TAKEN = "RL101"  # idempotency_claim, strict
 UNIQUE_VIOLATION = "23505"
 
 
 def game_open(
-    *,
-    client: ApiClient,
-    game_id: str,
-    template_slug: str,
-    players: list[str],
-    keyed: Keyed | None = None,
-) -> Game:
-    """`games.game_open`, in two round trips where it can. With `keyed`, the key is claimed
-    with the answer in the opening's transaction; a key already used raises `KeyTaken`."""
+    *, client: ApiClient, game_id: str, template_slug: str, players: list[str]
+) -> tuple[Game, list[GamePlayer]]:
+    """Open a game and collect every player's stake (points: maximum loss) into its escrow, all
+    of them or none (the refusal names everyone short). Returns the game and its seats."""
+    try:
+        return _opened(client, game_id, template_slug, players)
+    except IntegrityError as exc:
+        if getattr(exc.__cause__, "sqlstate", None) != UNIQUE_VIOLATION:
+            raise
+        raise game_exists(client, game_id) from exc  # the id (its escrow's code), taken meanwhile
+
+
+@transaction.atomic
+def _opened(
+    client: ApiClient, game_id: str, template_slug: str, players: list[str]
+) -> tuple[Game, list[GamePlayer]]:
     seen = game_open_view(
-        client_id=client.pk,
-        game_id=game_id,
-        template_slug=template_slug,
-        players=players,
-        key=keyed and keyed.key,
+        client_id=client.pk, game_id=game_id, template_slug=template_slug, players=players
     )
-    if seen.key_record is not None:
-        raise KeyTaken("taken", *seen.key_record)
-    terms = games.open_terms(seen.template, template_slug, players)
+    terms = open_terms(seen.template, template_slug, players)
     if seen.existing_status is not None:
-        raise games.game_exists(client, game_id)
-    if not _covered(seen, client, terms, players):
-        return games.game_open(client=client, game_id=game_id, template_slug=template_slug,
-                               players=players, keyed=keyed)  # fmt: skip
+        raise game_exists(client, game_id)
+    unknown = [p for p in players if not _registered(seen.players.get(p))]
+    if unknown:
+        players_get_or_create(external_ids=unknown)
+        seen = game_open_view(
+            client_id=client.pk, game_id=game_id, template_slug=template_slug, players=players
+        )
     game, candidates, seats = _game_new(seen, client, game_id, terms, players)
+    _seatable_check(client, terms, candidates)
+    escrow_cap_take(client=client, amount=terms.stake * len(seats), currency=terms.currency)
     requests = _entries(game, seats, candidates, terms)
     game.collected = terms.stake * len(seats)
-    statements = _statements(seen, client, game, seats, requests, keyed)
-    _write(statements, client, game, terms, keyed)
-    return game
+    _write(_statements(seen, client, game, seats, requests), game, terms)
+    return game, seats
+
+
+def open_terms(template: GameTemplate | None, template_slug: str, players: list[str]) -> GameTerms:
+    """The terms a game opens with, once the template and the table are checked."""
+    if template is None:
+        raise OpenRejected(
+            f"no active template {template_slug!r}", code=GameErrorCode.UNKNOWN_TEMPLATE
+        )
+    if len(set(players)) != len(players):
+        raise OpenRejected("a player is listed twice", details={"players": players})
+    if not 2 <= len(players) <= template.seats:
+        raise OpenRejected(
+            f"this table seats 2 to {template.seats} players, got {len(players)}",
+            details={"seats": template.seats},
+        )
+    return template.game_terms()
+
+
+def game_exists(client: ApiClient, game_id: str) -> GameExists:
+    """A game id is used once: the refusal says what became of the game that holds it."""
+    status = Game.objects.filter(client=client, game_id=game_id).values_list("status", flat=True)
+    state = status.first() or Game.Status.OPEN  # its opening has not committed yet
+    return GameExists(
+        f"game {game_id!r} exists already and is {state}; a game id is used once",
+        details={"game_id": game_id, "status": state},
+    )
+
+
+def _registered(candidate: Candidate | None) -> bool:
+    """Whether the read found the player with every wallet account."""
+    return candidate is not None and len(candidate.accounts) == len(BUCKET_CURRENCY)
 
 
 def _game_new(
@@ -95,16 +132,21 @@ def _game_new(
     return game, candidates, seats
 
 
+def _seatable_check(client: ApiClient, terms: GameTerms, candidates: list[Candidate]) -> None:
+    """The players may play for money (cash), and the client may seat them (its pairings)."""
+    players = [c.player for c in candidates]
+    cash_play_check(
+        terms.currency, players, exclusions={c.player.pk: c.exclusions for c in candidates}
+    )
+    paired = [c.player.pk for c in candidates if c.paired]
+    players_seatable_check(client=client, players=players, paired=paired)
+
+
 def _entries(
     game: Game, seats: list[GamePlayer], candidates: list[Candidate], terms: GameTerms
 ) -> list[TransferRequest]:
-    """The entry transfers, once the players may play for money (cash) and every one of them
-    has the stake in the buckets the terms take it from."""
-    games.cash_play_check(
-        terms.currency,
-        [c.player for c in candidates],
-        exclusions={c.player.pk: c.exclusions for c in candidates},
-    )
+    """The entry transfers, once every player has the stake in the buckets the terms take it
+    from (the bonus lots they take are locked and spent here)."""
     plans = entry_plans(
         player_ids=[c.player.pk for c in candidates],
         order=terms.entry_buckets,
@@ -121,39 +163,16 @@ def _statements(
     game: Game,
     seats: list[GamePlayer],
     requests: list[TransferRequest],
-    keyed: Keyed | None,
 ) -> list[tuple[str, list]]:
-    """The opening's write, in order: the key claimed with the answer (with `keyed`), the escrow
-    account, the game, the entries, the seats."""
+    """The opening's write, in order: the escrow account, the game, the entries, the seats."""
     escrow = Account(
         id=seen.escrow_pk,
         kind=Account.Kind.ESCROW,
         code=references.escrow_account_code(client.pk, game.game_id),
         balance=Money(ZERO, game.currency),
     )
-    statements = [_insert(Account, [escrow]), _insert(Game, [game]),
-                  transfers_statement(requests), _insert(GamePlayer, seats)]  # fmt: skip
-    if keyed is not None:
-        status_code, body = keyed.record((game, seats))
-        claim = "SELECT 1 FROM idempotency_claim(%s, %s, %s, %s, %s, %s, true)"
-        params = [client.pk, keyed.key, keyed.request_hash, status_code, body, CLAIM_WAIT]
-        statements.insert(0, (claim, params))
-    return statements
-
-
-def _covered(seen: OpenView, client: ApiClient, terms: GameTerms, players: list[str]) -> bool:
-    """Whether this opening is one the fast path takes (see the module's docstring)."""
-    if client.paired_players_only or (client.hourly_escrow_cap is not None and
-                                      terms.currency == CASH):  # fmt: skip
-        return False
-    for external_id in players:
-        candidate = seen.players.get(external_id)
-        if candidate is None or len(candidate.accounts) != len(BUCKET_CURRENCY):
-            return False
-        bonus = candidate.accounts[Bucket.BONUS].balance.amount
-        if Bucket.BONUS in terms.entry_buckets and bonus > 0:
-            return False
-    return True
+    return [_insert(Account, [escrow]), _insert(Game, [game]),
+            transfers_statement(requests), _insert(GamePlayer, seats)]  # fmt: skip
 
 
 def _insert(model: type[Model], objs: Sequence[Model]) -> tuple[str, list]:
@@ -170,46 +189,21 @@ def _insert(model: type[Model], objs: Sequence[Model]) -> tuple[str, list]:
     return sql, list(params)
 
 
-def _write(
-    statements: list[tuple[str, list]],
-    client: ApiClient,
-    game: Game,
-    terms: GameTerms,
-    keyed: Keyed | None,
-) -> None:
-    """Send the statements in one round trip: PostgreSQL runs them as one transaction (in a
-    caller's transaction, a test's, under a savepoint)."""
+def _write(statements: list[tuple[str, list]], game: Game, terms: GameTerms) -> None:
+    """Send the statements in one round trip, in the opening's transaction."""
     sql = ";\n".join(s for s, _ in statements)
     params = [p for _, ps in statements for p in ps]
-    guard = transaction.atomic() if connection.in_atomic_block else contextlib.nullcontext()
     try:
-        with guard, connection.cursor() as cursor:
+        with connection.cursor() as cursor:
             cursor.execute(sql, params)
     except DatabaseError as exc:
-        raise _refusal(exc, client, game, terms, keyed) from exc
+        if getattr(exc.__cause__, "sqlstate", None) == UNIQUE_VIOLATION:
+            raise  # the game id, taken meanwhile: `game_open` says so once rolled back
+        raise _refusal(exc, game, terms) from exc
 
 
-def _refusal(
-    exc: DatabaseError, client: ApiClient, game: Game, terms: GameTerms, keyed: Keyed | None
-) -> Exception:
-    sqlstate = getattr(exc.__cause__, "sqlstate", None)
-    if sqlstate == KEY_TAKEN and keyed is not None:
-        outcome = exc.__cause__.diag.message_primary
-        record = _record(client, keyed.key) if outcome == "taken" else (None, None, None)
-        return KeyTaken(outcome, *record)
-    if sqlstate == UNIQUE_VIOLATION:  # the game id (its escrow's code), taken meanwhile
-        return games.game_exists(client, game.game_id)
+def _refusal(exc: DatabaseError, game: Game, terms: GameTerms) -> Exception:
     error = ledger_error(exc)
     if isinstance(error, InsufficientFunds):
         return entries_short(error, terms.stake, game)
     return error
-
-
-def _record(client: ApiClient, key: str) -> tuple[str, int, str]:
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT request_hash, status_code, body FROM api_idempotencyrecord"
-            " WHERE client_id = %s AND key = %s",
-            [client.pk, key],
-        )
-        return cursor.fetchone()

@@ -1,4 +1,4 @@
-"""Games for the game services' tests: opened by the services (`games.game_open`), with their
+"""Games for the game services' tests: opened by the service (`opening.game_open`), with their
 deals stored as the intake stores them; and a lock held on another connection. Plain functions
 over tests/builders.py and tests/concurrency.py."""
 
@@ -15,7 +15,7 @@ from django.db import transaction
 from tests.builders import LOSER_22, WILD, WINNER, funded_player, res, template
 from tests.concurrency import run_in_threads
 from tournaments.games.formats import format_of
-from tournaments.games.services.games import game_open
+from tournaments.games.services.opening import game_open
 from tournaments.models import Deal, Game, GameTemplate
 
 POOL = "pool-101"  # entry 100.00, fee 10 %: two players collect 200.00
@@ -37,7 +37,8 @@ def opened(
     templates()
     for player in players:
         funded_player(player, funds)
-    return game_open(client=client, game_id=game_id, template_slug=slug, players=list(players))
+    game, _ = game_open(client=client, game_id=game_id, template_slug=slug, players=list(players))
+    return game
 
 
 def points_deal(winner: str, loser: str) -> dict[str, Any]:

@@ -1,11 +1,11 @@
-"""`opening.game_open`: a game's opening in two round trips. Every player's stake is collected
-into the new escrow or none is (the refusal names everyone short), the key is claimed with the
-answer in the same write, and what the two round trips do not cover (a player not registered,
-bonus an entry may take, a client's pairings or hourly escrow cap) takes `games.game_open`."""
+"""`opening.game_open`: a game's opening, one path whatever the players and the client. Every
+player's stake is collected into the new escrow or none is (the refusal names everyone short); a
+player not registered yet is registered, bonus an entry may take is spent from its lots, a
+client's pairings and hourly escrow cap are checked, all in the opening's one transaction. The
+API layer claims the Idempotency-Key around it (a replay through the API at the end)."""
 
 from __future__ import annotations
 
-import json
 from decimal import Decimal
 
 import pytest
@@ -14,17 +14,28 @@ from django.test.utils import CaptureQueriesContext
 from djmoney.money import Money
 
 from rummy_ledger.api.models import IdempotencyRecord
-from rummy_ledger.keyed import Keyed, KeyTaken, key_claim
-from tests.builders import bonus_granted, escrow_balance, funded_player, template
+from rummy_ledger.errors import DomainError
+from tests.builders import bonus_granted, escrow_balance, funded_player, make_api, template
 from tests.concurrency import run_in_threads
 from tests.tournaments.games.services.tables import POINTS, POOL, templates
 from tests.wallets.invariants import ledger_violations
 from tournaments.errors import GameErrorCode, GameExists, OpenRejected
-from tournaments.games.services import games, opening
+from tournaments.games.services import opening
 from tournaments.games.services.escrow import PlayersShort
 from tournaments.models import Game, GamePlayer
-from wallets.errors import PlayerNotPaired, RealMoneyUnavailable, SelfExcluded
-from wallets.models import CHIPS, Account, BonusLot, Bucket, ClientEscrowTake, Player, Transfer
+from wallets.errors import ClientCapReached, PlayerNotPaired, RealMoneyUnavailable, SelfExcluded
+from wallets.models import (
+    CHIPS,
+    Account,
+    BonusLot,
+    BonusSpend,
+    Bucket,
+    ClientEscrowTake,
+    ClientPairing,
+    Player,
+    PlayerClient,
+    Transfer,
+)
 from wallets.services.deposits import chips_grant
 from wallets.services.protection import self_exclusion_start
 
@@ -37,21 +48,11 @@ def _funded(*players: str, amount: str = "500.00") -> None:
         funded_player(player, amount)
 
 
-def _open(client, game_id: str = "g", players=("a", "b"), slug: str = POINTS, keyed=None):
-    return opening.game_open(
-        client=client, game_id=game_id, template_slug=slug, players=list(players), keyed=keyed
+def _open(client, game_id: str = "g", players=("a", "b"), slug: str = POINTS) -> Game:
+    game, _ = opening.game_open(
+        client=client, game_id=game_id, template_slug=slug, players=list(players)
     )
-
-
-def _keyed(client, key: str = "open-1") -> Keyed:
-    """A key whose recorded answer names the game and its seats."""
-    return Keyed(
-        client_id=client.pk,
-        key=key,
-        request_hash=f"hash-of-{key}",
-        answer=lambda opened: (201, json.dumps({"game_id": opened[0].game_id,
-                                                "seats": len(opened[1])})),
-    )  # fmt: skip
+    return game
 
 
 def _deposits(*players: str) -> list[Decimal]:
@@ -70,38 +71,29 @@ class _Written:
     def _counts(self) -> tuple[int, ...]:
         escrows = Account.objects.filter(kind=Account.Kind.ESCROW)
         return (Game.objects.count(), GamePlayer.objects.count(), escrows.count(),
-                Transfer.objects.count(), IdempotencyRecord.objects.count())  # fmt: skip
+                Transfer.objects.count(), IdempotencyRecord.objects.count(),
+                ClientEscrowTake.objects.count(), BonusSpend.objects.count())  # fmt: skip
 
     def none(self) -> None:
         assert self._counts() == self.counts
         assert _deposits(*self.players) == self.deposits
 
 
-@pytest.fixture
-def spied_full_path(monkeypatch):
-    """The calls that took `games.game_open` (the one locked transaction)."""
-    calls, full = [], games.game_open
-
-    def spy(**kwargs):
-        calls.append(kwargs["game_id"])
-        return full(**kwargs)
-
-    monkeypatch.setattr(games, "game_open", spy)
-    return calls
-
-
 @pytest.mark.django_db
-def test_an_opening_collects_every_stake_in_two_round_trips(server_client, spied_full_path):
+def test_an_opening_collects_every_stake_in_two_round_trips(server_client):
     # given three funded players
     _funded("a", "b", "c")
 
     # when a points game opens for them
     with CaptureQueriesContext(connection) as sent:
-        game = _open(server_client, players=("a", "b", "c"))
+        game, seated = opening.game_open(
+            client=server_client, game_id="g", template_slug=POINTS, players=["a", "b", "c"]
+        )
 
     # then one read and one write: the game, its escrow holding every stake, the seats in order
     statements = [q["sql"] for q in sent.captured_queries if "SAVEPOINT" not in q["sql"]]
-    assert len(statements) == 2 and spied_full_path == []  # the test's savepoints aside
+    assert len(statements) == 2  # its transaction's savepoint aside
+    assert [s.player.external_id for s in seated] == ["a", "b", "c"]
     stored = Game.objects.get(pk=game.pk)
     assert (stored.game_id, stored.status, stored.collected) == ("g", "open", 3 * STAKE)
     assert escrow_balance(stored) == 3 * STAKE
@@ -124,7 +116,7 @@ def test_no_stake_is_collected_when_anyone_is_short_and_everyone_short_is_named(
 
     # when
     with pytest.raises(PlayersShort) as refused:
-        _open(server_client, players=("a", "b", "c"), keyed=_keyed(server_client))
+        _open(server_client, players=("a", "b", "c"))
 
     # then b and c are named, and nothing was written: no game, escrow, money moved or key
     assert refused.value.details == {"players": ["b", "c"], "amount": "80.00", "currency": "INR"}
@@ -146,7 +138,7 @@ def test_an_opening_the_terms_refuse_writes_nothing(server_client, slug, players
     written = _Written("a", "b")
 
     with pytest.raises(OpenRejected) as refused:
-        _open(server_client, players=players, slug=slug, keyed=_keyed(server_client))
+        _open(server_client, players=players, slug=slug)
 
     assert code is None or refused.value.code == code
     written.none()
@@ -169,68 +161,7 @@ def test_a_game_id_used_before_is_refused_with_what_became_of_it(server_client):
 
 
 @pytest.mark.django_db
-def test_the_key_is_claimed_with_the_answer_in_the_openings_write(server_client):
-    _funded("a", "b")
-    keyed = _keyed(server_client)
-
-    _open(server_client, keyed=keyed)
-
-    record = IdempotencyRecord.objects.get()
-    answer = json.dumps({"game_id": "g", "seats": 2})
-    assert (record.key, record.request_hash, record.status_code, record.body) == (
-        "open-1", "hash-of-open-1", 201, answer
-    )  # fmt: skip
-    assert keyed.recorded == (201, answer)
-
-
-@pytest.mark.django_db
-def test_a_key_used_before_is_taken_before_anything_is_checked(server_client):
-    # given a game opened under a key
-    _funded("a", "b")
-    _open(server_client, keyed=_keyed(server_client))
-    written = _Written("a", "b")
-
-    # when the key comes with an opening the checks would refuse
-    with pytest.raises(KeyTaken) as taken:
-        _open(server_client, game_id="other", slug="no-such", keyed=_keyed(server_client))
-
-    # then it is the key's record, and nothing more is written
-    assert (taken.value.outcome, taken.value.status_code) == ("taken", 201)
-    written.none()
-
-
-@pytest.mark.django_db
-def test_a_key_taken_between_the_read_and_the_write_rolls_the_opening_back(
-    server_client, monkeypatch
-):
-    # given the key claimed by another request after this opening read it free
-    _funded("a", "b")
-    read = opening.game_open_view
-
-    def read_then_key_taken(**kwargs):
-        seen = read(**kwargs)
-        key_claim(client_id=server_client.pk, key="open-1", request_hash="other",
-                  status_code=201, body="first")  # fmt: skip
-        return seen
-
-    monkeypatch.setattr(opening, "game_open_view", read_then_key_taken)
-    written = _Written("a", "b")
-
-    # when
-    with pytest.raises(KeyTaken) as taken:
-        _open(server_client, keyed=_keyed(server_client))
-
-    # then the write claimed nothing and wrote nothing: the key's record is the other's
-    assert (taken.value.outcome, taken.value.request_hash, taken.value.body) == (
-        "taken", "other", "first"
-    )  # fmt: skip
-    assert not Game.objects.exists()
-    assert _deposits("a", "b") == written.deposits
-    assert Transfer.objects.count() == written.counts[3]
-
-
-@pytest.mark.django_db
-def test_a_self_excluded_player_is_refused_on_the_two_round_trips(server_client, spied_full_path):
+def test_a_self_excluded_player_is_refused(server_client):
     # given b self-excluded for a week
     _funded("a", "b")
     self_exclusion_start(player_external_id="b", days=7, changed_by="test")
@@ -238,11 +169,10 @@ def test_a_self_excluded_player_is_refused_on_the_two_round_trips(server_client,
 
     # when
     with pytest.raises(SelfExcluded) as refused:
-        _open(server_client, keyed=_keyed(server_client))
+        _open(server_client)
 
     # then b is named (the read brought the exclusion along), and nothing was written
     assert [e["player"] for e in refused.value.details["players"]] == ["b"]
-    assert spied_full_path == []
     written.none()
 
 
@@ -267,11 +197,11 @@ def test_with_real_money_off_a_cash_game_is_refused_and_a_chips_game_opens(serve
     assert escrow_balance(game) == Decimal("160.00") and game.currency == "CHP"
 
 
-# --- what takes the one locked transaction ------------------------------------------------------
+# --- what used to take a slower twin: the same path -------------------------------------------
 
 
 @pytest.mark.django_db
-def test_a_player_not_registered_takes_the_full_path(server_client, spied_full_path):
+def test_a_player_not_registered_is_registered_and_rolled_back_with_the_refusal(server_client):
     # given b never registered (no money either)
     _funded("a")
     written = _Written("a")
@@ -280,46 +210,98 @@ def test_a_player_not_registered_takes_the_full_path(server_client, spied_full_p
     with pytest.raises(PlayersShort) as refused:
         _open(server_client)
 
-    # then the full path registered b, found b short and rolled everything back
-    assert spied_full_path == ["g"]
+    # then b was registered, found short, and everything rolled back: b too
     assert refused.value.details["players"] == ["b"]
     assert not Player.objects.filter(external_id="b").exists()
     written.none()
 
 
 @pytest.mark.django_db
-def test_bonus_an_entry_may_take_takes_the_full_path(server_client, spied_full_path):
-    # given a with 50.00 of bonus, which a pool entry of 100.00 may take 10.00 of
+def test_a_player_id_outside_the_safe_alphabet_is_refused_and_nothing_is_written(server_client):
+    _funded("a")
+    written = _Written("a")
+
+    with pytest.raises(DomainError) as refused:
+        _open(server_client, players=("a", "b c"))
+
+    assert refused.value.details == {"player": "b c"}
+    assert not Player.objects.filter(external_id="b c").exists()
+    written.none()
+
+
+@pytest.mark.django_db
+def test_bonus_an_entry_may_take_is_spent_from_its_lots(server_client):
+    # given a with 50.00 of bonus, which a pool entry of 100.00 may take 10.00 of (its cap)
     _funded("a", "b")
     bonus_granted("a", "50.00")
 
     # when
     game = _open(server_client, slug=POOL)
 
-    # then the full path spent 10.00 of a's lot
-    assert spied_full_path == ["g"]
+    # then 10.00 of a's lot was spent and recorded for its refund, the rest from deposits
     assert BonusLot.objects.get(player__external_id="a").remaining == Decimal("40.00")
+    assert [s.amount for s in BonusSpend.objects.all()] == [Decimal("10.00")]
     assert escrow_balance(game) == Decimal("200.00")
     assert _deposits("a", "b") == [Decimal("410.00"), Decimal("400.00")]
+    seat = GamePlayer.objects.get(game=game, seat=1)
+    assert seat.contributed == [["bonus", "10.00"], ["deposit", "90.00"]]
+    assert ledger_violations() == []
 
 
 @pytest.mark.django_db
-def test_a_client_with_an_hourly_escrow_cap_takes_the_full_path(server_client, spied_full_path):
+def test_bonus_is_not_spent_when_the_opening_is_refused(server_client):
+    # given a with bonus, and c short
+    _funded("a", "b")
+    _funded("c", amount="0")
+    bonus_granted("a", "50.00")
+    written = _Written("a", "b", "c")
+
+    # when
+    with pytest.raises(PlayersShort):
+        _open(server_client, players=("a", "c"), slug=POOL)
+
+    # then a's lot is whole again
+    assert BonusLot.objects.get(player__external_id="a").remaining == Decimal("50.00")
+    written.none()
+
+
+def _capped(client, cap: str) -> None:
+    client.hourly_escrow_cap = Decimal(cap)
+    client.save(update_fields=["hourly_escrow_cap"])
+
+
+@pytest.mark.django_db
+def test_a_client_with_an_hourly_escrow_cap_records_the_take(server_client):
     # given a client whose escrow is capped at 1000.00 an hour
     _funded("a", "b")
-    server_client.hourly_escrow_cap = Decimal("1000.00")
-    server_client.save(update_fields=["hourly_escrow_cap"])
+    _capped(server_client, "1000.00")
 
     # when
     _open(server_client)
 
-    # then the full path recorded the take against the cap
-    assert spied_full_path == ["g"]
+    # then the take is recorded against the cap
     assert list(ClientEscrowTake.objects.values_list("amount", flat=True)) == [2 * STAKE]
 
 
 @pytest.mark.django_db
-def test_a_client_seating_paired_players_only_takes_the_full_path(server_client, spied_full_path):
+def test_an_opening_past_the_hourly_escrow_cap_is_refused_and_nothing_is_written(server_client):
+    # given a cap of 200.00 an hour, 160.00 of it taken by a first game
+    _funded("a", "b", "c", "d")
+    _capped(server_client, "200.00")
+    _open(server_client)
+    written = _Written("a", "b", "c", "d")
+
+    # when a second game would take 160.00 more
+    with pytest.raises(ClientCapReached) as refused:
+        _open(server_client, game_id="g2", players=("c", "d"))
+
+    # then
+    assert refused.value.details == {"cap": "200.00", "taken": "160.00", "amount": "160.00"}
+    written.none()
+
+
+@pytest.mark.django_db
+def test_a_client_seating_paired_players_only_refuses_the_others(server_client):
     # given a client that may seat only players of payments clients it is paired with (none)
     _funded("a", "b")
     server_client.paired_players_only = True
@@ -330,10 +312,31 @@ def test_a_client_seating_paired_players_only_takes_the_full_path(server_client,
     with pytest.raises(PlayerNotPaired) as refused:
         _open(server_client)
 
-    # then the full path refused both players, and nothing was written
-    assert spied_full_path == ["g"]
+    # then both players are named, and nothing was written
     assert refused.value.details == {"players": ["a", "b"]}
     written.none()
+
+
+@pytest.mark.django_db
+def test_a_client_seating_paired_players_only_seats_its_payments_clients_players(server_client):
+    # given a paired with the client's payments client, b reported by another one
+    _funded("a", "b", "c")
+    server_client.paired_players_only = True
+    server_client.save(update_fields=["paired_players_only"])
+    ours, theirs = make_api("payments", name="ours")[1], make_api("payments", name="theirs")[1]
+    ClientPairing.objects.create(games_client=server_client, payments_client=ours)
+    PlayerClient.objects.create(player=Player.objects.get(external_id="a"), client=ours)
+    PlayerClient.objects.create(player=Player.objects.get(external_id="c"), client=ours)
+    PlayerClient.objects.create(player=Player.objects.get(external_id="b"), client=theirs)
+
+    # when b is seated, then a and c
+    with pytest.raises(PlayerNotPaired) as refused:
+        _open(server_client, players=("a", "b"))
+    game = _open(server_client, players=("a", "c"))
+
+    # then b alone was named; a and c play
+    assert refused.value.details == {"players": ["b"]}
+    assert escrow_balance(game) == 2 * STAKE
 
 
 # --- real concurrent connections ----------------------------------------------------------------
@@ -373,3 +376,53 @@ def test_a_players_last_stake_wanted_by_two_games_at_once_goes_to_one(server_cli
     assert Game.objects.count() == 1
     assert _deposits("a") == [Decimal("20.00")]
     assert ledger_violations() == []
+
+
+@pytest.mark.django_db(transaction=True)
+def test_two_openings_at_once_that_the_hourly_cap_holds_one_of_open_one(server_client):
+    # given a cap of 200.00 an hour, and two games of 160.00 each opening at once
+    _funded("a", "b", "c", "d")
+    _capped(server_client, "200.00")
+
+    def open_one(n: int) -> Game:
+        return _open(server_client, game_id=f"g{n}", players=(("a", "b"), ("c", "d"))[n])
+
+    # when
+    outcomes = run_in_threads(open_one, 2)
+
+    # then the cap counted the first take: one game opened, the other was refused with nothing
+    # of it written
+    opened = [o for o in outcomes if isinstance(o, Game)]
+    [refused] = [o for o in outcomes if not isinstance(o, Game)]
+    assert len(opened) == 1 and isinstance(refused, ClientCapReached), outcomes
+    assert refused.details == {"cap": "200.00", "taken": "160.00", "amount": "160.00"}
+    assert list(ClientEscrowTake.objects.values_list("amount", flat=True)) == [2 * STAKE]
+    assert Game.objects.count() == 1 and Transfer.objects.filter(kind="entry").count() == 2
+    assert ledger_violations() == []
+
+
+# --- through the API: the key ---------------------------------------------------------------------
+
+
+@pytest.mark.django_db
+def test_an_opening_repeated_with_its_key_replays_the_first_answer_and_opens_once():
+    # given a game server and two funded players
+    api, client = make_api("games", name="game-server-2")
+    _funded("a", "b")
+    body = {"game_id": "g", "template": POINTS, "players": ["a", "b"]}
+
+    def post(sent: dict):
+        return api.post("/api/v1/games", sent, format="json", HTTP_IDEMPOTENCY_KEY="open-1")
+
+    # when the opening is sent twice, then once more with another body
+    first, again = post(body), post(body)
+    other = post({**body, "game_id": "g2"})
+
+    # then the repeat is the first answer, byte for byte, and one game holds the stakes
+    assert first.status_code == again.status_code == 201
+    assert again.content == first.content and again["Idempotent-Replayed"] == "true"
+    assert first.json()["collected"] == "160.00"
+    assert [p["player"] for p in first.json()["players"]] == ["a", "b"]
+    assert other.status_code == 409 and other.json()["error"]["code"] == "idempotency_conflict"
+    assert Game.objects.filter(client=client).count() == 1
+    assert _deposits("a", "b") == [Decimal("420.00")] * 2
