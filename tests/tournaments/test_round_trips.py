@@ -1,7 +1,8 @@
 """A game's opening does its work in two round trips (one read, one write, inside the API
 layer's claim of the Idempotency-Key and the answer stored with it); a deal's post reaches
 PostgreSQL in two round trips (one read, one write that claims the Idempotency-Key with the
-answer), through the whole request stack; a replay is one. Outside any test transaction, as under gunicorn (no savepoints)."""
+answer), through the whole request stack; a replay is one. Outside any test transaction, as
+under gunicorn."""
 
 from __future__ import annotations
 
