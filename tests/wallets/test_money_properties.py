@@ -112,7 +112,7 @@ def test_a_year_through_the_services(finance, year_ops):
     fy = formulas.financial_year_of(timezone.now())
     tds_year_end(fy=fy, as_of=timezone.now())
     end = TdsYearEnd.objects.filter(player=player, fy=fy.label).first()
-    end_taxed = end.net_winnings if end and end.tds else D(0)
+    end_taxed = end.net_winnings if end else D(0)  # its TDS may round to 0.00 (0.01 won)
     event(f"year end tds>0: {bool(end and end.tds)}; lost after taxed: {real_end < taxed_before}")
     if real_end >= taxed_before:
         assert taxed_before + end_taxed == real_end  # they meet
