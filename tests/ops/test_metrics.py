@@ -12,8 +12,7 @@ import requests
 
 from tests.builders import LOSER_22, WINNER, HttpApi, funded_player, res, template
 from tests.tournaments.worker import private_queue
-from tournaments.games.services.settlement import deal_settle
-from tournaments.models import Deal
+from tournaments.games.services.settlement import waiting_settle
 from wallets.reconciliation.runner import reconcile_run
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.timeout(60)]
@@ -79,8 +78,7 @@ def test_a_scrape_after_a_small_load_shows_the_counts_it_caused(live_server, set
         assert sample(stored, "rummy_metrics_reading_up", reading="celery") == 1
 
     # when: the deals are settled (the Celery task's body, here) and a reconciliation runs
-    for deal in Deal.objects.all():
-        deal_settle(deal_id=deal.pk)
+    waiting_settle()
     reconcile_run(trigger="command")
     settled = scrape(base)
     # then

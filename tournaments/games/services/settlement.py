@@ -79,8 +79,9 @@ _failing = Failing()
 
 def _settle_apart_on_failure(games: list[Game]) -> int:
     """Settle these locked games together; if that fails, each on its own, so that one bad deal
-    holds up no one else's (a game that fails alone too is logged, stays stored and is left
-    alone for a while: `Failing`)."""
+    holds up no one else's."""
+    if len(games) <= 1:
+        return sum(_settle_alone(game) for game in games)
     try:
         with transaction.atomic():  # a savepoint: the failed attempt leaves nothing behind
             return games_settle(games=games)
@@ -88,18 +89,23 @@ def _settle_apart_on_failure(games: list[Game]) -> int:
         raise
     except Exception:
         logger.exception("batch settlement of %s games failed; settling each alone", len(games))
-    settled = 0
     for game in games:
         game.refresh_from_db()  # the failed attempt scored it in memory
-        try:
-            with transaction.atomic():
-                settled += games_settle(games=[game])
-        except Retryable:
-            raise
-        except Exception:
-            logger.exception("settlement of game %s failed; its deals stay stored", game.pk)
-            _failing.add(game.pk)
-    return settled
+    return sum(_settle_alone(game) for game in games)
+
+
+def _settle_alone(game: Game) -> int:
+    """Settle one locked game; when that fails, it is logged, stays stored and is left alone for
+    a while (`Failing`)."""
+    try:
+        with transaction.atomic():
+            return games_settle(games=[game])
+    except Retryable:
+        raise
+    except Exception:
+        logger.exception("settlement of game %s failed; its deals stay stored", game.pk)
+        _failing.add(game.pk)
+        return 0
 
 
 def pending_settle(*, game: Game) -> int:
