@@ -439,7 +439,7 @@ WIND_DOWN_GRACE_MINUTES = float(os.environ.get("WIND_DOWN_GRACE_MINUTES", "60"))
 
 # An expected 4xx is one line at WARNING, never a traceback (rummy_ledger/logs.py). `serve` logs
 # what an operator needs at INFO; LOG_LEVEL=DEBUG adds the access log, every Celery task, beat's
-# sweeps and the simulator's games.
+# wakes and the simulator's games.
 LOG_LEVEL = os.environ.get("LOG_LEVEL", "INFO").upper()
 # Celery's worker and beat keep this configuration (one format for every process's lines, the web's
 # and the tasks') instead of replacing the root logger's handler with theirs (a timestamp in
