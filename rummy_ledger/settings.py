@@ -293,6 +293,10 @@ if not 0 <= REPLICA_MAX_LAG_SECONDS <= 600:  # the fee report stores days a stan
 # as well, so a lost wake (broker down or frozen, a worker killed) delays a settlement by at most
 # that much once the broker is back.
 SETTLEMENT_WAKE_SECONDS = float(os.environ.get("SETTLEMENT_WAKE_SECONDS", "2"))
+# A deal's wake runs this long after it is sent, and a web process sends no other until then:
+# the deals stored meanwhile, by every web process, settle in one run (SETTLEMENT_BATCH games a
+# transaction and ledger call) instead of one run a deal. Added to the settlement lag at most.
+SETTLEMENT_GATHER_SECONDS = float(os.environ.get("SETTLEMENT_GATHER_SECONDS", "0.3"))
 # A run settles at most this many transactions (of up to SETTLEMENT_BATCH games each), then, with
 # games perhaps left, wakes the next run and returns: the other queues (tournament rounds) get
 # their turn on the workers, and a run never holds a worker for long.

@@ -10,12 +10,17 @@ caller's request still succeeds (its work is committed).
 from __future__ import annotations
 
 import logging
+import math
+import time
 
 from celery import Task
 from django.db import connection, transaction
 from kombu.exceptions import OperationalError
 
 log = logging.getLogger(__name__)
+
+# A gathered wake due this soon is not counted on (the worker's clock may run a little ahead).
+WAKE_DUE_MARGIN = 0.05
 
 
 class AfterCommitTask(Task):
@@ -25,11 +30,30 @@ class AfterCommitTask(Task):
             return None
         return self._send(args, kwargs, options)
 
-    def wake(self) -> None:
+    # When this process's last gathered wake runs (time.time()): see `wake`.
+    _wake_due: float = 0.0
+
+    def wake(self, *, gather: float = 0.0) -> None:
         """Send this task, which takes no arguments and drains a table that is its queue, once
         the caller commits: one try, no retry (a broker that is down or frozen fails it within
-        its socket timeouts; the send is logged and beat's periodic wake makes up for it)."""
-        self.apply_async(retry=False)
+        its socket timeouts; the send is logged and beat's periodic wake makes up for it).
+
+        `gather` seconds: the run is due at the next multiple of `gather` seconds of the clock,
+        the same moment for every process, so that what they commit meanwhile is drained by one
+        run (under load, a few runs of many rows instead of a run a row); and while a wake this
+        process sent is still to run, it sends none, since that run will find what was
+        committed now. At most `gather` is added to the wait."""
+        if connection.in_atomic_block:
+            transaction.on_commit(lambda: self._wake(gather))
+        else:
+            self._wake(gather)
+
+    def _wake(self, gather: float) -> None:
+        now = time.time()
+        if now < self._wake_due - WAKE_DUE_MARGIN and not self.app.conf.task_always_eager:
+            return
+        self._wake_due = math.ceil(now / gather) * gather if gather else now
+        self._send(None, None, {"countdown": self._wake_due - now, "retry": False})
 
     def _send(self, args, kwargs, options):
         try:

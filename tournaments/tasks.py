@@ -4,6 +4,7 @@ class (`rummy_ledger.tasks.AfterCommitTask`) sends them only after the caller's 
 
 from celery import shared_task
 from celery.signals import task_prerun
+from django.conf import settings
 from django.db import InterfaceError, OperationalError, close_old_connections
 
 from rummy_ledger.errors import Retryable
@@ -32,6 +33,12 @@ WAKE_RETRIES = {
     "retry_backoff_max": 4,
     "max_retries": 3,
 }
+
+
+def settlement_wake() -> None:
+    """Wake a settlement worker for deals committed now (by the caller's transaction, once it
+    commits): gathered for SETTLEMENT_GATHER_SECONDS (`AfterCommitTask.wake`)."""
+    settle_waiting.wake(gather=settings.SETTLEMENT_GATHER_SECONDS)
 
 
 @shared_task(**WAKE_RETRIES)

@@ -40,7 +40,7 @@ from tournaments.games.api.deal_input import deal_read
 from tournaments.games.api.views import DEAL_REFUSALS, GamesScope
 from tournaments.games.services import intake
 from tournaments.models import Deal
-from tournaments.tasks import settle_waiting
+from tournaments.tasks import settlement_wake
 from wallets.errors import WalletErrorCode as W
 
 BATCH_MAX_DEALS = 100
@@ -177,7 +177,7 @@ class DealBatchView(GamesScope):
             stored = [done[n][1] for n in range(len(items)) if done[n][1] is not None]
             retry = any(done[n][2] for n in done)
             if stored:
-                settle_waiting.wake()
+                settlement_wake()
             response = Response({"results": results})
             if retry:
                 response["Retry-After"] = str(settings.REQUEST_BUSY_RETRY_AFTER)

@@ -35,7 +35,7 @@ from tournaments.games.services.games import game_get, seats_of
 from tournaments.games.services.settlement import pending_settle
 from tournaments.games.terms import GameTerms
 from tournaments.models import Deal, Game
-from tournaments.tasks import settle_waiting
+from tournaments.tasks import settlement_wake
 
 log = logging.getLogger(__name__)
 
@@ -51,7 +51,7 @@ def deal_store(
     `AfterCommitTask.wake`)."""
     deal, created = deal_check_store(client=client, game_id=game_id, payload=payload, keyed=keyed)
     if created:
-        settle_waiting.wake()
+        settlement_wake()
     return deal, created
 
 

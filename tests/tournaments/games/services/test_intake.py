@@ -323,7 +323,7 @@ def test_a_deal_stored_elsewhere_after_the_read_is_answered_as_a_repeat(server_c
 def test_a_deal_stored_now_wakes_a_settlement_worker(server_client, monkeypatch):
     opened(server_client, "g", POINTS, ("a", "b"))
     woken = []
-    monkeypatch.setattr(intake.settle_waiting, "wake", lambda: woken.append(True))
+    monkeypatch.setattr(intake, "settlement_wake", lambda: woken.append(True))
 
     intake.deal_store(client=server_client, game_id="g", payload=points_deal("a", "b"))
     intake.deal_store(client=server_client, game_id="g", payload=points_deal("a", "b"))
