@@ -35,10 +35,12 @@ WAKE_RETRIES = {
 }
 
 
-def settlement_wake() -> None:
-    """Wake a settlement worker for deals committed now (by the caller's transaction, once it
-    commits): gathered for SETTLEMENT_GATHER_SECONDS (`AfterCommitTask.wake`)."""
-    settle_waiting.wake(gather=settings.SETTLEMENT_GATHER_SECONDS)
+def settlement_wake(*, deals: int = 1) -> None:
+    """Wake a settlement worker for `deals` deals committed now (by the caller's transaction,
+    once it commits). One deal's wake is gathered with others' for SETTLEMENT_GATHER_SECONDS
+    (`AfterCommitTask.wake`); a batch's many deals are a gathering of their own: due at once."""
+    gather = settings.SETTLEMENT_GATHER_SECONDS if deals == 1 else 0.0
+    settle_waiting.wake(gather=gather)
 
 
 @shared_task(**WAKE_RETRIES)

@@ -177,7 +177,7 @@ class DealBatchView(GamesScope):
             stored = [done[n][1] for n in range(len(items)) if done[n][1] is not None]
             retry = any(done[n][2] for n in done)
             if stored:
-                settlement_wake()
+                settlement_wake(deals=len(stored))
             response = Response({"results": results})
             if retry:
                 response["Retry-After"] = str(settings.REQUEST_BUSY_RETRY_AFTER)
