@@ -14,6 +14,7 @@ import math
 import time
 
 from celery import Task
+from django.conf import settings
 from django.db import connection, transaction
 from kombu.exceptions import OperationalError
 
@@ -42,7 +43,10 @@ class AfterCommitTask(Task):
         the same moment for every process, so that what they commit meanwhile is drained by one
         run (under load, a few runs of many rows instead of a run a row); and while a wake this
         process sent is still to run, it sends none, since that run will find what was
-        committed now. At most `gather` is added to the wait."""
+        committed now. At most `gather` is added to the wait. A wake that could not be sent
+        holds back this process's next ones for SETTLEMENT_WAKE_SECONDS, as long as beat takes
+        to wake the task anyway, so that a broker that hangs costs one request in that time
+        its socket timeout, not every request."""
         if connection.in_atomic_block:
             transaction.on_commit(lambda: self._wake(gather))
         else:
@@ -53,7 +57,9 @@ class AfterCommitTask(Task):
         if now < self._wake_due - WAKE_DUE_MARGIN and not self.app.conf.task_always_eager:
             return
         self._wake_due = math.ceil(now / gather) * gather if gather else now
-        self._send(None, None, {"countdown": self._wake_due - now, "retry": False})
+        if self._send(None, None, {"countdown": self._wake_due - now, "retry": False}) is None:
+            # not sent (logged): no request waits on that broker again before beat's next wake
+            self._wake_due = now + settings.SETTLEMENT_WAKE_SECONDS
 
     def _send(self, args, kwargs, options):
         try:

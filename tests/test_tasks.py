@@ -1,6 +1,7 @@
 """`rummy_ledger.tasks.AfterCommitTask`: a task is sent once the caller commits; a wake is sent
 once, without retry, and gathered wakes are due at the same moment for every process, none sent
-while this process's last one is still to run."""
+while this process's last one is still to run; a wake the broker refused holds back the next
+ones until beat's next wake."""
 
 from __future__ import annotations
 
@@ -19,9 +20,8 @@ def sent(monkeypatch):
     """The options of each message handed to Celery (the broker's side is tests/ops')."""
     made = []
     monkeypatch.setattr(
-        Task, "apply_async", lambda self, args, kwargs, **options: made.append(options)
+        Task, "apply_async", lambda self, args, kwargs, **options: made.append(options) or options
     )
-    monkeypatch.setattr(settle_waiting._get_current_object(), "_wake_due", 0.0, raising=False)
     return made
 
 
@@ -68,3 +68,20 @@ def test_eager_wakes_are_never_held_back(sent):
     finally:
         celery_app.conf.task_always_eager = previous
     assert len(sent) == 2
+
+
+def test_a_wake_the_broker_refused_holds_back_the_next_ones_until_beats(monkeypatch, settings):
+    refused = []
+
+    def broker_down(self, args, kwargs, **options):
+        refused.append(options)
+        raise OSError("connection refused")
+
+    monkeypatch.setattr(Task, "apply_async", broker_down)
+    settings.SETTLEMENT_WAKE_SECONDS = 0.3
+    settle_waiting.wake()
+    settle_waiting.wake()  # held back: beat wakes the task within SETTLEMENT_WAKE_SECONDS
+    assert len(refused) == 1
+    time.sleep(0.3)
+    settle_waiting.wake()
+    assert len(refused) == 2

@@ -115,7 +115,8 @@ def test_a_hung_broker_holds_a_deal_post_for_half_a_second_at_most(caplog):
                 response = server.deal(game_id, 1, deal)
             took.append(time.monotonic() - began)
             assert response.status_code == 202, response.content
-    # the wake fails after the broker's socket timeout (0.5 s), once, without a retry
-    assert all(seconds < 1.5 for seconds in took), took
-    assert caplog.text.count("broker unavailable, tournaments.tasks.settle_waiting not sent") == 2
+    # the first wake fails after the broker's socket timeout (0.5 s), once, without a retry; the
+    # next post sends none (held back until beat's next wake), so it does not wait at all
+    assert took[0] < 1.5 and took[1] < 0.4, took
+    assert caplog.text.count("broker unavailable, tournaments.tasks.settle_waiting not sent") == 1
     assert Deal.objects.filter(status=Deal.Status.STORED).count() == 2

@@ -13,7 +13,6 @@ import requests
 from tests.builders import LOSER_22, WINNER, HttpApi, funded_player, res, template
 from tests.tournaments.worker import private_queue
 from tournaments.games.services.settlement import waiting_settle
-from tournaments.tasks import settle_waiting
 from wallets.reconciliation.runner import reconcile_run
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.timeout(60)]
@@ -46,11 +45,10 @@ def sample(samples: dict[str, float], name: str, **labels: str) -> float:
     return 0.0
 
 
-def test_a_scrape_after_a_small_load_shows_the_counts_it_caused(live_server, settings, monkeypatch):
+def test_a_scrape_after_a_small_load_shows_the_counts_it_caused(live_server, settings):
     settings.METRICS_TOKEN = TOKEN
     # the two deals' wakes gathered into one message (due at the next full hour: not run here)
     settings.SETTLEMENT_GATHER_SECONDS = 3600
-    monkeypatch.setattr(settle_waiting._get_current_object(), "_wake_due", 0.0, raising=False)
     base = live_server.url
     template("points-1", "points", point_value=Decimal("1.00"))
     for p in ("a", "b", "c", "d"):
