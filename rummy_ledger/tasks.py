@@ -20,7 +20,8 @@ from kombu.exceptions import OperationalError
 
 log = logging.getLogger(__name__)
 
-# A gathered wake due this soon is not counted on (the worker's clock may run a little ahead).
+# A gathered wake is due at least this long after the commits it is counted on for (the
+# worker's clock may run a little ahead of the web's).
 WAKE_DUE_MARGIN = 0.05
 
 
@@ -39,14 +40,14 @@ class AfterCommitTask(Task):
         the caller commits: one try, no retry (a broker that is down or frozen fails it within
         its socket timeouts; the send is logged and beat's periodic wake makes up for it).
 
-        `gather` seconds: the run is due at the next multiple of `gather` seconds of the clock,
-        the same moment for every process, so that what they commit meanwhile is drained by one
-        run (under load, a few runs of many rows instead of a run a row); and while a wake this
-        process sent is still to run, it sends none, since that run will find what was
-        committed now. At most `gather` is added to the wait. A wake that could not be sent
-        holds back this process's next ones for SETTLEMENT_WAKE_SECONDS, as long as beat takes
-        to wake the task anyway, so that a broker that hangs costs one request in that time
-        its socket timeout, not every request."""
+        `gather` seconds: the run is due at the next multiple of `gather` seconds of the clock
+        (at least WAKE_DUE_MARGIN away), the same moment for every process, so that what they
+        commit meanwhile is drained by one run (under load, a few runs of many rows instead of a
+        run a row); and while a wake this process sent is still to run, it sends none, since
+        that run will find what was committed now. At most `gather` + WAKE_DUE_MARGIN is added
+        to the wait. A wake that could not be sent holds back this process's next ones for
+        SETTLEMENT_WAKE_SECONDS, as long as beat takes to wake the task anyway, so that a broker
+        that hangs costs one request in that time its socket timeout, not every request."""
         if connection.in_atomic_block:
             transaction.on_commit(lambda: self._wake(gather))
         else:
@@ -56,7 +57,10 @@ class AfterCommitTask(Task):
         now = time.time()
         if now < self._wake_due - WAKE_DUE_MARGIN and not self.app.conf.task_always_eager:
             return
-        self._wake_due = math.ceil(now / gather) * gather if gather else now
+        # the next moment of the clock that is a multiple of `gather`, at least the margin away
+        self._wake_due = (
+            (math.floor((now + WAKE_DUE_MARGIN) / gather) + 1) * gather if gather else now
+        )
         if self._send(None, None, {"countdown": self._wake_due - now, "retry": False}) is None:
             # not sent (logged): no request waits on that broker again before beat's next wake
             self._wake_due = now + settings.SETTLEMENT_WAKE_SECONDS
