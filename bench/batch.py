@@ -3,10 +3,10 @@
 
 1. Baseline, `bench/settlement.py`'s settle-only measure on the same database and workers: GAMES
    6-player points games opened and their deal stored in-process (not timed), then a
-   `settle_deal` message each to 2 `--pool solo` Celery workers; deals settled per second.
+   `settle_waiting` wake each to 2 `--pool solo` Celery workers; deals settled per second.
 2. The HTTP path: as many games again opened in-process (not timed); `--clients` threads post
    their deals in batches of `--batch` to gunicorn (`--web-workers` workers, the API's own worker
-   class) while the same 2 workers settle them (one `settle_deals` message per batch). The clock
+   class) while the same 2 workers settle them (one wake per batch). The clock
    runs from the first post until every deal is settled: deals settled end to end per second,
    its ratio to the baseline (goal >= 0.8), and each batch's latency, p50 and p99 (goal < 250 ms).
 The machine's cores are shared by the clients, gunicorn, the workers and PostgreSQL. The last
@@ -42,7 +42,7 @@ from rummy_ledger.api.keys import api_client_create  # noqa: E402
 from rummy_ledger.dev import embedded  # noqa: E402
 from rummy_ledger.dev.management.commands.serve import WEB_WORKER  # noqa: E402
 from tournaments.models import Deal  # noqa: E402
-from tournaments.tasks import settle_deal  # noqa: E402
+from tournaments.tasks import settle_waiting  # noqa: E402
 
 
 def free_port() -> int:
@@ -69,12 +69,12 @@ def start_web(port: int, workers: int) -> subprocess.Popen:
 
 
 def settle_only(client, players, n: int, run: str) -> float:
-    """bench/settlement.py's measure: deals stored, then a message each; deals settled per s."""
+    """bench/settlement.py's measure: deals stored, then a wake each; deals settled per s."""
     deal_ids = baseline.open_games(client, players, n, run)
     connection.close()
     started = time.perf_counter()
-    for deal_id in deal_ids:
-        settle_deal.delay(deal_id)
+    for _ in deal_ids:
+        settle_waiting.delay()
     baseline.wait_settled(client, 600)
     return n / (time.perf_counter() - started)
 
@@ -128,8 +128,8 @@ def main() -> None:
     try:
         port = free_port()
         started.append(start_web(port, args.web_workers))
-        for deal_id in warm:
-            settle_deal.delay(deal_id)
+        for _ in warm:
+            settle_waiting.delay()
         baseline.wait_settled(client, 60)
         settle_rate = settle_only(client, players, args.games, f"{run}-s")
         print(f"settle-only (bench/settlement.py's measure): {settle_rate:,.0f} deals/s (baseline)")

@@ -3,12 +3,14 @@
 1. Baseline, measured in the same run: the ledger's single-transfer rate, N two-leg transfers
    posted one at a time by `wallets.ledger.transfer_post` in a loop (one process).
 2. The Celery path: GAMES 6-player points games are opened and their deal stored (not timed);
-   then every `settle_deal` message is sent to 2 real Celery worker processes (two `--pool solo`
+   then the wake each deal's post sends (`settle_waiting`, one per deal) is sent to 2 real Celery
+   worker processes, which claim the stored deals' games (two `--pool solo`
    workers by default; `--pool prefork` runs one worker with 2 children instead, whose parent
    relays every message and costs a third of the throughput), and the clock runs until every
    deal is settled (scored with the engine, standings, the prize, fee and refunds posted).
 The figure is deals/s and its ratio to the single-transfer rate. Goals: >= 300/s, ratio >= 0.5.
-Settlement batching (SETTLEMENT_BATCH, default 64 games per transaction) is read by the worker.
+Settlement batching (SETTLEMENT_BATCH, default 64 games per transaction, and
+SETTLEMENT_RUN_TRANSACTIONS per run) is read by the worker.
 The last line is one JSON object with every figure.
 
 Run: `.venv/bin/python bench/settlement.py [--games 3000] [--transfers 3000]` (own database
@@ -49,7 +51,7 @@ from rummy_ledger.api.models import ApiClient  # noqa: E402
 from rummy_ledger.dev import embedded  # noqa: E402
 from tournaments.games.services import intake, opening  # noqa: E402
 from tournaments.models import Deal, Game, GameTemplate  # noqa: E402
-from tournaments.tasks import settle_deal  # noqa: E402
+from tournaments.tasks import settle_waiting  # noqa: E402
 from wallets.models import CASH, Account  # noqa: E402
 from wallets.services.deposits import deposit_register  # noqa: E402
 from wallets.services.transfers import Leg, transfer_post  # noqa: E402
@@ -133,7 +135,7 @@ def open_games(client: ApiClient, players: list[str], n: int, run: str) -> list[
     deal_ids = []
     for payload in games_opened(client, players, n, run):
         game_id = payload.pop("game_id")
-        with mock.patch.object(settle_deal, "delay_soon"):  # stored now, sent when measured
+        with mock.patch.object(settle_waiting, "wake"):  # stored now, woken when measured
             deal, _ = intake.deal_store(client=client, game_id=game_id, payload=payload)
         deal_ids.append(deal.pk)
     return deal_ids
@@ -197,16 +199,16 @@ def main() -> None:
     try:
         # Warm the worker up first, then store the measured deals: a settlement batch takes any
         # stored deal, so none of the measured ones may exist while the warm-up runs.
-        for deal_id in warm:
-            settle_deal.delay(deal_id)
+        for _ in warm:
+            settle_waiting.delay()
         wait_settled(client, 60)
         t0 = time.perf_counter()
         deal_ids = open_games(client, players, args.games, run)
         print(f"opened {args.games} games, stored their deals in {time.perf_counter() - t0:.1f}s")
         connection.close()
         started = time.perf_counter()
-        for deal_id in deal_ids:
-            settle_deal.delay(deal_id)
+        for _ in deal_ids:
+            settle_waiting.delay()
         wait_settled(client, 600)
         elapsed = time.perf_counter() - started
     finally:

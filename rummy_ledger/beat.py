@@ -26,7 +26,7 @@ its session gone and stands by. A standby that becomes leader does not send what
 already sent (it advanced its entries while standing by).
 
 Duplicates would be harmless too (settling a settled deal does nothing, a second reconciliation
-writes a second report), but they would double the sweep's load: the lock keeps it single.
+writes a second report), but they would double the wakes' load: the lock keeps it single.
 """
 
 from __future__ import annotations

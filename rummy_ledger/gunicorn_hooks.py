@@ -13,11 +13,7 @@ def child_exit(server, worker) -> None:
 
 def post_worker_init(worker) -> None:
     """A worker that has loaded the application: its start-up heap is frozen out of the garbage
-    collector (rummy_ledger.heap), and, since it may replace one killed with settlement sends
-    held by its publisher, it asks for the sweep that settles those within seconds
-    (tournaments.tasks.sweep_after_lost_sends)."""
+    collector (rummy_ledger.heap)."""
     from rummy_ledger.heap import freeze_startup_heap
-    from tournaments.tasks import sweep_after_lost_sends
 
-    sweep_after_lost_sends()
     freeze_startup_heap()

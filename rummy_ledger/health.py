@@ -4,7 +4,7 @@
 - `/readyz`: "send me traffic". Ready (200) when the database answers and every migration is
   applied: that is what storing and acknowledging a request needs. The broker is asked too, but a
   broker that does not answer leaves the node ready and `"degraded"` (200): deals are still stored
-  and acknowledged, and beat's sweep sends their settlement once it is back, so taking every node
+  and acknowledged, and beat's wake gets them settled once it is back, so taking every node
   out of rotation for a broker outage would refuse work the service does. The database not
   answering (or migrations missing) is 503, naming what does not. Each call costs a `SELECT 1`
   and a broker connection; the migrations are looked at until they are found applied (a deploy

@@ -243,9 +243,8 @@ LEDGER_LOCK_TIMEOUT_MS = int(os.environ.get("LEDGER_LOCK_TIMEOUT_MS", "2000"))
 # The largest single entry the ledger posts (ledger_post_batch refuses more, RL007; the API's
 # amounts too): ₹1 crore, far below what a balance column (numeric(18,2)) holds.
 LEDGER_MAX_TRANSFER = Decimal(os.environ.get("LEDGER_MAX_TRANSFER", "10000000.00"))
-# Settlement: how many games one settlement transaction may take (its own plus others whose lock
-# is free), sharing one ledger call and one commit. 64 takes a lingered message (above) in one
-# transaction, not two or three.
+# Settlement: how many games one settlement transaction claims (with stored deals, their locks
+# free), sharing one ledger call and one commit.
 SETTLEMENT_BATCH = int(os.environ.get("SETTLEMENT_BATCH", "64"))
 
 # --- Faults and timeouts ------------------------------------------------------------------------
@@ -289,34 +288,41 @@ if not 0 <= REPLICA_MAX_LAG_SECONDS <= 600:  # the fee report stores days a stan
     raise ImproperlyConfigured(
         f"REPLICA_MAX_LAG_SECONDS is between 0 and 600, not {REPLICA_MAX_LAG_SECONDS:g}"
     )
-# Beat's sweep re-sends deals stored but not settled: every SETTLEMENT_SWEEP_SECONDS, those
-# older than SETTLEMENT_SWEEP_AGE_SECONDS (older than any normal settlement). A deal whose
-# message was lost (broker down when it was stored, a worker killed) is settled within the sum.
-SETTLEMENT_SWEEP_SECONDS = float(os.environ.get("SETTLEMENT_SWEEP_SECONDS", "10"))
-SETTLEMENT_SWEEP_AGE_SECONDS = float(os.environ.get("SETTLEMENT_SWEEP_AGE_SECONDS", "10"))
+# The stored deals and rounds are the settlement queues (tournaments.tasks.settle_waiting and
+# settle_waiting_rounds): a commit wakes a worker, and beat wakes one every SETTLEMENT_WAKE_SECONDS
+# as well, so a lost wake (broker down or frozen, a worker killed) delays a settlement by at most
+# that much once the broker is back.
+SETTLEMENT_WAKE_SECONDS = float(os.environ.get("SETTLEMENT_WAKE_SECONDS", "2"))
+# A deal's wake runs this long after it is sent, and a web process sends no other until then:
+# the deals stored meanwhile, by every web process, settle in one run (SETTLEMENT_BATCH games a
+# transaction and ledger call) instead of one run a deal. Added to the settlement lag at most.
+SETTLEMENT_GATHER_SECONDS = float(os.environ.get("SETTLEMENT_GATHER_SECONDS", "0.3"))
+# A run settles at most this many transactions (of up to SETTLEMENT_BATCH games each), then, with
+# games perhaps left, wakes the next run and returns: the other queues (tournament rounds) get
+# their turn on the workers, and a run never holds a worker for long.
+SETTLEMENT_RUN_TRANSACTIONS = int(os.environ.get("SETTLEMENT_RUN_TRANSACTIONS", "8"))
+# A game (or round) whose settlement fails on its own (a bug, not contention) stays stored and is
+# not tried again by that worker process for this long: reconciliation reports it meanwhile.
+SETTLEMENT_FAILED_RETRY_SECONDS = float(os.environ.get("SETTLEMENT_FAILED_RETRY_SECONDS", "60"))
 
-# Celery. The database is the source of truth: a lost message delays work, the sweep redoes it.
+# Celery. The database is the source of truth: a message only wakes a worker, and a lost one
+# delays the work until beat's next wake.
 CELERY_BROKER_URL = env_required("CELERY_BROKER_URL")
-CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 60}
+# A send that cannot reach the broker fails at once instead of reconnecting for
+# CELERY_BROKER_CONNECTION_TIMEOUT (kombu's default channel retries connecting for that long).
+CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 60, "max_retries": 0}
 if CELERY_BROKER_URL.startswith("redis"):
-    # A broker that hangs (frozen, a dead link) fails a send in seconds instead of never, so a
-    # request that stored a deal still answers 202 (the sweep sends it later).
-    CELERY_BROKER_TRANSPORT_OPTIONS |= {"socket_timeout": 2, "socket_connect_timeout": 2}
-# One retry of a failed send, not three: the request waits for the send (after its commit).
+    # A broker that hangs (frozen, a dead link) fails a send in half a second instead of never:
+    # a request that stored a deal answers 202 after its wake failed that fast (beat's wake
+    # makes up for it). Measured with the embedded Redis SIGSTOPped: a deal post takes 0.5 s more.
+    CELERY_BROKER_TRANSPORT_OPTIONS |= {"socket_timeout": 0.5, "socket_connect_timeout": 0.5}
+# One retry of a failed send, not three (a wake is not retried at all: `AfterCommitTask.wake`).
 CELERY_TASK_PUBLISH_RETRY_POLICY = {
     "max_retries": 1,
     "interval_start": 0,
     "interval_step": 0.2,
     "interval_max": 0.2,
 }
-# A deal's intake hands its settlement's send to a thread of the web process
-# (rummy_ledger.publisher) instead of waiting for the broker; off: sent in the request.
-CELERY_PUBLISH_IN_BACKGROUND = env_bool("CELERY_PUBLISH_IN_BACKGROUND", True)
-# How long that thread waits for more deals stored close together, to send their settlement as
-# one message (one transaction for all in a worker). Added to the settlement lag at most: 0.5 s
-# keeps the lag's p99 under 1 s in bench/hot_path.py (goal 2 s) and settles ~60 deals a message
-# at 350 deals/s over 3 web workers (0.05 s: ~5 a message, deal posts 0.24x the GET, not 0.38x).
-CELERY_PUBLISH_LINGER_SECONDS = float(os.environ.get("CELERY_PUBLISH_LINGER_SECONDS", "0.5"))
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_TASK_IGNORE_RESULT = True
@@ -340,9 +346,13 @@ if not 0 < BEAT_LEADER_CHECK_SECONDS <= BEAT_LEADER_TIMEOUT_SECONDS / 2:
     )
 RECONCILE_AT = os.environ.get("RECONCILE_AT", "02:00")
 CELERY_BEAT_SCHEDULE: dict = {}
-CELERY_BEAT_SCHEDULE["sweep-unsettled-deals"] = {
-    "task": "tournaments.tasks.sweep_unsettled",
-    "schedule": SETTLEMENT_SWEEP_SECONDS,
+CELERY_BEAT_SCHEDULE["settle-waiting-deals"] = {
+    "task": "tournaments.tasks.settle_waiting",
+    "schedule": SETTLEMENT_WAKE_SECONDS,
+}
+CELERY_BEAT_SCHEDULE["settle-waiting-rounds"] = {
+    "task": "tournaments.tasks.settle_waiting_rounds",
+    "schedule": SETTLEMENT_WAKE_SECONDS,
 }
 # Celery's Django fixup closes the database connection around EVERY task unless this is set (a
 # new PostgreSQL connection per task costs more than settling a deal). Connections then live by
@@ -433,7 +443,7 @@ WIND_DOWN_GRACE_MINUTES = float(os.environ.get("WIND_DOWN_GRACE_MINUTES", "60"))
 
 # An expected 4xx is one line at WARNING, never a traceback (rummy_ledger/logs.py). `serve` logs
 # what an operator needs at INFO; LOG_LEVEL=DEBUG adds the access log, every Celery task, beat's
-# sweeps and the simulator's games.
+# wakes and the simulator's games.
 LOG_LEVEL = os.environ.get("LOG_LEVEL", "INFO").upper()
 # Celery's worker and beat keep this configuration (one format for every process's lines, the web's
 # and the tasks') instead of replacing the root logger's handler with theirs (a timestamp in

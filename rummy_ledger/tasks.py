@@ -3,72 +3,73 @@
 Called inside a transaction, `delay()`/`apply_async()` defer the send to `on_commit` (pretix's
 TransactionAwareTask): a worker never sees work that is not committed, or that was rolled back,
 and no caller has to remember `on_commit`. The database is the source of truth: when the broker
-cannot take the message, the send is logged and the periodic sweeps pick the work up, so the
+cannot take the message, the send is logged and beat's periodic wakes pick the work up, so the
 caller's request still succeeds (its work is committed).
 """
 
 from __future__ import annotations
 
 import logging
+import math
+import time
 
 from celery import Task
 from django.conf import settings
 from django.db import connection, transaction
 from kombu.exceptions import OperationalError
 
-from rummy_ledger import publisher
-
 log = logging.getLogger(__name__)
+
+# A gathered wake is due at least this long after the commits it is counted on for (the
+# worker's clock may run a little ahead of the web's).
+WAKE_DUE_MARGIN = 0.05
 
 
 class AfterCommitTask(Task):
-    # The name of a task that takes a list of this one's single argument: sent by `delay_soon`
-    # close together, several of this task go as one of that (rummy_ledger.publisher).
-    together: str | None = None
-
     def apply_async(self, args=None, kwargs=None, **options):
         if connection.in_atomic_block:
             transaction.on_commit(lambda: self._send(args, kwargs, options))
             return None
         return self._send(args, kwargs, options)
 
-    def delay_soon(self, *args) -> None:
-        """`delay`, with the send made by this process's publisher thread (rummy_ledger.publisher)
-        unless CELERY_PUBLISH_IN_BACKGROUND is off or Celery runs tasks eagerly: the caller does
-        not wait for the broker, and a send lost with the process is redone by a sweep. Sends
-        close together go as one `together` task where the task names one."""
-        if self.app.conf.task_always_eager or not settings.CELERY_PUBLISH_IN_BACKGROUND:
-            self.delay(*args)
-            return
+    # When this process's last gathered wake runs (time.time()): see `wake`.
+    _wake_due: float = 0.0
 
-        def submit() -> None:
-            publisher.submit(
-                publisher.Send(
-                    alone=lambda: self._send(args, None, {}),
-                    key=self.together if len(args) == 1 else None,
-                    item=args[0] if len(args) == 1 else None,
-                    together=self._send_together,
-                )
-            )
+    def wake(self, *, gather: float = 0.0) -> None:
+        """Send this task, which takes no arguments and drains a table that is its queue, once
+        the caller commits: one try, no retry (a broker that is down or frozen fails it within
+        its socket timeouts; the send is logged and beat's periodic wake makes up for it).
 
+        `gather` seconds: the run is due at the next multiple of `gather` seconds of the clock
+        (at least WAKE_DUE_MARGIN away), the same moment for every process, so that what they
+        commit meanwhile is drained by one run (under load, a few runs of many rows instead of a
+        run a row); and while a wake this process sent is still to run, it sends none, since
+        that run will find what was committed now. At most `gather` + WAKE_DUE_MARGIN is added
+        to the wait. A wake that could not be sent holds back this process's next ones for
+        SETTLEMENT_WAKE_SECONDS, as long as beat takes to wake the task anyway, so that a broker
+        that hangs costs one request in that time its socket timeout, not every request."""
         if connection.in_atomic_block:
-            transaction.on_commit(submit)
+            transaction.on_commit(lambda: self._wake(gather))
         else:
-            submit()
+            self._wake(gather)
 
-    def apply_soon(self, kwargs: dict, **options) -> None:
-        """`apply_async(kwargs=kwargs, **options)` made by this process's publisher thread: the
-        caller never waits for the broker, not even for one that hangs."""
-        publisher.submit(publisher.Send(alone=lambda: self._send(None, kwargs, options)))
-
-    def _send_together(self, items: list) -> None:
-        self.app.tasks[self.together]._send((items,), None, {})
+    def _wake(self, gather: float) -> None:
+        now = time.time()
+        if now < self._wake_due - WAKE_DUE_MARGIN and not self.app.conf.task_always_eager:
+            return
+        # the next moment of the clock that is a multiple of `gather`, at least the margin away
+        self._wake_due = (
+            (math.floor((now + WAKE_DUE_MARGIN) / gather) + 1) * gather if gather else now
+        )
+        if self._send(None, None, {"countdown": self._wake_due - now, "retry": False}) is None:
+            # not sent (logged): no request waits on that broker again before beat's next wake
+            self._wake_due = now + settings.SETTLEMENT_WAKE_SECONDS
 
     def _send(self, args, kwargs, options):
         try:
             return super().apply_async(args, kwargs, **options)
         except (OperationalError, OSError) as exc:
             log.warning(
-                "broker unavailable, %s not sent (a sweep will redo it): %s", self.name, exc
+                "broker unavailable, %s not sent (beat's wake makes up for it): %s", self.name, exc
             )
             return None

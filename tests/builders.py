@@ -16,7 +16,7 @@ from rest_framework.test import APIClient
 from rummy_ledger.api.keys import api_client_create
 from tournaments.games.services.intake import deal_store
 from tournaments.games.services.opening import game_open
-from tournaments.games.services.settlement import deal_settle
+from tournaments.games.services.settlement import waiting_settle
 from tournaments.models import Game, GameTemplate
 from wallets.models import CASH, Account, BonusLot, Entry
 from wallets.roles import roles_ensure
@@ -196,9 +196,9 @@ def points_game(client, game_id: str, players=("a", "b", "c", "d"), settle: bool
             res(d, "lost", LOSER_50, claimed_points=45),
         ],
     }
-    deal, _ = deal_store(client=client, game_id=game_id, payload=payload)
+    deal_store(client=client, game_id=game_id, payload=payload)
     if settle:
-        deal_settle(deal_id=deal.pk)
+        waiting_settle()
     return Game.objects.get(client=client, game_id=game_id)
 
 

@@ -23,6 +23,14 @@ def demo_files(settings, tmp_path):
     settings.DEMO_NOTE_FILE = tmp_path / "demo.txt"
 
 
+@pytest.fixture(autouse=True)
+def _no_wake_held_back(monkeypatch):
+    """A test's first wake is sent, not held back by an earlier test's (`AfterCommitTask.wake`:
+    a process sends none while its last is still to run, or after the broker refused one)."""
+    for task in celery_app.tasks.values():
+        monkeypatch.setattr(task, "_wake_due", 0.0, raising=False)
+
+
 @pytest.fixture
 def eager():
     """Celery runs tasks in-process: settlement happens when the request's transaction commits."""

@@ -16,11 +16,6 @@ environ_prepare()
 
 from rummy_ledger.settings import *  # noqa: E402, F403
 
-# A test sees its task sends made by the time its request returns; the publisher thread that
-# production uses (rummy_ledger.publisher) has its own test (tests/ops/test_publisher.py), and
-# the `serve` end-to-end tests run with it.
-CELERY_PUBLISH_IN_BACKGROUND = False
-
 # A test run reads no standby (REPLICA_DATABASE_URL is the service's): the tests that need one make
 # their own of the test server (tests/ops/test_replica.py).
 DATABASES.pop("replica", None)  # noqa: F405

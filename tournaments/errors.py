@@ -3,7 +3,7 @@ formats raise these without Django."""
 
 from enum import StrEnum
 
-from rummy_ledger.errors import Conflict, DomainError, NotFound, Retryable, Unprocessable
+from rummy_ledger.errors import Conflict, DomainError, NotFound, Unprocessable
 
 
 class GameErrorCode(StrEnum):
@@ -80,10 +80,6 @@ class GameExists(Conflict):
 
 class GameNotOpen(Conflict):
     code = GameErrorCode.GAME_NOT_OPEN
-
-
-class GameBusy(Retryable):
-    code = GameErrorCode.GAME_BUSY
 
 
 class NotAllowed(Conflict):

@@ -24,7 +24,7 @@ def broker_probe() -> Exception | None:
 
 def broker_reading() -> Iterable[Metric]:
     """`rummy_broker_up`: 1 while the broker answers, 0 while it does not (deals are still
-    stored and acknowledged then, and beat's sweep sends their settlement once it is back: the
+    stored and acknowledged then, and beat's wake gets them settled once it is back: the
     service is degraded, not down). While it answers, the messages waiting in the default queue,
     not yet taken by a worker (a worker's prefetched and running ones are not counted); a queue
     the broker has not seen yet holds none. One connection per scrape."""

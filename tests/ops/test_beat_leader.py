@@ -21,7 +21,7 @@ from tests.tournaments.worker import ROOT, database_url, private_queue, wait_unt
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.timeout(60)]
 
-SENT = re.compile(r"Sending due task sweep-unsettled-deals", re.M)
+SENT = re.compile(r"Sending due task settle-waiting-deals", re.M)
 TAKEN = "beat: this node now schedules"
 # A loaded 2-core machine: how late a process may be on the bound it keeps.
 SLACK_S = 1.5
@@ -36,7 +36,7 @@ class Beat:
             "CELERY_BROKER_URL": settings.CELERY_BROKER_URL,
             "CELERY_TASK_DEFAULT_QUEUE": queue,
             "RUMMY_DATA_DIR": str(data_dir),  # each node's own schedule file
-            "SETTLEMENT_SWEEP_SECONDS": "0.3",
+            "SETTLEMENT_WAKE_SECONDS": "0.3",
             **extra_env,
         }
         self.log_path = data_dir / "beat.log"
@@ -89,7 +89,7 @@ def test_one_beat_sends_and_the_other_takes_over_when_it_is_killed(tmp_path):
             # given two beats running the same schedule
             assert wait_until(lambda: sum(b.sent() for b in beats) >= 4, timeout=30)
             time.sleep(1)
-            # then one sends every sweep and the other none (it stands by)
+            # then one sends every wake and the other none (it stands by)
             leader, standby = sorted(beats, key=Beat.sent, reverse=True)
             assert leader.sent() >= 4
             assert standby.sent() == 0
@@ -103,11 +103,11 @@ def test_one_beat_sends_and_the_other_takes_over_when_it_is_killed(tmp_path):
 
 
 def test_a_leader_killed_for_good_is_replaced_within_the_check_interval(tmp_path):
-    # the sweep is not due during the test: the standby takes the lock at its own check, not
-    # when an entry of its schedule comes due (every 10 s by default)
+    # the wake is not due during the test: the standby takes the lock at its own check, not
+    # when an entry of its schedule comes due (every 2 s by default)
     with private_queue() as queue:
         beats = [
-            Beat(queue, tmp_path / name, SETTLEMENT_SWEEP_SECONDS="600")
+            Beat(queue, tmp_path / name, SETTLEMENT_WAKE_SECONDS="600")
             for name in ("node-a", "node-b")
         ]
         try:

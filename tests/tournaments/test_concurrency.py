@@ -4,7 +4,6 @@ from decimal import Decimal
 
 import pytest
 
-from rummy_ledger.errors import Retryable
 from tests.builders import LOSER_22, LOSER_50, WINNER, Server, books_balance_for, funded_player, res
 from tests.builders import template as make_template
 from tests.concurrency import run_in_threads
@@ -12,7 +11,7 @@ from tests.tournaments.worker import private_queue
 from tests.wallets.invariants import ledger_violations
 from tournaments.games.services import settlement
 from tournaments.models import Deal, Game
-from tournaments.tasks import sweep_unsettled
+from tournaments.tasks import settle_waiting
 from wallets.models import Transfer
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -37,6 +36,8 @@ def test_same_deal_posted_concurrently_is_settled_once(eager):
     assert all(retry == "1" for s, retry in statuses if s == 409)
     assert sum(1 for s, _ in statuses if s == 202) >= 4
     assert Deal.objects.count() == 1
+    # a wake that met the game locked by a repeat's transaction left it to the next: beat's
+    settle_waiting.delay()
     game = Game.objects.get()
     assert game.status == Game.Status.FINISHED
     assert Transfer.objects.filter(kind="settlement").count() == 1  # prize and fee
@@ -55,9 +56,9 @@ def test_settle_task_run_concurrently_settles_once():
     deal = Deal.objects.get()
     assert deal.status == Deal.Status.STORED  # no worker and not eager: only stored
 
-    outcomes = run_in_threads(lambda i: settlement.deal_settle(deal_id=deal.pk), 6)
-    # a run that found the game locked by another asks to be retried; nothing else may fail
-    assert [o for o in outcomes if isinstance(o, Exception) and not isinstance(o, Retryable)] == []
+    outcomes = run_in_threads(lambda i: settlement.waiting_settle(), 6)
+    # a run that found the game locked by another skipped it; none failed
+    assert outcomes == [False] * 6, outcomes
 
     deal.refresh_from_db()
     assert deal.status == Deal.Status.SETTLED
@@ -80,7 +81,7 @@ def test_a_bad_deal_in_another_game_does_not_block_settlement():
     Deal.objects.filter(pk=bad.pk).update(results=[{"player": "c", "outcome": "nonsense"}])
     good = Deal.objects.get(game__game_id="good")
 
-    settlement.deal_settle(deal_id=good.pk)
+    settlement.waiting_settle()
 
     good.refresh_from_db()
     bad.refresh_from_db()
@@ -89,7 +90,7 @@ def test_a_bad_deal_in_another_game_does_not_block_settlement():
     assert ledger_violations() == []
 
 
-def test_sweep_re_enqueues_stored_deals_whose_message_was_lost(request):
+def test_beats_wake_settles_stored_deals_whose_message_was_lost(request):
     server = Server()
     make_template("points-1", "points", point_value=Decimal("1.00"))
     for p in "ab":
@@ -97,9 +98,9 @@ def test_sweep_re_enqueues_stored_deals_whose_message_was_lost(request):
     server.open("g", "points-1", ["a", "b"])
     with private_queue():  # the message is lost: no worker listens on that queue
         server.deal("g", 1, [res("a", "declared", WINNER), res("b", "lost", LOSER_22)])
-    assert sweep_unsettled(older_than_seconds=3600) == 0  # too recent to call lost
-    request.getfixturevalue("eager")  # from here on, queued tasks run at once
-    assert sweep_unsettled(older_than_seconds=0) == 1  # eager: settled right here
+    assert Deal.objects.get().status == Deal.Status.STORED
+    request.getfixturevalue("eager")  # from here on, tasks run at once
+    settle_waiting.delay()  # beat's wake (every SETTLEMENT_WAKE_SECONDS)
     assert Deal.objects.get().status == Deal.Status.SETTLED
-    assert sweep_unsettled(older_than_seconds=0) == 0
+    settle_waiting.delay()  # a duplicate wake finds nothing left
     books_balance_for(Game.objects.get())

@@ -29,10 +29,9 @@ from tests.builders import (
 )
 from tests.tournaments.worker import Worker, private_queue, wait_until
 from tests.wallets.invariants import ledger_violations
-from tournaments.errors import GameBusy
 from tournaments.games.services.intake import deal_check_store
 from tournaments.games.services.opening import game_open
-from tournaments.games.services.settlement import deals_settle
+from tournaments.games.services.settlement import waiting_settle
 from tournaments.models import Deal, Game
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -261,7 +260,7 @@ def test_a_batch_takes_1_to_100_deals_and_up_to_1_mib(live_server):
     assert Deal.objects.count() == 0
 
 
-def test_a_batch_message_settles_the_free_games_and_is_retried_for_a_locked_one():
+def test_a_run_settles_the_free_games_of_a_batch_and_the_next_the_locked_one():
     client = make_api("games", name="settler")[1]
     template("points-1", "points", point_value=Decimal("1.00"))
     deal_ids = []
@@ -274,12 +273,13 @@ def test_a_batch_message_settles_the_free_games_and_is_retried_for_a_locked_one(
         del body["game_id"]
         stored, _ = deal_check_store(client=client, game_id=game_id, payload=body)
         deal_ids.append(stored.pk)
-    with game_locked("g1"), pytest.raises(GameBusy):  # the task is retried...
-        deals_settle(deal_ids=deal_ids)
+    with game_locked("g1"):  # not waited for...
+        waiting_settle()
     statuses = dict(Deal.objects.values_list("game__game_id", "status"))
-    assert statuses == {"g0": "settled", "g1": "stored"}  # ...after settling what it could
-    assert deals_settle(deal_ids=deal_ids) == 1
-    assert deals_settle(deal_ids=deal_ids) == 0  # safe to run again
+    assert statuses == {"g0": "settled", "g1": "stored"}  # ...its deal waits for the next run
+    waiting_settle()
+    waiting_settle()  # safe to run again
+    assert Deal.objects.filter(status="settled").count() == 2
     for game in Game.objects.all():
         assert game.status == Game.Status.FINISHED
         books_balance_for(game)

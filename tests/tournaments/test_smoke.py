@@ -2,8 +2,8 @@ import pytest
 
 from tests.builders import LOSER_50, WINNER, books_balance_for, funded_player, res, template
 from tests.wallets.invariants import ledger_violations
-from tournaments.games.services.settlement import deal_settle
-from tournaments.models import Deal, Game
+from tournaments.games.services.settlement import waiting_settle
+from tournaments.models import Game
 
 pytestmark = pytest.mark.django_db
 
@@ -47,7 +47,7 @@ def test_a_game_is_settled_once_closed_with_every_deal_settled(server):
     body = server.get("games/g1").json()
     assert (body["settled"], body["deals"][0]["status"]) == (False, "stored")
     # when: settled (the Celery task's body), which finishes the game
-    deal_settle(deal_id=Deal.objects.get().pk)
+    waiting_settle()
     body = server.get("games/g1").json()
     assert (body["status"], body["settled"]) == ("finished", True)
     # and: a game cancelled before any deal is settled too (its escrow went back)

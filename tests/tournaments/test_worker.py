@@ -19,7 +19,7 @@ from tests.builders import (
 from tests.tournaments.worker import Worker, private_queue, wait_until
 from tests.wallets.invariants import ledger_violations
 from tournaments.models import Deal, Game
-from tournaments.tasks import sweep_unsettled
+from tournaments.tasks import settle_waiting
 from wallets.models import Transfer
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -166,12 +166,12 @@ def test_worker_killed_mid_settlement_settles_each_deal_exactly_once():
             slow.kill()
         assert wait_until(lambda: not _worker_in_transaction(), timeout=10)
         assert Transfer.objects.filter(kind="settlement").count() == 0  # rolled back
-        # then: a restarted worker and the sweep settle everything, once
+        # then: a restarted worker, woken (by beat, here by hand), settles everything, once
         worker = Worker(queue)
         try:
-            sweep_unsettled.delay(older_than_seconds=0)
+            settle_waiting.delay()
             assert wait_until(all_settled, timeout=60), "deals not settled after restart"
-            sweep_unsettled.delay(older_than_seconds=0)  # a second sweep finds nothing to do
+            settle_waiting.delay()  # a second wake finds nothing to do
             for game_id in games:
                 post_points_deal(server, game_id)  # a late repeat is the same deal
         finally:

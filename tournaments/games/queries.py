@@ -29,27 +29,18 @@ from wallets.models import (
 from wallets.services.flows import PairFlow
 
 
-def deal_is_stored(deal_id: int) -> bool:
-    """Whether the deal still waits for settlement (most settle tasks stop here)."""
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"SELECT 1 FROM {Deal._meta.db_table} WHERE id = %s AND status = %s",
-            [deal_id, Deal.Status.STORED],
-        )
-        return cursor.fetchone() is not None
-
-
-def games_with_stored_deals_locked(*, exclude: Game | None, limit: int) -> list[Game]:
-    """Up to `limit` open games with stored deals, oldest deal first, whose lock is free now.
+def games_with_stored_deals_locked(*, skip: list[int], limit: int) -> list[Game]:
+    """Up to `limit` games with stored deals, oldest deal first, whose lock is free now
+    (except the games `skip` names).
 
     LIMIT and SKIP LOCKED sit on the same query, so two workers take two disjoint batches.
     """
     stored = Deal.objects.filter(status=Deal.Status.STORED).order_by("created_at")
-    if exclude is not None:
-        stored = stored.exclude(game_id=exclude.pk)
+    if skip:
+        stored = stored.exclude(game_id__in=skip)
     candidates = stored.values("game_id")[: limit * 8]  # by the partial index of stored deals
     games = Game.objects.select_for_update(of=("self",), skip_locked=True)
-    return list(games.filter(pk__in=candidates, status=Game.Status.OPEN).order_by("pk")[:limit])
+    return list(games.filter(pk__in=candidates).order_by("pk")[:limit])
 
 
 @dataclass(frozen=True)

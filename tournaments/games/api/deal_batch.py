@@ -8,7 +8,7 @@ waiting for settlement or that moved since the read, all of them if the store me
 are then taken one by one, in the order posted, as the single post takes them
 (`intake.deal_check_store`, in a savepoint of its own). A refusal is that deal's result (the
 status and the `error` the single post would answer) and blocks no other. The deals stored are
-queued for settlement in one Celery message after the commit (`intake.deals_queue`). The answer
+settled by a worker woken after the commit (`tournaments.tasks.settle_waiting`). The answer
 replays for the same `Idempotency-Key`, except when a deal met contention (409 `busy`,
 `game_busy`, `ledger_busy`): then what was stored commits, the key is let go, the answer carries
 `Retry-After`, and a retry with the same key runs again (the deals stored answer as replays).
@@ -40,6 +40,7 @@ from tournaments.games.api.deal_input import deal_read
 from tournaments.games.api.views import DEAL_REFUSALS, GamesScope
 from tournaments.games.services import intake
 from tournaments.models import Deal
+from tournaments.tasks import settlement_wake
 from wallets.errors import WalletErrorCode as W
 
 BATCH_MAX_DEALS = 100
@@ -175,7 +176,8 @@ class DealBatchView(GamesScope):
             results = [done[n][0] for n in range(len(items))]
             stored = [done[n][1] for n in range(len(items)) if done[n][1] is not None]
             retry = any(done[n][2] for n in done)
-            intake.deals_queue(deal_ids=stored)
+            if stored:
+                settlement_wake(deals=len(stored))
             response = Response({"results": results})
             if retry:
                 response["Retry-After"] = str(settings.REQUEST_BUSY_RETRY_AFTER)

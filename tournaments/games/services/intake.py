@@ -2,8 +2,8 @@
 
 Everything is decided before anything is stored: a deal that fails a check is answered with a 4xx
 and leaves no trace. The checks are the format's (`tournaments.games.formats`); the settlement task
-(`tournaments.tasks.settle_deal`, or `settle_deals` for a batch posted at once, sent once the
-deal is committed) re-scores the stored deal with the same deterministic engine.
+(`tournaments.tasks.settle_waiting`, woken once the deal is committed) re-scores the stored deal
+with the same deterministic engine.
 
 The hot path takes two round trips: one read of everything the checks need
 (`queries.deal_intake_view`), then one statement, `deal_intake_store`
@@ -35,7 +35,7 @@ from tournaments.games.services.games import game_get, seats_of
 from tournaments.games.services.settlement import pending_settle
 from tournaments.games.terms import GameTerms
 from tournaments.models import Deal, Game
-from tournaments.tasks import settle_deal, settle_deals
+from tournaments.tasks import settlement_wake
 
 log = logging.getLogger(__name__)
 
@@ -47,19 +47,12 @@ def _payload_hash(payload: dict[str, Any]) -> str:
 def deal_store(
     *, client: ApiClient, game_id: str, payload: dict[str, Any], keyed: Keyed | None = None
 ) -> tuple[Deal, bool]:
-    """`deal_check_store`, and the settlement of a deal stored now queued (sent off the
-    request's thread once committed: `AfterCommitTask.delay_soon`)."""
+    """`deal_check_store`, and a settlement worker woken for a deal stored now (once committed:
+    `AfterCommitTask.wake`)."""
     deal, created = deal_check_store(client=client, game_id=game_id, payload=payload, keyed=keyed)
     if created:
-        settle_deal.delay_soon(deal.pk)
+        settlement_wake()
     return deal, created
-
-
-def deals_queue(*, deal_ids: list[int]) -> None:
-    """Queue the settlement of deals stored together (a batch): one message for all of them,
-    sent once the caller commits; they are settled together (`settlement.deals_settle`)."""
-    if deal_ids:
-        settle_deals.delay(deal_ids)
 
 
 def deal_check_store(

@@ -1,17 +1,23 @@
-"""Settling stored deals: the body of the Celery task (`tournaments.tasks.settle_deal`).
+"""Settling stored deals. The stored deal is the settlement queue: `waiting_settle`, the body of
+the Celery task `tournaments.tasks.settle_waiting`, claims games with stored deals and settles
+them; a message only wakes a worker (a lost one is made up by beat's wake, a duplicate finds
+nothing left to do).
 
-`deal_settle` runs in ONE database transaction with the game row locked: it settles, in deal
-order, every stored deal of the game (so a deal is never scored before the one before it), updates
-the standings, posts the money and marks the deals settled. A deal already settled is skipped
-under the lock, so the task may run twice, concurrently or after a crash: it settles once. The
-ledger's idempotency keys (`game:<pk>:settlement`, `game:<pk>:refunds`) are the second line of
-defence. How a deal changes the standings and what a finished game pays is the format's to say.
+`games_settle` is the one settlement function: in ONE database transaction with the games' rows
+locked, it settles, in deal order, every stored deal of each game (so a deal is never scored
+before the one before it), updates the standings, posts the money and marks the deals settled.
+It is called by `waiting_settle` and, for one game, by the requests that change a game under its
+lock (rejoin, split, cancel, a deal posted on a game with deals waiting). A deal already settled
+is not stored any more under the lock, so it is settled once however often and wherever the
+settlement runs. The ledger's idempotency keys (`game:<pk>:settlement`, `game:<pk>:refunds`) are
+the second line of defence. How a deal changes the standings and what a finished game pays is the
+format's to say.
 """
 
 from __future__ import annotations
 
 import logging
-from datetime import timedelta
+import time
 
 from django.conf import settings
 from django.db import transaction
@@ -19,13 +25,8 @@ from django.utils import timezone
 
 from rummy_ledger.errors import Retryable
 from tournaments import metrics
-from tournaments.errors import GameBusy
 from tournaments.games.formats import Table, format_of
-from tournaments.games.queries import (
-    deal_is_stored,
-    games_with_stored_deals_locked,
-    seating,
-)
+from tournaments.games.queries import games_with_stored_deals_locked, seating
 from tournaments.games.services.escrow import (
     Release,
     fee_account_id,
@@ -39,75 +40,48 @@ from tournaments.payouts import Settlement
 logger = logging.getLogger(__name__)
 
 
-def deal_settle(*, deal_id: int) -> int:
-    """Settle a stored deal (and any stored before it). Safe to run any number of times.
-
-    It never waits for a game: its own game and up to SETTLEMENT_BATCH - 1 others with stored
-    deals are locked with `SKIP LOCKED` and settled in ONE transaction with ONE ledger call (the
-    commit, the round trips and the ledger's per-call work are shared: this is what makes the
-    Celery path fast). If its own game is locked by someone else (another worker settling it in
-    a batch, or a request on that game), it raises `GameBusy` after doing the other work, and
-    the task is retried a moment later; by then the deal is usually settled and it returns.
-    Returns the number of deals settled.
-    """
-    if not deal_is_stored(deal_id):
-        return 0  # settled already (by an earlier run or another task's batch): never undone
-    batch = settings.SETTLEMENT_BATCH
-    with transaction.atomic():
-        locking = Game.objects.select_for_update(of=("self",), skip_locked=True)
-        mine = locking.filter(deals__pk=deal_id).first()
-        games = [mine] if mine is not None else []
-        settled = 0
-        if batch > 1:
-            try:
-                with transaction.atomic():  # a savepoint: its rollback also frees those locks
-                    others = games_with_stored_deals_locked(exclude=mine, limit=batch - 1)
-                    settled = games_settle(games=games + others)
-            except Retryable:
-                raise
-            except Exception:
-                # One bad deal must not hold up everyone else's: settle this game on its own.
-                logger.exception("batch settlement failed; settling deal %s alone", deal_id)
-                if mine is None:
-                    raise
-                mine.refresh_from_db()  # the failed attempt scored it in memory
-                settled = games_settle(games=games)
-        elif mine is not None:
-            settled = games_settle(games=games)
-    if mine is None and deal_is_stored(deal_id):
-        raise GameBusy(f"the game of deal {deal_id} is locked by another transaction")
-    return settled
-
-
-def deals_settle(*, deal_ids: list[int]) -> int:
-    """Settle the games of deals stored together (a batch post): SETTLEMENT_BATCH games per
-    transaction and ledger call, their locks taken with `SKIP LOCKED`. Safe to run any number of
-    times. One game whose settlement fails is left stored (logged; the sweep tries it again)
-    without holding up the others; if a game was locked by someone else and its deal is still
-    stored afterwards, `GameBusy`: the task is retried and settles what is left.
-    """
-    pending = _games_with_stored(deal_ids)
-    settled, skipped = 0, set()
-    for start in range(0, len(pending), settings.SETTLEMENT_BATCH):
-        chunk = pending[start : start + settings.SETTLEMENT_BATCH]
+def waiting_settle() -> bool:
+    """Settle games with stored deals, oldest stored deal first: SETTLEMENT_BATCH games a
+    transaction (claimed with `SKIP LOCKED`: a game another transaction holds is not waited for,
+    that transaction settles it or a later run does), for at most SETTLEMENT_RUN_TRANSACTIONS
+    transactions. Safe to run any number of times, on any number of workers at once. True when
+    the run stopped at its bound with games perhaps left: the task then wakes the next run."""
+    for _ in range(settings.SETTLEMENT_RUN_TRANSACTIONS):
         with transaction.atomic():
-            locking = Game.objects.select_for_update(of=("self",), skip_locked=True)
-            games = list(locking.filter(pk__in=chunk).order_by("pk"))
-            skipped |= set(chunk) - {g.pk for g in games}
-            settled += _settle_apart_on_failure(games)
-    if skipped & set(_games_with_stored(deal_ids)):
-        raise GameBusy(f"{len(skipped)} games of the batch were locked by another transaction")
-    return settled
+            games = games_with_stored_deals_locked(
+                skip=_failing.skipped(), limit=settings.SETTLEMENT_BATCH
+            )
+            _settle_apart_on_failure(games)
+        if len(games) < settings.SETTLEMENT_BATCH:
+            return False
+    return True
 
 
-def _games_with_stored(deal_ids: list[int]) -> list[int]:
-    stored = Deal.objects.filter(pk__in=deal_ids, status=Deal.Status.STORED)
-    return sorted(set(stored.values_list("game_id", flat=True)))
+class Failing:
+    """Rows whose settlement failed on their own (a bug, not contention) in this process: not
+    claimed again for SETTLEMENT_FAILED_RETRY_SECONDS, so every wake does not retry them at once
+    (they stay stored; reconciliation and `rummy_deals_unsettled_oldest_seconds` report them)."""
+
+    def __init__(self) -> None:
+        self._until: dict[int, float] = {}
+
+    def add(self, pk: int) -> None:
+        self._until[pk] = time.monotonic() + settings.SETTLEMENT_FAILED_RETRY_SECONDS
+
+    def skipped(self) -> list[int]:
+        now = time.monotonic()
+        self._until = {pk: until for pk, until in self._until.items() if until > now}
+        return sorted(self._until)
+
+
+_failing = Failing()
 
 
 def _settle_apart_on_failure(games: list[Game]) -> int:
     """Settle these locked games together; if that fails, each on its own, so that one bad deal
-    holds up no one else's (a game that fails alone too is logged and stays stored)."""
+    holds up no one else's."""
+    if len(games) <= 1:
+        return sum(_settle_alone(game) for game in games)
     try:
         with transaction.atomic():  # a savepoint: the failed attempt leaves nothing behind
             return games_settle(games=games)
@@ -115,17 +89,23 @@ def _settle_apart_on_failure(games: list[Game]) -> int:
         raise
     except Exception:
         logger.exception("batch settlement of %s games failed; settling each alone", len(games))
-    settled = 0
     for game in games:
         game.refresh_from_db()  # the failed attempt scored it in memory
-        try:
-            with transaction.atomic():
-                settled += games_settle(games=[game])
-        except Retryable:
-            raise
-        except Exception:
-            logger.exception("settlement of game %s failed; its deals stay stored", game.pk)
-    return settled
+    return sum(_settle_alone(game) for game in games)
+
+
+def _settle_alone(game: Game) -> int:
+    """Settle one locked game; when that fails, it is logged, stays stored and is left alone for
+    a while (`Failing`)."""
+    try:
+        with transaction.atomic():
+            return games_settle(games=[game])
+    except Retryable:
+        raise
+    except Exception:
+        logger.exception("settlement of game %s failed; its deals stay stored", game.pk)
+        _failing.add(game.pk)
+        return 0
 
 
 def pending_settle(*, game: Game) -> int:
@@ -162,13 +142,6 @@ def games_settle(*, games: list[Game]) -> int:
     )
     metrics.deals_settled(deals)
     return len(deals)
-
-
-def unsettled_deal_ids(*, older_than: timedelta) -> list[int]:
-    """Deals stored but not settled for a while: their message was lost (or is very late)."""
-    cutoff = timezone.now() - older_than
-    deals = Deal.objects.filter(status=Deal.Status.STORED, created_at__lt=cutoff)
-    return list(deals.order_by("created_at").values_list("pk", flat=True)[:1000])
 
 
 def _score(

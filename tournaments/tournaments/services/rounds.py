@@ -3,7 +3,8 @@
 Each of these holds the tournament row `FOR UPDATE` (registrations and rebuys hold it
 `FOR SHARE`), so an unregistration racing the start is either refunded before it or refused
 after it, and a rebuy racing a round's results sees the round they opened. A round's results
-advance the round at once; `round_settle` (the Celery task `settle_tournament_round`) marks it
+advance the round at once; `round_settle` (run by the Celery task `settle_waiting_rounds`, which
+claims stored rounds as the deals' settlement claims games: `waiting_rounds_settle`) marks it
 settled and, after the final, pays every prize, the fee and the overlay in ONE ledger call (a
 transfer per payee, keys `tournament:<pk>:fee` and `tournament:<pk>:prize:<registration>`, all
 or none): a retry, a duplicate message or a second worker pays once (the round is re-read
@@ -14,8 +15,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 from collections import defaultdict
-from datetime import timedelta
 from decimal import Decimal
 from typing import Any
 
@@ -25,8 +26,10 @@ from django.utils import timezone
 from djmoney.money import Money
 
 from rummy_ledger.api.models import ApiClient
+from rummy_ledger.errors import Retryable
 from tournaments.errors import GameErrorCode, RoundRejected, TournamentRefused
 from tournaments.games.services.escrow import fee_account_id
+from tournaments.games.services.settlement import Failing
 from tournaments.models import Registration, Tournament, TournamentEscrow, TournamentRound
 from tournaments.payouts import (
     ZERO,
@@ -50,6 +53,7 @@ from wallets.services.accounts import platform_accounts
 from wallets.services.transfers import Leg, TransferRequest, transfers_post
 
 Status = Tournament.Status
+logger = logging.getLogger(__name__)
 
 
 def _state_refused(tournament: Tournament, action: str) -> TournamentRefused:
@@ -135,9 +139,9 @@ def _hash(tables: Any) -> str:
 def round_store(
     *, client: ApiClient, slug: str, number: int, tables: list[dict[str, Any]]
 ) -> TournamentRound:
-    """Check a round's table standings, store them and advance the round; the settlement task
-    is sent after the commit. The same round posted again with the same content replays."""
-    from tournaments.tasks import settle_tournament_round
+    """Check a round's table standings, store them and advance the round; a settlement worker
+    is woken after the commit. The same round posted again with the same content replays."""
+    from tournaments.tasks import settle_waiting_rounds
 
     tournament = tournament_get(client=client, slug=slug, lock="update")
     digest = _hash(tables)
@@ -170,7 +174,7 @@ def round_store(
     if not final:
         tournament.round = number + 1
         tournament.save(update_fields=["round"])
-    settle_tournament_round.delay(stored.pk)  # sent once this transaction commits
+    settle_waiting_rounds.wake()  # sent once this transaction commits
     return stored
 
 
@@ -264,6 +268,34 @@ def _standings_checked(
             details={"missing": missing[:100]},
         )
     return out
+
+
+def waiting_rounds_settle() -> bool:
+    """Settle stored rounds, oldest first, one a transaction (a final pays thousands of prizes),
+    for at most SETTLEMENT_RUN_TRANSACTIONS: each claimed with `SKIP LOCKED`, so two workers
+    never wait for each other, then settled by `round_settle`. A round whose settlement fails
+    is logged, stays stored and is left alone for a while (`Failing`); the others go on. True
+    when the run stopped at its bound with rounds perhaps left: the task wakes the next run."""
+    for _ in range(settings.SETTLEMENT_RUN_TRANSACTIONS):
+        with transaction.atomic():
+            waiting = TournamentRound.objects.filter(status=TournamentRound.Status.STORED)
+            waiting = waiting.exclude(pk__in=_failing.skipped()).order_by("created_at", "pk")
+            claimed = waiting.select_for_update(skip_locked=True).values_list("pk", flat=True)
+            round_id = claimed.first()
+            if round_id is None:
+                return False
+            try:
+                with transaction.atomic():  # a savepoint: a failure leaves nothing behind
+                    round_settle(round_id=round_id)
+            except Retryable:
+                raise
+            except Exception:
+                logger.exception("settlement of round %s failed; it stays stored", round_id)
+                _failing.add(round_id)
+    return True
+
+
+_failing = Failing()
 
 
 def round_settle(*, round_id: int) -> bool:
@@ -416,14 +448,6 @@ def registrations_update(registrations: list[Registration], columns: dict[str, s
     params += [[getattr(r, name) for r in registrations] for name in names]
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
-
-
-def unsettled_round_ids(*, older_than: timedelta) -> list[int]:
-    """Rounds stored but not settled for a while: their message was lost (or is very late)."""
-    stored = TournamentRound.objects.filter(
-        status=TournamentRound.Status.STORED, created_at__lt=timezone.now() - older_than
-    )
-    return list(stored.order_by("created_at").values_list("pk", flat=True)[:1000])
 
 
 def split_legs(account_id: int, amount: Decimal, currency: str) -> list[Leg]:

@@ -8,7 +8,7 @@ The log says what an operator needs: each process started, died or restarted, wa
 errors, the demo's URLs, key and passwords as soon as the web answers `/readyz`, the simulator's
 summary once it has played (the start-up ends there), and one line once everything has stopped.
 `LOG_LEVEL=DEBUG` adds the access log, gunicorn's and Celery's start-up, every task, beat's
-sweeps and the simulator's games.
+wakes and the simulator's games.
 """
 
 import os
@@ -153,7 +153,7 @@ class Command(BaseCommand):
         celery_env = {**os.environ, MULTIPROC_ENV: str(metrics)}
         if not debug:
             celery_env["PYTHONWARNINGS"] = _NOT_AS_ROOT
-        level = "INFO" if debug else "WARNING"  # INFO: every task, and beat's sweep every 10 s
+        level = "INFO" if debug else "WARNING"  # INFO: every task, and beat's wakes every 2 s
         fd = listener.fileno()
         children = [
             Child(

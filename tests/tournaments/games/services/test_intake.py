@@ -33,7 +33,6 @@ from tournaments.errors import (
 from tournaments.games.services import intake
 from tournaments.games.services.games import game_cancel
 from tournaments.models import Deal, Game
-from tournaments.tasks import settle_deals
 from wallets.models import Transfer
 
 
@@ -321,27 +320,16 @@ def test_a_deal_stored_elsewhere_after_the_read_is_answered_as_a_repeat(server_c
 
 
 @pytest.mark.django_db
-def test_a_deal_stored_now_has_its_settlement_queued(server_client, monkeypatch):
+def test_a_deal_stored_now_wakes_a_settlement_worker(server_client, monkeypatch):
     opened(server_client, "g", POINTS, ("a", "b"))
-    queued = []
-    monkeypatch.setattr(intake.settle_deal, "delay_soon", queued.append)  # sent after the commit
+    woken = []
+    monkeypatch.setattr(intake, "settlement_wake", lambda: woken.append(True))
 
-    deal, _ = intake.deal_store(client=server_client, game_id="g", payload=points_deal("a", "b"))
+    intake.deal_store(client=server_client, game_id="g", payload=points_deal("a", "b"))
     intake.deal_store(client=server_client, game_id="g", payload=points_deal("a", "b"))
 
-    assert queued == [deal.pk]  # a repeat queues nothing
+    assert woken == [True]  # a repeat wakes no one
     assert Deal.objects.get().status == Deal.Status.STORED
-
-
-@pytest.mark.django_db
-def test_a_batchs_settlement_is_queued_as_one_message(monkeypatch):
-    sent = []
-    monkeypatch.setattr(settle_deals, "delay", sent.append)
-
-    intake.deals_queue(deal_ids=[3, 1, 2])
-    intake.deals_queue(deal_ids=[])
-
-    assert sent == [[3, 1, 2]]
 
 
 @pytest.mark.django_db
