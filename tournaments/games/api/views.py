@@ -162,21 +162,13 @@ class DealView(GamesScope):
         extensions=error_codes(DEAL_REFUSALS),
     )
     def post(self, request, game_id: str):
-        def accepted(deal) -> Response:
+        def run():
+            payload = deal_read(request.data)
+            deal, _ = intake.deal_store(client=request.auth, game_id=game_id, payload=payload)
             body = {"game_id": game_id, "deal_no": deal.deal_no, "status": deal.status}
             return Response(body, status=status.HTTP_202_ACCEPTED)
 
-        def answer(deal) -> tuple[int, str]:
-            return status.HTTP_202_ACCEPTED, JSONRenderer().render(accepted(deal).data).decode()
-
-        def run(keyed):
-            data = deal_read(request.data)
-            deal, stored = intake.deal_store(
-                client=request.auth, game_id=game_id, payload=data, keyed=keyed
-            )
-            return accepted(deal), stored
-
-        return idempotent_keyed(request, run, answer=answer)
+        return idempotent(request, run)
 
 
 class RejoinView(GamesScope):

@@ -1,17 +1,14 @@
 """Deal intake: a posted deal is checked and stored, and its settlement queued after the commit.
 
-Everything is decided before anything is stored: a deal that fails a check is answered with a 4xx
-and leaves no trace. The checks are the format's (`tournaments.games.formats`); the settlement task
-(`tournaments.tasks.settle_deal`, or `settle_deals` for a batch posted at once, sent once the
-deal is committed) re-scores the stored deal with the same deterministic engine.
-
-The hot path takes two round trips: one read of everything the checks need
-(`queries.deal_intake_view`), then one statement, `deal_intake_store`
-(migrations/0012_deal_intake.pg.sql), that locks the game, re-confirms that state, claims the
-request's Idempotency-Key with its answer (`rummy_ledger.keyed`) and inserts the deal. A game
-with deals still waiting for settlement, or one that moved between the two, takes the full
-path: one transaction that locks the game and settles its pending deals before checking. A batch
-(`deals_check_store`) reads all its deals in one statement and stores the new ones in one more.
+One path, whatever the game's state: the game row is locked and everything the checks need read
+in one round trip (`queries.deal_intake_view`), the deal is checked by its format
+(`tournaments.games.formats`), then inserted; the lock holds until the caller commits, so no one
+moves the game in between. Deals stored before and not settled yet are scored in memory by the
+same pure formats as settlement scores them (`score_deal`, `apply_deal` on a `Table`): the next
+deal is checked against the standings they lead to (who is out, how many deals were played,
+whether the game is over), and nothing is settled here. Everything is decided before anything
+is stored: a deal that fails a check is answered with a 4xx and leaves no trace. A batch
+(`deals_store`) is this path applied to each of its deals in order.
 """
 
 from __future__ import annotations
@@ -19,181 +16,133 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
-import logging
+import time
+from dataclasses import dataclass
 from typing import Any
 
 from django.db import DatabaseError, connection, transaction
 
 from rummy_ledger.api.models import ApiClient
 from rummy_ledger.errors import DomainError
-from rummy_ledger.keyed import CLAIM_WAIT, Keyed, KeyTaken, key_claim
 from tournaments import metrics
 from tournaments.errors import DealExists, GameNotFound, GameNotOpen
-from tournaments.games.formats import format_of
-from tournaments.games.queries import IntakeView, deal_intake_view, deal_intake_views
-from tournaments.games.services.games import game_get, seats_of
-from tournaments.games.services.settlement import pending_settle
+from tournaments.games.formats import Table, format_of
+from tournaments.games.queries import IntakeView, deal_intake_view
 from tournaments.games.terms import GameTerms
 from tournaments.models import Deal, Game
 from tournaments.tasks import settle_deal, settle_deals
 
-log = logging.getLogger(__name__)
+# A deal of a batch: (the deal, True when stored now), its refusal or the database error it met
+# (contention), or None when it was not tried (the batch ran out of time).
+Outcome = tuple[Deal, bool] | DomainError | DatabaseError | None
+
+
+def deal_store(*, client: ApiClient, game_id: str, payload: dict[str, Any]) -> tuple[Deal, bool]:
+    """Check a posted deal (a parsed body) and store it in the caller's transaction (its own
+    when there is none); its settlement is queued once that commits: (the deal, True when
+    stored now). The same deal posted again (same number, same content) returns the stored
+    one; another content under its number is refused (a `DomainError`), as is any deal the
+    checks refuse, with nothing written."""
+    # No savepoint in the caller's transaction: a refusal has written nothing to undo.
+    with contextlib.nullcontext() if connection.in_atomic_block else transaction.atomic():
+        deal, created = _check_store(client, game_id, payload)
+    if created:
+        _settlement_queued([deal.pk])
+    return deal, created
+
+
+def deals_store(
+    *, client: ApiClient, deals: list[tuple[str, dict[str, Any]]], seconds: float
+) -> list[Outcome]:
+    """A batch's deals (game id, parsed body), each by `deal_store`'s path in the order posted,
+    in the caller's transaction, each under a savepoint of its own: a refusal or contention is
+    that deal's outcome and holds up no other. Once the batch has run `seconds` after some work
+    (a deal that was not a repeat), the rest are not tried (None), so that every retry makes
+    progress. The deals stored are queued for settlement together once the caller commits."""
+    ends = time.monotonic() + seconds
+    outcomes: list[Outcome] = []
+    worked = False
+    for game_id, payload in deals:
+        if worked and time.monotonic() > ends:
+            outcomes.append(None)
+            continue
+        try:
+            with transaction.atomic():
+                outcome: Outcome = _check_store(client, game_id, payload)
+        except (DomainError, DatabaseError) as exc:
+            outcome = exc
+        worked = worked or not (isinstance(outcome, tuple) and not outcome[1])
+        outcomes.append(outcome)
+    _settlement_queued([o[0].pk for o in outcomes if isinstance(o, tuple) and o[1]])
+    return outcomes
+
+
+def _settlement_queued(deal_ids: list[int]) -> None:
+    """The one place a stored deal's settlement is asked for: sent once the caller commits."""
+    if len(deal_ids) == 1:
+        settle_deal.delay_soon(deal_ids[0])
+    elif deal_ids:
+        settle_deals.delay(deal_ids)
 
 
 def _payload_hash(payload: dict[str, Any]) -> str:
     return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()
 
 
-def deal_store(
-    *, client: ApiClient, game_id: str, payload: dict[str, Any], keyed: Keyed | None = None
-) -> tuple[Deal, bool]:
-    """`deal_check_store`, and the settlement of a deal stored now queued (sent off the
-    request's thread once committed: `AfterCommitTask.delay_soon`)."""
-    deal, created = deal_check_store(client=client, game_id=game_id, payload=payload, keyed=keyed)
-    if created:
-        settle_deal.delay_soon(deal.pk)
-    return deal, created
-
-
-def deals_queue(*, deal_ids: list[int]) -> None:
-    """Queue the settlement of deals stored together (a batch): one message for all of them,
-    sent once the caller commits; they are settled together (`settlement.deals_settle`)."""
-    if deal_ids:
-        settle_deals.delay(deal_ids)
-
-
-def deal_check_store(
-    *, client: ApiClient, game_id: str, payload: dict[str, Any], keyed: Keyed | None = None
-) -> tuple[Deal, bool]:
-    """Check a posted deal (a parsed body) and store it, without queueing its settlement (the
-    single post and the batch each queue theirs): (the deal, True when stored now). The same
-    deal posted again (same number, same content) returns the stored one; another content under
-    its number is refused (a `DomainError`). With `keyed`, the key is claimed with the answer in
-    the deal's own transaction when the deal is stored now; a key already used raises `KeyTaken`
-    before anything is checked or written. Inside a caller's transaction (a batch's, a test's)
-    it runs under a savepoint, so a failure leaves the caller's transaction usable."""
-    guard = transaction.atomic() if connection.in_atomic_block else contextlib.nullcontext()
-    with guard:
-        return _check_store(client, game_id, payload, keyed)
-
-
-def _check_store(
-    client: ApiClient, game_id: str, payload: dict[str, Any], keyed: Keyed | None
-) -> tuple[Deal, bool]:
+def _check_store(client: ApiClient, game_id: str, payload: dict[str, Any]) -> tuple[Deal, bool]:
     digest = _payload_hash(payload)
-    seen = deal_intake_view(
-        client_id=client.pk, game_id=game_id, deal_no=payload["deal_no"], key=keyed and keyed.key
-    )
-    if seen.key_record is not None:
-        raise KeyTaken("taken", *seen.key_record)
-    decided = _decided(seen, game_id, payload, digest)
-    if decided is None:  # its game has deals waiting
-        return _deal_store_locked(client, game_id, payload, digest, keyed)
-    if decided.pk is not None:  # posted before with this content
-        return decided, False
-    stored = _store(seen, decided, client, keyed)
-    if stored is None:  # the game moved since it was read
-        return _deal_store_locked(client, game_id, payload, digest, keyed)
-    decided.pk = stored
-    metrics.deal_stored()
-    return decided, True
-
-
-def _decided(seen: IntakeView, game_id: str, payload: dict[str, Any], digest: str) -> Deal | None:
-    """What the read says of a posted deal: the one stored before with this content (with its
-    pk), a new one checked and ready to store (no pk), or None when it takes the full path (its
-    game has deals waiting for settlement); a refusal is raised."""
+    seen = deal_intake_view(client_id=client.pk, game_id=game_id, deal_no=payload["deal_no"])
     if seen.game_pk is None:
         raise GameNotFound(f"no game {game_id!r}")
     if seen.existing is not None:
-        existing_hash, status, pk = seen.existing
-        deal = Deal(id=pk, game_id=seen.game_pk, deal_no=payload["deal_no"], status=status)
-        return _same_or_refused(deal, existing_hash, digest)
-    if seen.pending:
-        return None
-    if seen.status != Game.Status.OPEN:
-        raise GameNotOpen(f"game {game_id!r} is {seen.status}", details={"status": seen.status})
-    return _checked(seen, payload, digest)
+        return _same_or_refused(seen, payload["deal_no"], digest), False
+    deal = _checked(seen, game_id, payload, digest)
+    deal.save(force_insert=True)
+    metrics.deal_stored()
+    return deal, True
 
 
-def deals_check_store(
-    *, client: ApiClient, deals: list[tuple[str, dict[str, Any]]]
-) -> list[tuple[Deal, bool] | DomainError | None]:
-    """A batch's deals (game id, parsed body) in its order, in two round trips for all of them:
-    one read (`queries.deal_intake_views`), the checks, and one statement that
-    stores every new one (`deal_intake_store` for each, their games locked in id order). For
-    each: (the deal, True when stored now), its refusal, or None for one the caller takes on
-    its own with `deal_check_store` after these (its game's second deal in the batch, a game
-    with deals waiting for settlement or that moved since the read; all of them when the store
-    meets contention). Inside the caller's transaction; the store runs under a savepoint."""
-    if not deals:
-        return []
-    views = deal_intake_views(client_id=client.pk, deals=[(g, p["deal_no"]) for g, p in deals])
-    outcomes: list[tuple[Deal, bool] | DomainError | None] = [None] * len(deals)
-    games, new = set(), {}
-    for n, ((game_id, payload), seen) in enumerate(zip(deals, views, strict=True)):
-        if game_id in games:
-            continue  # after the earlier deal of its game, on its own
-        games.add(game_id)
-        try:
-            decided = _decided(seen, game_id, payload, _payload_hash(payload))
-        except DomainError as refused:
-            outcomes[n] = refused
-            continue
-        if decided is None:
-            continue  # its game has deals waiting: on its own
-        if decided.pk is not None:
-            outcomes[n] = decided, False
-        else:
-            new[n] = seen, decided
-    for n, deal in _stored_together(new).items():
-        outcomes[n] = deal, True
-    return outcomes
+def _same_or_refused(seen: IntakeView, deal_no: int, digest: str) -> Deal:
+    existing_hash, status, pk = seen.existing
+    if existing_hash == digest:
+        return Deal(id=pk, game_id=seen.game_pk, deal_no=deal_no, status=status)
+    raise DealExists(
+        f"deal {deal_no} was already posted with other results", details={"deal_no": deal_no}
+    )
 
 
-def _stored_together(new: dict[int, tuple[IntakeView, Deal]]) -> dict[int, Deal]:
-    """`deal_intake_store` for each new deal in one statement: those stored (by their place);
-    none when the statement fails as a whole (the caller takes them one by one)."""
-    if not new:
-        return {}
-    order = sorted(new, key=lambda n: new[n][0].game_pk)  # locks in one order: no deadlock
-    rows = [new[n] for n in order]
-    try:
-        with transaction.atomic(), connection.cursor() as cursor:
-            cursor.execute(
-                "SELECT s.outcome, s.deal_id FROM jsonb_to_recordset(%s::jsonb)"
-                " u(n integer, game bigint, played integer, deal_no integer, wild_joker text,"
-                " results jsonb, payload_hash text)"
-                " CROSS JOIN LATERAL deal_intake_store(u.game, u.played, u.deal_no,"
-                " u.wild_joker, u.results, u.payload_hash,"
-                " NULL, NULL, NULL, NULL, NULL, NULL) s ORDER BY u.n",
-                [json.dumps([
-                    {"n": n, "game": seen.game_pk, "played": seen.deals_played,
-                     "deal_no": deal.deal_no, "wild_joker": deal.wild_joker,
-                     "results": deal.results, "payload_hash": deal.payload_hash}
-                    for n, (seen, deal) in enumerate(rows)
-                ])],
-            )  # fmt: skip
-            stored = cursor.fetchall()
-    except DatabaseError as exc:  # contention (a lock held, a deadlock): one by one, each its own
-        log.info("a batch's deals are stored one by one: %s", exc)
-        return {}
-    done = {}
-    for n, (outcome, deal_id) in zip(order, stored, strict=True):
-        if outcome == "stored":
-            done[n] = new[n][1]
-            done[n].pk = deal_id
-    metrics.deal_stored(len(done))
-    return done
+@dataclass
+class _Seat:
+    """A seat as the formats see it, its standings changed in memory only."""
+
+    external_id: str
+    score: int
+    eliminated: bool
 
 
-def _checked(seen: IntakeView, payload: dict[str, Any], digest: str) -> Deal:
+def _checked(seen: IntakeView, game_id: str, payload: dict[str, Any], digest: str) -> Deal:
+    """The posted deal, checked against the standings once the deals stored before it are
+    scored (a new deal, not saved yet); a refusal is raised."""
     terms = GameTerms.from_json(seen.terms)
-    checked = format_of(terms.format).check_deal(
+    fmt = format_of(terms.format)
+    seats = [_Seat(*seat) for seat in seen.seats]
+    played, over = seen.deals_played, False
+    for wild, results in seen.pending:  # scored as settlement will score them
+        if seen.status != Game.Status.OPEN or over:
+            break
+        played += 1
+        points = fmt.score_deal(terms, wild, results).points
+        over = (
+            fmt.apply_deal(Table(terms, seats, seen.collected, played), results, points) is not None
+        )
+    status = Game.Status.FINISHED if over else seen.status
+    if status != Game.Status.OPEN:
+        raise GameNotOpen(f"game {game_id!r} is {status}", details={"status": status})
+    checked = fmt.check_deal(
         terms=terms,
-        players=[player for player, _ in seen.seats],
-        eliminated=[player for player, eliminated in seen.seats if eliminated],
-        expected_no=seen.deals_played + 1,
+        players=[seat.external_id for seat in seats],
+        eliminated=[seat.external_id for seat in seats if seat.eliminated],
+        expected_no=played + 1,
         payload=payload,
     )
     return Deal(
@@ -204,65 +153,3 @@ def _checked(seen: IntakeView, payload: dict[str, Any], digest: str) -> Deal:
         payload_hash=digest,
         status=Deal.Status.STORED,
     )
-
-
-def _store(seen: IntakeView, deal: Deal, client: ApiClient, keyed: Keyed | None) -> int | None:
-    """`deal_intake_store`: the deal's id, or None when the game moved since `seen`."""
-    status_code, body = keyed.record(deal) if keyed else (None, None)
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT * FROM deal_intake_store(%s, %s, %s, %s, %s::jsonb, %s,"
-            " %s, %s, %s, %s, %s, %s)",
-            [seen.game_pk, seen.deals_played, deal.deal_no, deal.wild_joker,
-             json.dumps(deal.results), deal.payload_hash, client.pk, keyed and keyed.key,
-             keyed and keyed.request_hash, status_code, body, CLAIM_WAIT],
-        )  # fmt: skip
-        outcome, deal_id, *record = cursor.fetchone()
-    if outcome in ("taken", "in_flight"):
-        raise KeyTaken(outcome, *record)
-    return deal_id if outcome == "stored" else None
-
-
-def _same_or_refused(existing: Deal, existing_hash: str, digest: str) -> Deal:
-    if existing_hash == digest:
-        return existing
-    raise DealExists(
-        f"deal {existing.deal_no} was already posted with other results",
-        details={"deal_no": existing.deal_no},
-    )
-
-
-@transaction.atomic
-def _deal_store_locked(
-    client: ApiClient, game_id: str, payload: dict[str, Any], digest: str, keyed: Keyed | None
-) -> tuple[Deal, bool]:
-    """The full path: the game locked, its pending deals settled, then checked and stored."""
-    game = game_get(client=client, game_id=game_id, lock=True)
-    existing = Deal.objects.filter(game=game, deal_no=payload["deal_no"]).first()
-    if existing is not None:
-        return _same_or_refused(existing, existing.payload_hash, digest), False
-    pending_settle(game=game)
-    if game.status != Game.Status.OPEN:
-        raise GameNotOpen(f"game {game_id!r} is {game.status}", details={"status": game.status})
-    seats = seats_of(game)
-    terms = game.game_terms
-    checked = format_of(terms.format).check_deal(
-        terms=terms,
-        players=[s.player.external_id for s in seats],
-        eliminated=[s.player.external_id for s in seats if s.eliminated],
-        expected_no=game.deals_played + 1,
-        payload=payload,
-    )
-    deal = Deal.objects.create(
-        game=game,
-        deal_no=checked.deal_no,
-        wild_joker=checked.wild_joker,
-        results=checked.results,
-        payload_hash=digest,
-    )
-    if keyed is not None:
-        status_code, body = keyed.record(deal)
-        key_claim(client_id=client.pk, key=keyed.key, request_hash=keyed.request_hash,
-                  status_code=status_code, body=body)  # fmt: skip
-    metrics.deal_stored()
-    return deal, True
