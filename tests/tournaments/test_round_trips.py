@@ -1,8 +1,8 @@
 """The statements a game's opening and a deal's post send PostgreSQL, through the whole request
 stack: an opening two (one read, one write that claims the Idempotency-Key with the answer); a
-deal three (the read under the game's lock, the insert, the key claimed with the answer at the
-end of the transaction); a batch that path for each deal, under a savepoint each. Outside any
-test transaction, as under gunicorn (the transaction's BEGIN and COMMIT are not counted)."""
+deal five (BEGIN, the read under the game's lock, the insert, the key claimed with the answer,
+COMMIT); a batch that path for each deal, under a savepoint each. Outside any test
+transaction, as under gunicorn."""
 
 from __future__ import annotations
 
@@ -31,7 +31,7 @@ def _round_trips(captured) -> list[str]:
     ]
 
 
-def test_an_opening_takes_two_statements_and_a_deal_three():
+def test_an_opening_takes_two_statements_and_a_deal_five():
     server = Server()
     template("points-1", "points", point_value=Decimal("1.00"))
     for p in ("a", "b"):
@@ -45,7 +45,7 @@ def test_an_opening_takes_two_statements_and_a_deal_three():
     with CaptureQueriesContext(connection) as posting:
         posted = server.deal("g1", 1, deal, key="deal-1")
     assert posted.status_code == 202, posted.content
-    assert len(_round_trips(posting)) == 3, _round_trips(posting)
+    assert len(_round_trips(posting)) == 5, _round_trips(posting)
     assert Deal.objects.get().status == Deal.Status.STORED
     assert Game.objects.get().collected == Decimal("160.00")
 
@@ -53,8 +53,8 @@ def test_an_opening_takes_two_statements_and_a_deal_three():
         again = server.deal("g1", 1, deal, key="deal-1")
     assert again.status_code == 202 and again["Idempotent-Replayed"] == "true"
     assert again.content == posted.content
-    # the read, the claim that finds the key recorded (the rest is rolled back), the record
-    assert len(_round_trips(replaying)) == 3, _round_trips(replaying)
+    # BEGIN, the read, the claim that finds the key recorded, ROLLBACK, the record read
+    assert len(_round_trips(replaying)) == 5, _round_trips(replaying)
 
 
 def _points_games(server: Server, count: int) -> list[dict]:
