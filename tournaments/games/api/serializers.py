@@ -170,10 +170,10 @@ class ResultIn(StrictSerializer):
         return data
 
 
+# A deal's body as the OpenAPI document shows it; read by `deal_input.deal_read`, which accepts
+# and refuses exactly what this would (tests/tournaments/test_deal_input.py). (A docstring here
+# would be the schema's description.)
 class DealIn(StrictSerializer):
-    """A deal's body, as the OpenAPI document shows it; read by `deal_input.deal_read`, which
-    accepts and refuses exactly what this would (tests/tournaments/test_deal_input.py)."""
-
     deal_no = StrictIntegerField(
         min_value=1, max_value=MAX_DEALS, help_text="1, 2, ...: deals are posted in order."
     )
