@@ -13,9 +13,9 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from tests.builders import LOSER_22, WINNER, Server, funded_player, res, template
+from tests.tournaments.games.services.tables import PLANS, pool_deal_of_kind
 from tournaments.models import Deal, Game
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -87,30 +87,8 @@ def test_a_batch_takes_the_single_posts_statements_for_each_deal():
     assert Deal.objects.filter(status=Deal.Status.STORED).count() == 22
 
 
-KINDS = ["ok", "other", "bad_card", "no_game"]
-
-
-def _pool_deal(prefix: str, game: int, deal_no: int, kind: str) -> dict:
-    """x shows and y shows wrong (80 points: out after two), or the other way round ("other"),
-    a card that is none ("bad_card"), or a game that does not exist ("no_game")."""
-    x, y = f"{prefix}x{game}", f"{prefix}y{game}"
-    results = [res(x, "declared", WINNER), res(y, "wrong_show")]
-    if kind == "other":
-        results = [res(x, "wrong_show"), res(y, "declared", WINNER)]
-    if kind == "bad_card":
-        results[0] = res(x, "declared", [["1H", *WINNER[0][1:]], *WINNER[1:]])
-    game_id = f"{prefix}g{game}" if kind != "no_game" else f"{prefix}none"
-    return {"game_id": game_id, "deal_no": deal_no, "wild_joker": "KD", "results": results}
-
-
 @settings(max_examples=25, deadline=None)
-@given(
-    plan=st.lists(
-        st.tuples(st.integers(0, 2), st.integers(1, 3), st.sampled_from(KINDS)),
-        min_size=1,
-        max_size=8,
-    )
-)
+@given(plan=PLANS)
 def test_a_batch_answers_every_deal_as_single_posts_in_its_order_would(plan):
     """Whatever mix a batch holds (a game's deals in or out of order, twice, with other content,
     refused), each deal's status and code are what single posts of the same deals, one after
@@ -125,7 +103,7 @@ def test_a_batch_answers_every_deal_as_single_posts_in_its_order_would(plan):
         for server in (batch_server, single_server):
             opened = server.open(f"{prefix}g{game}", f"pool-{prefix}", players)
             assert opened.status_code == 201, opened.content
-    deals = [_pool_deal(prefix, game, deal_no, kind) for game, deal_no, kind in plan]
+    deals = [pool_deal_of_kind(prefix, game, deal_no, kind) for game, deal_no, kind in plan]
 
     posted = batch_server.post("deals", {"deals": deals})
     assert posted.status_code == 200, posted.content

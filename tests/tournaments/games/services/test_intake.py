@@ -16,13 +16,20 @@ import uuid
 import pytest
 from django.db import transaction
 from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 
 from rummy_ledger.api.models import IdempotencyRecord
 from rummy_ledger.errors import DomainError
 from tests.builders import WINNER, escrow_balance, make_api, res
 from tests.concurrency import run_in_threads
-from tests.tournaments.games.services.tables import POINTS, POOL, opened, points_deal, pool_deal
+from tests.tournaments.games.services.tables import (
+    PLANS,
+    POINTS,
+    POOL,
+    opened,
+    points_deal,
+    pool_deal,
+    pool_deal_of_kind,
+)
 from tournaments.errors import (
     DealExists,
     DealInvalid,
@@ -338,20 +345,6 @@ def test_a_batch_out_of_time_tries_no_more_deals_once_one_did_work(server_client
 # --- the same deals one by one or as a batch ---------------------------------------------------
 
 
-KINDS = ["ok", "other", "bad_card", "no_game"]
-
-
-def _kind_of_pool_deal(prefix: str, game: int, deal_no: int, kind: str) -> tuple[str, dict]:
-    x, y = f"{prefix}x{game}", f"{prefix}y{game}"
-    results = [res(x, "declared", WINNER), res(y, "wrong_show")]
-    if kind == "other":
-        results = [res(x, "wrong_show"), res(y, "declared", WINNER)]
-    if kind == "bad_card":
-        results[0] = res(x, "declared", [["1H", *WINNER[0][1:]], *WINNER[1:]])
-    game_id = f"{prefix}g{game}" if kind != "no_game" else f"{prefix}none"
-    return game_id, {"deal_no": deal_no, "wild_joker": "KD", "results": results}
-
-
 def _answer(outcome) -> tuple:
     if isinstance(outcome, Exception):
         return (type(outcome).__name__, outcome.code)
@@ -361,13 +354,7 @@ def _answer(outcome) -> tuple:
 
 @pytest.mark.django_db
 @settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(
-    plan=st.lists(
-        st.tuples(st.integers(0, 2), st.integers(1, 3), st.sampled_from(KINDS)),
-        min_size=1,
-        max_size=8,
-    )
-)
+@given(plan=PLANS)
 def test_deals_one_by_one_or_as_a_batch_store_and_answer_the_same(plan):
     # given twin pool games of two game servers
     prefix = uuid.uuid4().hex[:8]
@@ -375,7 +362,10 @@ def test_deals_one_by_one_or_as_a_batch_store_and_answer_the_same(plan):
     for game in range(3):
         for client in (one, batch):
             opened(client, f"{prefix}g{game}", POOL, (f"{prefix}x{game}", f"{prefix}y{game}"))
-    deals = [_kind_of_pool_deal(prefix, game, deal_no, kind) for game, deal_no, kind in plan]
+    deals = []
+    for game, deal_no, kind in plan:
+        deal = pool_deal_of_kind(prefix, game, deal_no, kind)
+        deals.append((deal.pop("game_id"), deal))
 
     # when one posts them one after the other and the other as a batch
     singly = []
