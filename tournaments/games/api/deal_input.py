@@ -42,8 +42,7 @@ class _Invalid(Exception):
         self.detail = detail
 
 
-class _Skip(Exception):
-    """An optional field that is absent: left out of what is read."""
+_REQUIRED, _NULL = "This field is required.", "This field may not be null."
 
 
 def deal_read(data: Any) -> dict[str, Any]:
@@ -51,41 +50,33 @@ def deal_read(data: Any) -> dict[str, Any]:
     if data is None:
         raise exceptions.ValidationError({"non_field_errors": ["No data provided"]})
     try:
-        return _deal(data)
+        return _object(data, _DEAL_FIELDS)
     except _Invalid as invalid:
         raise exceptions.ValidationError(invalid.detail) from None
 
 
-def _field(read: Read, *, required: bool = True, null: bool = False) -> Read:
-    """A field's value as DRF's `Field.run_validation` takes it: absent, null, then `read`."""
-
-    def run(value: Any) -> Any:
-        if value is _ABSENT:
-            if required:
-                raise _Invalid(["This field is required."])
-            raise _Skip
-        if value is None:
-            if null:
-                return None
-            raise _Invalid(["This field may not be null."])
-        return read(value)
-
-    return run
-
-
-def _object(data: Any, fields: dict[str, Read]) -> dict[str, Any]:
-    """A `StrictSerializer`'s reading: each field in order, then the unknown ones refused."""
+def _object(data: Any, fields: dict[str, tuple[Read, bool, bool]]) -> dict[str, Any]:
+    """A `StrictSerializer`'s reading: each field (read, required, nullable) in order, as DRF's
+    `Field.run_validation` takes it (absent, null, then read), then the unknown ones refused."""
     if not isinstance(data, Mapping):
         message = f"Invalid data. Expected a dictionary, but got {type(data).__name__}."
         raise _Invalid({"non_field_errors": [message]})
     out, errors = {}, {}
-    for name, read in fields.items():
-        try:
-            out[name] = read(data.get(name, _ABSENT))
-        except _Invalid as invalid:
-            errors[name] = invalid.detail
-        except _Skip:
-            pass
+    for name, (read, required, null) in fields.items():
+        value = data.get(name, _ABSENT)
+        if value is _ABSENT:
+            if required:
+                errors[name] = [_REQUIRED]
+        elif value is None:
+            if null:
+                out[name] = None
+            else:
+                errors[name] = [_NULL]
+        else:
+            try:
+                out[name] = read(value)
+            except _Invalid as invalid:
+                errors[name] = invalid.detail
     unknown = {name: [UNKNOWN_FIELD] for name in sorted(set(data) - set(fields))}
     if errors or unknown:
         raise _Invalid({**errors, **unknown})
@@ -109,7 +100,7 @@ def _text(
             errors.append(f"Ensure this field has no more than {most} characters.")
         if "\x00" in value:
             errors.append("Null characters are not allowed.")
-        surrogate = next((c for c in value if "\ud800" <= c <= "\udfff"), None)
+        surrogate = None if value.isascii() else next((c for c in value if _surrogate(c)), None)
         if surrogate is not None:
             errors.append(f"Surrogate characters are not allowed: U+{ord(surrogate):X}.")
         if check is not None and (message := check(value)) is not None:
@@ -119,6 +110,10 @@ def _text(
         return value
 
     return read
+
+
+def _surrogate(c: str) -> bool:
+    return "\ud800" <= c <= "\udfff"
 
 
 def _integer(low: int, high: int) -> Read:
@@ -146,7 +141,7 @@ def _list(child: Read, *, most: int, least: int = 0, then: Read | None = None) -
         out, errors = [], {}
         for n, item in enumerate(value):
             try:
-                out.append(child(item))
+                out.append(_not_null(child, item))
             except _Invalid as invalid:
                 errors[n] = invalid.detail
         if errors:
@@ -162,16 +157,18 @@ def _list(child: Read, *, most: int, least: int = 0, then: Read | None = None) -
     return read
 
 
-def _item(read: Read) -> Read:
-    """A list's child: any value but null, which DRF refuses as for a required field."""
-    return _field(read)
+def _not_null(read: Read, value: Any) -> Any:
+    """A value DRF reads as a required field's (a list's item): null refused, else `read`."""
+    if value is None:
+        raise _Invalid([_NULL])
+    return read(value)
 
 
 _CARD = _text(CARD_MAX)
 
 
 def _cards(most: int, least: int = 0) -> Read:
-    return _list(_item(_CARD), most=most, least=least)
+    return _list(_CARD, most=most, least=least)
 
 
 def _hand_size(groups: list[list[str]]) -> None:
@@ -192,7 +189,7 @@ def _laid_off(value: Any) -> Any:
         return _CARD(value)
     if not isinstance(value, list) or len(value) != 2 or not isinstance(value[1], list):
         raise _Invalid([_LAID_OFF_SHAPE])
-    return [_item(_CARD)(value[0]), _field(_MELD)(value[1])]
+    return [_not_null(_CARD, value[0]), _MELD(value[1])]
 
 
 def _outcome(value: Any) -> str:
@@ -205,18 +202,14 @@ def _external_id(value: str) -> str | None:
     return None if ids.is_external_id(value) else f"An id is {ids.RULE}."
 
 
-_RESULT_FIELDS = {
-    "player": _field(_text(ids.MAX_LENGTH, check=_external_id)),
-    "outcome": _field(_outcome, required=False, null=True),
-    "groups": _field(
-        _list(_item(_cards(HAND_WITH_DRAW)), most=HAND_WITH_DRAW, then=_hand_size),
-        required=False,
-        null=True,
-    ),
-    "melded": _field(_list(_item(_cards(LONGEST_MELD)), most=RUMMY500_CARDS // 3), required=False),
-    "laid_off": _field(_list(_item(_laid_off), most=RUMMY500_CARDS), required=False),
-    "in_hand": _field(_cards(RUMMY500_CARDS), required=False),
-    "claimed_points": _field(_integer(-MAX_POINTS, MAX_POINTS), required=False, null=True),
+_RESULT_FIELDS = {  # name: (read, required, nullable)
+    "player": (_text(ids.MAX_LENGTH, check=_external_id), True, False),
+    "outcome": (_outcome, False, True),
+    "groups": (_list(_cards(HAND_WITH_DRAW), most=HAND_WITH_DRAW, then=_hand_size), False, True),
+    "melded": (_list(_cards(LONGEST_MELD), most=RUMMY500_CARDS // 3), False, False),
+    "laid_off": (_list(_laid_off, most=RUMMY500_CARDS), False, False),
+    "in_hand": (_cards(RUMMY500_CARDS), False, False),
+    "claimed_points": (_integer(-MAX_POINTS, MAX_POINTS), False, True),
 }
 
 
@@ -231,11 +224,7 @@ def _result(value: Any) -> dict[str, Any]:
 
 
 _DEAL_FIELDS = {
-    "deal_no": _field(_integer(1, MAX_DEALS)),
-    "wild_joker": _field(_text(WILD_MAX, blank=True), required=False),
-    "results": _field(_list(_item(_result), most=SEATS_MAX, least=1)),
+    "deal_no": (_integer(1, MAX_DEALS), True, False),
+    "wild_joker": (_text(WILD_MAX, blank=True), False, False),
+    "results": (_list(_result, most=SEATS_MAX, least=1), True, False),
 }
-
-
-def _deal(data: Any) -> dict[str, Any]:
-    return _object(data, _DEAL_FIELDS)
