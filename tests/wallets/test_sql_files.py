@@ -27,6 +27,7 @@ FUNCTIONS = {
     "ledger_append_only",
     "gst_rate_history_frozen",
     "deal_intake_store",
+    "deal_games_lock",
     "idempotency_claim",
 }
 REPLAY = "sql_replay"

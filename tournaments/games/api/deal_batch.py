@@ -2,8 +2,9 @@
 
 Each deal is validated as the single post (`POST /games/{id}/deals`) validates it
 (`deal_input.deal_read`) and stored by the single post's path, one after the other in the order
-posted, each under a savepoint of its own (`intake.deals_store`). A refusal is that deal's result
-(the status and the `error` the single post would answer) and blocks no other. The deals stored
+posted: their games locked and read in one statement, the new deals inserted in one more
+(`intake.deals_store`). A refusal is that deal's result (the status and the `error` the single
+post would answer) and blocks no other. The deals stored
 are queued for settlement together after the commit. The answer replays for the same
 `Idempotency-Key`, except when a deal met contention (409 `busy`, `game_busy`, `ledger_busy`):
 then what was stored commits, the key is not claimed, the answer carries `Retry-After`, and a
@@ -22,7 +23,6 @@ from rest_framework import exceptions, serializers
 from rest_framework.response import Response
 
 from rummy_ledger import ids
-from rummy_ledger.api.database import DATABASE_ERRORS, busy_message
 from rummy_ledger.api.errors import exception_handler
 from rummy_ledger.api.fields import ExternalIdField, StrictSerializer
 from rummy_ledger.api.idempotency import IDEMPOTENCY_HEADER, idempotent
@@ -182,11 +182,6 @@ def _result(item: Any, outcome: intake.Outcome | Exception) -> tuple[dict, bool]
     echo = _echo(item)
     if outcome is None:
         outcome = _out_of_time()
-    elif isinstance(outcome, DATABASE_ERRORS):  # its savepoint is rolled back
-        message = busy_message(outcome)
-        if message is None:
-            raise outcome  # a real fault, not contention
-        outcome = Retryable(message)  # 409 `busy`
     if isinstance(outcome, Exception):
         answer = exception_handler(outcome, {})
         result = {**echo, "status": answer.status_code, "error": answer.data["error"]}
