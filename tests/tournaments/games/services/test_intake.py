@@ -14,11 +14,11 @@ import time
 import uuid
 
 import pytest
-from django.db import transaction
+from django.db import connection, transaction
 from hypothesis import HealthCheck, given, settings
 
 from rummy_ledger.api.models import IdempotencyRecord
-from rummy_ledger.errors import DomainError
+from rummy_ledger.errors import DomainError, Retryable
 from tests.builders import WINNER, escrow_balance, make_api, res
 from tests.concurrency import run_in_threads
 from tests.tournaments.games.services.tables import (
@@ -29,6 +29,7 @@ from tests.tournaments.games.services.tables import (
     points_deal,
     pool_deal,
     pool_deal_of_kind,
+    while_held,
 )
 from tournaments.errors import (
     DealExists,
@@ -460,3 +461,33 @@ def test_a_post_waits_for_the_games_lock_and_checks_the_game_as_it_then_is(serve
     assert isinstance(outcome, GameNotOpen) and outcome.details == {"status": "cancelled"}
     assert waited["seconds"] >= 0.2
     assert not Deal.objects.filter(game=game).exists()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_game_held_past_the_lock_bound_answers_its_deals_busy_and_the_others_go_on(
+    server_client,
+):
+    # given g1 held by another transaction, and a lock bound of 200 ms
+    for game_id, players in (("g1", ("a", "b")), ("g2", ("c", "d"))):
+        opened(server_client, game_id, POINTS, players)
+
+    def hold() -> None:
+        Game.objects.select_for_update().get(game_id="g1")
+
+    def post():
+        with transaction.atomic():
+            with connection.cursor() as cursor:
+                cursor.execute("SET LOCAL lock_timeout = '200ms'")
+            return intake.deals_store(
+                client=server_client,
+                deals=[("g1", points_deal("a", "b")), ("g2", points_deal("c", "d"))],
+                seconds=60,
+            )
+
+    # when a batch brings a deal of each
+    busy, stored = while_held(hold, post)
+
+    # then g1's is busy (retryable) and nothing of it written; g2's is stored
+    assert isinstance(busy, Retryable) and busy.code == "busy"
+    assert stored[1] is True
+    assert list(Deal.objects.values_list("game__game_id", flat=True)) == ["g2"]
