@@ -51,11 +51,12 @@ class _JsonType:
         if not isinstance(data, self.json_types) or (
             isinstance(data, bool) and bool not in self.json_types
         ):
-            self.fail("json_type", kind=self.json_kind, got=_json_kind(data))
+            self.fail("json_type", kind=self.json_kind, got=json_type_name(data))
         return super().to_internal_value(data)
 
 
-def _json_kind(value) -> str:
+def json_type_name(value) -> str:
+    """The JSON type a parsed value came as (how the type errors name it)."""
     kinds = {bool: "boolean", int: "integer", float: "number", str: "string", list: "array"}
     return "object" if isinstance(value, dict) else kinds.get(type(value), "null")
 
@@ -97,13 +98,16 @@ class ExternalIdField(StrictCharField):
         self.validators.append(_external_id)
 
 
+UNKNOWN_FIELD = "Unknown field: this operation does not take it."
+
+
 class StrictSerializer(serializers.Serializer):
     """The base of every input serializer (nested ones included). DRF drops the fields a
     serializer does not declare: a misspelt `"regoin": "TN"` would be a deposit without a
     region, accepted. Here each unknown field is a 400 naming it, reported together with the
     known fields' own errors; a write that takes no body validates its body with this class."""
 
-    default_error_messages = {"unknown": "Unknown field: this operation does not take it."}
+    default_error_messages = {"unknown": UNKNOWN_FIELD}
 
     def to_internal_value(self, data):
         unknown = sorted(set(data) - set(self.fields)) if isinstance(data, Mapping) else []

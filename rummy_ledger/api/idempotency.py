@@ -6,15 +6,17 @@ KYC report's or withdrawal's `reference`, a withdrawal's gateway result, the lim
 an exclusion that can only grow) takes it optionally: without it, a repeat is recognised by that
 natural key and answered as the first was (200). A read never takes one.
 
-The record is claimed in the same transaction as the write it guards (INSERT ... ON CONFLICT DO
-NOTHING on the unique (client, key)), and the response is stored in that transaction too: a write
-and its record commit together or not at all, so a crash leaves nothing half-done. A repeat that
-arrives while the first is still running waits on the unique index for a moment, then gets 409
-with `Retry-After`; a repeat with another body (or for another endpoint) gets 409. Refusals (4xx)
-are stored and replayed like successes: the first answer is the answer. The body is rendered
-once, stored as sent, and both the first answer and every replay are those bytes. An operation
-may decline to be remembered (the batch of deals, when a deal in it met contention): what it
-wrote commits, the key is released, and a repeat runs again.
+The record is claimed at the end of the transaction of the write it guards, with the response,
+in one statement (INSERT ... ON CONFLICT DO NOTHING on the unique (client, key)): a write and its
+record commit together or not at all, so a crash leaves nothing half-done. When the key is
+already recorded, the claim finds it, the write is rolled back and the recorded response is
+replayed. A repeat that arrives while the first is still committing waits on the unique index for
+a moment (IN_FLIGHT_WAIT), then gets 409 with `Retry-After`; a repeat with another body (or for
+another endpoint) gets 409. Refusals (4xx) are stored and replayed like successes: the first
+answer is the answer. The body is rendered once, stored as sent, and both the first answer and
+every replay are those bytes. An operation may decline to be remembered (the batch of deals,
+when a deal in it met contention): what it wrote commits, the key stays free, and a repeat runs
+again.
 """
 
 from __future__ import annotations
@@ -36,10 +38,10 @@ from rummy_ledger.api.codes import ApiErrorCode
 from rummy_ledger.api.errors import exception_handler
 from rummy_ledger.api.models import IdempotencyRecord
 from rummy_ledger.errors import Conflict, DomainError, Retryable
-from rummy_ledger.keyed import CLAIM_WAIT, Keyed, KeyTaken, key_claim
 
 HEADER = "Idempotency-Key"
-IN_FLIGHT_WAIT = CLAIM_WAIT
+# How long a repeat waits for a request with its key that is still committing.
+IN_FLIGHT_WAIT = "300ms"
 # 1 to 128 visible ASCII characters (a UUID, a ULID, the server's own request id...).
 KEY_PATTERN = r"[!-~]{1,128}"
 _KEY = re.compile(KEY_PATTERN)
@@ -95,63 +97,48 @@ def idempotent(
     """Run `operation` once per key: a repeat replays its first response. Where the key is not
     `required` (a write with a natural key of its own, such as a deposit's reference), a request
     without one simply runs. A response `remember` refuses is committed with what it wrote but
-    the key is let go, so that a repeat runs again (a batch with a part to retry)."""
+    the key is not claimed, so that a repeat runs again (a batch with a part to retry)."""
     if HEADER not in request.headers and not required:
         return operation()
     key, digest = _key_and_hash(request)
-    client = request.auth
-    with transaction.atomic():
-        if not _claim(client.pk, key, digest):
-            return _replay(client.pk, key, digest)
-        try:
-            with transaction.atomic():
-                response = operation()
-        except Retryable:
-            raise  # contention: nothing to remember, the client retries
-        except (DomainError, exceptions.APIException) as exc:
-            response = exception_handler(exc, {})
-        body = JSONRenderer().render(response.data).decode()
-        record = IdempotencyRecord.objects.filter(client_id=client.pk, key=key)
-        if remember(response):
-            record.update(status_code=response.status_code, body=body)
-        else:
-            record.delete()
+    client_id = request.auth.pk
+    try:
+        with transaction.atomic():
+            response = operation()
+            body = _rendered(response)
+            if not _kept(client_id, key, digest, response, body, remember(response)):
+                raise _Recorded  # what the operation wrote is rolled back
+    except _Recorded:
+        return _replay(client_id, key, digest)
+    except Retryable:
+        raise  # contention: nothing to remember, the client retries
+    except (DomainError, exceptions.APIException) as exc:  # nothing written: the refusal alone
+        response = exception_handler(exc, {})
+        body = _rendered(response)
+        if not _claim(client_id, key, digest, response.status_code, body):
+            return _replay(client_id, key, digest)
     sent = _sent(body, response.status_code)
     if "Retry-After" in response:
         sent["Retry-After"] = response["Retry-After"]
     return sent
 
 
-def idempotent_keyed(
-    request: Request,
-    operation: Callable[[Keyed], tuple[Response | None, bool]],
-    *,
-    answer: Callable[[object], tuple[int, str]],
-) -> HttpResponse:
-    """`idempotent` for a hot-path write that claims the key itself, with its answer, in its own
-    statement (`rummy_ledger.keyed`): `operation` returns the response and whether that write
-    recorded it under the key (then the answer recorded is sent). Any other answer (a refusal,
-    a repeat of something stored before) is recorded here in one statement; a key already
-    recorded is replayed, as by `idempotent`."""
-    key, digest = _key_and_hash(request)
-    keyed = Keyed(client_id=request.auth.pk, key=key, request_hash=digest, answer=answer)
-    try:
-        response, recorded = operation(keyed)
-    except KeyTaken as taken:
-        return _replayed(taken, key, digest)
-    except Retryable:
-        raise  # contention: nothing to remember, the client retries
-    except (DomainError, exceptions.APIException) as exc:
-        response, recorded = exception_handler(exc, {}), False
-    if recorded:
-        return _sent(keyed.recorded[1], keyed.recorded[0])
-    body = JSONRenderer().render(response.data).decode()
-    try:
-        key_claim(client_id=keyed.client_id, key=key, request_hash=digest,
-                  status_code=response.status_code, body=body)  # fmt: skip
-    except KeyTaken as taken:
-        return _replayed(taken, key, digest)
-    return _sent(body, response.status_code)
+class _Recorded(Exception):
+    """The key was recorded by an earlier request: roll this one back and replay that one."""
+
+
+def _rendered(response: Response) -> str:
+    return JSONRenderer().render(response.data).decode()
+
+
+def _kept(
+    client_id: int, key: str, digest: str, response: Response, body: str, remember: bool
+) -> bool:
+    """Claim the key with this answer (False: it was recorded before); an answer not to be
+    remembered claims nothing, unless the key was recorded before (then False too)."""
+    if remember:
+        return _claim(client_id, key, digest, response.status_code, body)
+    return not IdempotencyRecord.objects.filter(client_id=client_id, key=key).exists()
 
 
 def _key_and_hash(request: Request) -> tuple[str, str]:
@@ -161,12 +148,10 @@ def _key_and_hash(request: Request) -> tuple[str, str]:
     return key, request_hash(request)
 
 
-def _replayed(taken: KeyTaken, key: str, digest: str) -> HttpResponse:
-    if taken.outcome == "in_flight":
-        raise InFlight("a request with this Idempotency-Key is still running")
-    if taken.request_hash != digest:
+def _replayed(record: IdempotencyRecord, key: str, digest: str) -> HttpResponse:
+    if record.request_hash != digest:
         raise KeyReused(f"{HEADER} {key!r} was used for a different request")
-    response = _sent(taken.body, taken.status_code)
+    response = _sent(record.body, record.status_code)
     response["Idempotent-Replayed"] = "true"
     return response
 
@@ -175,24 +160,20 @@ def _sent(body: str, status_code: int) -> HttpResponse:
     return HttpResponse(body, status=status_code, content_type="application/json")
 
 
-def _claim(client_id: int, key: str, digest: str) -> bool:
-    """Claim the key; a repeat of a request still running waits IN_FLIGHT_WAIT at most.
-
-    The short wait applies to the claim alone: the request's own lock bound (the session's
-    `lock_timeout`, rummy_ledger.api.database) is put back for the rest of the transaction.
-    """
+def _claim(client_id: int, key: str, digest: str, status_code: int, body: str) -> bool:
+    """Record the key with its answer, at the end of the caller's transaction (or alone):
+    False when it was recorded before. A repeat of a request still committing waits
+    IN_FLIGHT_WAIT at most, then is `InFlight` (the wait's bound lasts until the commit, which
+    follows at once)."""
     table = IdempotencyRecord._meta.db_table
     try:
         with connection.cursor() as cursor:
-            # One round trip: keep the request's bound, wait briefly for the claim, put it back.
             cursor.execute(
-                "SELECT set_config('rummy.request_lock_timeout', current_setting('lock_timeout'),"
-                " true), set_config('lock_timeout', %s, true);"
-                f"INSERT INTO {table} (client_id, key, request_hash, created_at) "
-                "VALUES (%s, %s, %s, now()) ON CONFLICT (client_id, key) DO NOTHING RETURNING id;"
-                "SELECT set_config('lock_timeout', current_setting('rummy.request_lock_timeout'),"
-                " true)",
-                [IN_FLIGHT_WAIT, client_id, key, digest],
+                "SELECT set_config('lock_timeout', %s, true);"
+                f"INSERT INTO {table} (client_id, key, request_hash, status_code, body, created_at)"
+                " VALUES (%s, %s, %s, %s, %s, now())"
+                " ON CONFLICT (client_id, key) DO NOTHING RETURNING id",
+                [IN_FLIGHT_WAIT, client_id, key, digest, status_code, body],
             )
             cursor.nextset()
             claimed = cursor.fetchone() is not None
@@ -205,5 +186,4 @@ def _claim(client_id: int, key: str, digest: str) -> bool:
 
 def _replay(client_id: int, key: str, digest: str) -> HttpResponse:
     record = IdempotencyRecord.objects.get(client_id=client_id, key=key)
-    return _replayed(KeyTaken("taken", record.request_hash, record.status_code, record.body),
-                     key, digest)  # fmt: skip
+    return _replayed(record, key, digest)

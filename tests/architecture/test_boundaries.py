@@ -115,11 +115,9 @@ FUNCTION = re.compile(r"CREATE\s+(?:OR\s+REPLACE\s+)?FUNCTION\s+([a-z_][a-z0-9_]
 KNOWN = {
     # history: the data migration that gave deposits and withdrawals their client read it once
     "wallets/migrations/0010_deposit_and_withdrawal_owners.py: api_idempotencyrecord",
-    # the deal intake's write claims the key itself: removed at merge with the change that
-    # leaves the key to the API layer there
+    # history: the deal intake's write claimed the key itself until 0014 replaced it (0014 reloads
+    # this file when it is undone)
     "tournaments/migrations/0012_deal_intake.pg.sql: idempotency_claim",
-    "tournaments/games/queries.py: api_idempotencyrecord",  # the deal intake's read, likewise
-    "rummy_ledger/keyed.py: idempotency_claim",  # the key claimed by a write: deleted at merge
 }
 
 

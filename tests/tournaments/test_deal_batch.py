@@ -29,7 +29,7 @@ from tests.builders import (
 )
 from tests.tournaments.worker import Worker, private_queue, wait_until
 from tests.wallets.invariants import ledger_violations
-from tournaments.games.services.intake import deal_check_store
+from tournaments.games.services.intake import deal_store
 from tournaments.games.services.opening import game_open
 from tournaments.games.services.settlement import waiting_settle
 from tournaments.models import Deal, Game
@@ -210,19 +210,22 @@ def busy_then_retried(server: HttpApi, settings):
 
 
 def out_of_time_then_retried(server: HttpApi, settings) -> None:
-    """Past API_BATCH_SECONDS a batch tries no more deals on their own (a game's second deal of
-    the batch here; the deals stored together are never cut): the rest are 409 `busy`, retried."""
+    """Past API_BATCH_SECONDS a batch tries no more deals (once one did some work, so that
+    every retry makes progress): the rest are 409 `busy`, retried."""
     settings.API_BATCH_SECONDS = 0
     batch = {"deals": [deal("g5"), deal("g6"), deal("g6", 1, second="first_drop")]}
     first = server.post("deals", batch, key="batch-late")
     assert summary(first) == [
         ("g5", 1, 202, "stored"),
-        ("g6", 1, 202, "stored"),
+        ("g6", 1, 409, "busy"),
         ("g6", 1, 409, "busy"),
     ]
     assert first.headers["Retry-After"] == "1"
-    retry = server.post("deals", batch, key="batch-late")  # replays first: the third is tried
-    assert [r[2] for r in summary(retry)] == [202, 202, 409]  # a worker may have settled
+    second = server.post("deals", batch, key="batch-late")  # g5 replays: g6's first is tried
+    assert [r[2] for r in summary(second)] == [202, 202, 409]  # a worker may have settled
+    assert summary(second)[2][3] == "busy" and second.headers["Retry-After"] == "1"
+    retry = server.post("deals", batch, key="batch-late")  # the third is tried
+    assert [r[2] for r in summary(retry)] == [202, 202, 409]
     assert summary(retry)[2][3] == "deal_exists"
     assert "Retry-After" not in retry.headers
 
@@ -271,7 +274,7 @@ def test_a_run_settles_the_free_games_of_a_batch_and_the_next_the_locked_one():
         game_open(client=client, game_id=game_id, template_slug="points-1", players=players)
         body = deal(game_id)
         del body["game_id"]
-        stored, _ = deal_check_store(client=client, game_id=game_id, payload=body)
+        stored, _ = deal_store(client=client, game_id=game_id, payload=body)
         deal_ids.append(stored.pk)
     with game_locked("g1"):  # not waited for...
         waiting_settle()

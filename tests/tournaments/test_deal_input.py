@@ -1,16 +1,19 @@
-"""The flat reading of a deal's body (tournaments.games.api.deal_input) against DRF's DealIn: on any
-body it accepts, DealIn accepts it too and reads the very same data; what it does not accept,
-DealIn judges (and words the 400). Pure: no database."""
+"""The one reader of a deal's body (tournaments.games.api.deal_input) against DRF's DealIn, which
+declares the body in the OpenAPI document: on any body, both accept it and read the very same
+data, or both refuse it with the very same details (field by field, index by index, message by
+message). Pure: no database."""
 
 from __future__ import annotations
 
 import json
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from rest_framework import exceptions
 
 from tests.builders import LOSER_22, WINNER
-from tournaments.games.api.deal_input import deal_in
+from tournaments.games.api.deal_input import deal_read
 from tournaments.games.api.serializers import DealIn
 
 # Mostly valid values, so that many bodies are accepted and compared.
@@ -45,17 +48,63 @@ BODY = st.fixed_dictionaries(
 )
 
 
-@settings(max_examples=100, deadline=None)
+def _as_dealin_reads(body) -> tuple[str, object]:
+    serializer = DealIn(data=body)
+    if serializer.is_valid():
+        return "read", json.dumps(serializer.validated_data)
+    return "refused", json.dumps(serializer.errors, sort_keys=True)
+
+
+def _as_deal_read_reads(body) -> tuple[str, object]:
+    try:
+        return "read", json.dumps(deal_read(body))
+    except exceptions.ValidationError as refused:
+        return "refused", json.dumps(refused.detail, sort_keys=True)
+
+
+@settings(max_examples=300, deadline=None)
 @given(BODY)
-def test_what_the_flat_reading_accepts_dealin_reads_the_same(body):
-    fast = deal_in(body)
-    if fast is not None:
-        serializer = DealIn(data=body)
-        assert serializer.is_valid(), serializer.errors
-        assert json.dumps(fast) == json.dumps(serializer.validated_data)
+def test_the_reader_accepts_reads_and_refuses_as_dealin_would(body):
+    assert _as_deal_read_reads(body) == _as_dealin_reads(body)
 
 
-def test_a_plain_deal_is_read_without_dealin():
+@pytest.mark.parametrize(
+    "body",
+    [
+        None,
+        [],
+        "deal",
+        {},
+        {"deal_no": 1, "results": [None, "x", {"player": "a", "outcome": []}]},
+        {"deal_no": 1, "results": [{"player": "a", "groups": [["5H"] * 3] * 5}]},
+        {
+            "deal_no": 1,
+            "results": [{"player": "a", "laid_off": [None, ["", ["5H"]], 7, ["5H", 3]]}],
+        },
+        {
+            "deal_no": 1,
+            "results": [{"player": "a", "in_hand": ["5H"] * 60, "melded": [["5H"] * 13] * 4}],
+        },
+        {"deal_no": 1, "results": [{"player": "a\x00\ud800" + "x" * 70, "pionts": 3}], "x": 1},
+    ],
+    ids=[
+        "null",
+        "a-list",
+        "a-string",
+        "empty",
+        "bad-items",
+        "16-cards",
+        "laid-off",
+        "too-many-shown",
+        "a-bad-id",
+    ],
+)
+def test_odd_bodies_are_refused_as_dealin_would(body):
+    assert _as_deal_read_reads(body)[0] == "refused"
+    assert _as_deal_read_reads(body) == _as_dealin_reads(body)
+
+
+def test_a_plain_deal_is_read_as_dealin_reads_it():
     body = {
         "deal_no": 1,
         "wild_joker": "KD",
@@ -67,4 +116,4 @@ def test_a_plain_deal_is_read_without_dealin():
     }
     serializer = DealIn(data=body)
     assert serializer.is_valid()
-    assert deal_in(body) == serializer.validated_data
+    assert deal_read(body) == serializer.validated_data

@@ -1,23 +1,21 @@
-"""A game's opening does its work in two round trips (one read, one write, inside the API
-layer's claim of the Idempotency-Key and the answer stored with it); a deal's post reaches
-PostgreSQL in two round trips (one read, one write that claims the Idempotency-Key with the
-answer), through the whole request stack; a replay is one. Outside any test transaction, as
-under gunicorn."""
+"""The statements a game's opening and a deal's post send PostgreSQL, through the whole request
+stack: an opening's own work two (one read, one write; the API layer claims the Idempotency-Key
+with the answer around it); a deal five (BEGIN, the read under the game's lock, the insert, the
+key claimed with the answer, COMMIT); a batch as many, whatever its number of deals. Outside any
+test transaction, as under gunicorn."""
 
 from __future__ import annotations
 
-import threading
 import uuid
 from decimal import Decimal
 
 import pytest
-from django.db import connection, connections
+from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from tests.builders import LOSER_22, WINNER, Server, funded_player, res, template
-from tournaments.games.services import intake
+from tests.tournaments.games.services.tables import PLANS, pool_deal_of_kind
 from tournaments.models import Deal, Game
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -45,7 +43,7 @@ def _opening_work(captured) -> list[str]:
     ]
 
 
-def test_an_opening_and_a_deal_take_two_round_trips_each():
+def test_an_opening_takes_two_statements_and_a_deal_five():
     server = Server()
     template("points-1", "points", point_value=Decimal("1.00"))
     for p in ("a", "b"):
@@ -59,7 +57,7 @@ def test_an_opening_and_a_deal_take_two_round_trips_each():
     with CaptureQueriesContext(connection) as posting:
         posted = server.deal("g1", 1, deal, key="deal-1")
     assert posted.status_code == 202, posted.content
-    assert len(_round_trips(posting)) == 2, _round_trips(posting)
+    assert len(_round_trips(posting)) == 5, _round_trips(posting)
     assert Deal.objects.get().status == Deal.Status.STORED
     assert Game.objects.get().collected == Decimal("160.00")
 
@@ -67,7 +65,8 @@ def test_an_opening_and_a_deal_take_two_round_trips_each():
         again = server.deal("g1", 1, deal, key="deal-1")
     assert again.status_code == 202 and again["Idempotent-Replayed"] == "true"
     assert again.content == posted.content
-    assert len(_round_trips(replaying)) == 1, _round_trips(replaying)
+    # BEGIN, the read, the claim that finds the key recorded, ROLLBACK, the record read
+    assert len(_round_trips(replaying)) == 5, _round_trips(replaying)
 
 
 def _points_games(server: Server, count: int) -> list[dict]:
@@ -85,8 +84,8 @@ def _points_games(server: Server, count: int) -> list[dict]:
 
 
 def test_a_batch_takes_the_same_round_trips_for_2_deals_as_for_20():
-    """A batch's new deals are read in one statement and stored in one more, whatever their
-    number; the second deal of a game in the batch is taken on its own, after them."""
+    """A batch's games are locked and read in one statement and its new deals stored in one
+    more, whatever their number: as many statements as a single post."""
     server = Server()
     deals = _points_games(server, 22)
     trips = []
@@ -96,74 +95,12 @@ def test_a_batch_takes_the_same_round_trips_for_2_deals_as_for_20():
         assert posted.status_code == 200, posted.content
         assert {r["status"] for r in posted.json()["results"]} == {202}
         trips.append(len(_round_trips(posting)))
-    assert trips[0] == trips[1], trips
+    assert trips == [5, 5], trips
     assert Deal.objects.filter(status=Deal.Status.STORED).count() == 22
 
 
-def test_a_batch_deal_whose_game_moved_after_the_read_is_taken_on_its_own(monkeypatch):
-    """Another request stores g0's deal between the batch's read and its store: the store finds
-    the game moved ('stale') and writes nothing for it; g0's deal is then taken on its own and
-    answers as the replay it now is, g1's is stored with the batch."""
-    server = Server()
-    deals = _points_games(server, 2)
-    read, alone, elsewhere, taken_alone = intake.deal_intake_views, intake.deal_check_store, [], []
-
-    def post_elsewhere(body):
-        elsewhere.append(Server.post(other, "games/g0/deals", body).status_code)
-        connections.close_all()
-
-    def read_then_g0_posted_elsewhere(**kwargs):
-        views = read(**kwargs)
-        body = {k: v for k, v in deals[0].items() if k != "game_id"}
-        poster = threading.Thread(target=post_elsewhere, args=(body,))
-        poster.start()
-        poster.join()
-        return views
-
-    def deal_check_store(**kwargs):
-        taken_alone.append(kwargs["game_id"])
-        return alone(**kwargs)
-
-    other = Server.__new__(Server)
-    other.api, other.client = server.api, server.client
-    monkeypatch.setattr(intake, "deal_intake_views", read_then_g0_posted_elsewhere)
-    monkeypatch.setattr(intake, "deal_check_store", deal_check_store)
-    posted = server.post("deals", {"deals": deals})
-    assert posted.status_code == 200, posted.content
-    assert [(r["game_id"], r["status"]) for r in posted.json()["results"]] == [
-        ("g0", 202),
-        ("g1", 202),
-    ]
-    assert elsewhere == [202]
-    assert taken_alone == ["g0", "g0"]  # the post elsewhere, then the batch's g0 on its own
-    assert Deal.objects.filter(game__game_id="g0").count() == 1
-    assert Deal.objects.filter(game__game_id="g1").count() == 1
-
-
-KINDS = ["ok", "other", "bad_card", "no_game"]
-
-
-def _pool_deal(prefix: str, game: int, deal_no: int, kind: str) -> dict:
-    """x shows and y shows wrong (80 points: out after two), or the other way round ("other"),
-    a card that is none ("bad_card"), or a game that does not exist ("no_game")."""
-    x, y = f"{prefix}x{game}", f"{prefix}y{game}"
-    results = [res(x, "declared", WINNER), res(y, "wrong_show")]
-    if kind == "other":
-        results = [res(x, "wrong_show"), res(y, "declared", WINNER)]
-    if kind == "bad_card":
-        results[0] = res(x, "declared", [["1H", *WINNER[0][1:]], *WINNER[1:]])
-    game_id = f"{prefix}g{game}" if kind != "no_game" else f"{prefix}none"
-    return {"game_id": game_id, "deal_no": deal_no, "wild_joker": "KD", "results": results}
-
-
 @settings(max_examples=25, deadline=None)
-@given(
-    plan=st.lists(
-        st.tuples(st.integers(0, 2), st.integers(1, 3), st.sampled_from(KINDS)),
-        min_size=1,
-        max_size=8,
-    )
-)
+@given(plan=PLANS)
 def test_a_batch_answers_every_deal_as_single_posts_in_its_order_would(plan):
     """Whatever mix a batch holds (a game's deals in or out of order, twice, with other content,
     refused), each deal's status and code are what single posts of the same deals, one after
@@ -178,7 +115,7 @@ def test_a_batch_answers_every_deal_as_single_posts_in_its_order_would(plan):
         for server in (batch_server, single_server):
             opened = server.open(f"{prefix}g{game}", f"pool-{prefix}", players)
             assert opened.status_code == 201, opened.content
-    deals = [_pool_deal(prefix, game, deal_no, kind) for game, deal_no, kind in plan]
+    deals = [pool_deal_of_kind(prefix, game, deal_no, kind) for game, deal_no, kind in plan]
 
     posted = batch_server.post("deals", {"deals": deals})
     assert posted.status_code == 200, posted.content

@@ -45,89 +45,70 @@ def games_with_stored_deals_locked(*, skip: list[int], limit: int) -> list[Game]
 
 @dataclass(frozen=True)
 class IntakeView:
-    """What a deal's checks read, as of one moment (no lock): the game (None: no such game of
-    this client), whether it has deals waiting for settlement, the deal already posted under
-    this number (hash, status, id), its seats (external id, eliminated) in seat order, and the
-    Idempotency-Key's record if there is one (request hash, status, body)."""
+    """A game as a deal's checks read it, locked: its status, terms, deals played and money
+    collected, its deals by number (hash, status, id), its seats (external id, score,
+    eliminated) in seat order, and its stored deals not settled yet (wild joker, results) in
+    deal order; or `busy`, when another transaction held it past the lock bound (nothing else
+    read)."""
 
-    game_pk: int | None
-    status: str
-    terms: dict
-    deals_played: int
-    pending: bool
-    existing: tuple[str, str, int] | None
-    seats: list[tuple[str, bool]]
-    key_record: tuple[str, int, str] | None
+    game_pk: int
+    busy: bool
+    status: str = ""
+    terms: dict | None = None
+    deals_played: int = 0
+    collected: Decimal = Decimal(0)
+    deals: dict[int, tuple[str, str, int]] | None = None
+    seats: list[tuple[str, int, bool]] | None = None
+    pending: list[tuple[str, list[dict]]] | None = None
 
 
-_INTAKE_COLUMNS = f"""g.id, g.status, g.terms, g.deals_played, coalesce(dl.pending, false),
-       dl.existing,
+# Two statements in one round trip: the games locked (deal_games_lock,
+# migrations/0014_deal_games_lock.pg.sql), then read in a snapshot taken after the locks were
+# granted (a read in the locking statement would not see what the previous holder committed).
+_INTAKE_VIEWS = f"""
+SELECT game_id FROM deal_games_lock(%(client)s, %(game_ids)s) WHERE NOT locked;
+SELECT g.game_id, g.id, g.status, g.terms, g.deals_played, g.collected, dl.deals, dl.pending,
        (SELECT json_agg(json_build_array(
                    (SELECT p.external_id FROM {Player._meta.db_table} p WHERE p.id = gp.player_id),
-                   gp.eliminated) ORDER BY gp.seat)
-          FROM {GamePlayer._meta.db_table} gp WHERE gp.game_id = g.id)"""
-
-
-def _game_deals(deal_no: str) -> str:
-    """The game's deals, read by its index alone whatever the statistics say (a settlement
-    backlog must not turn the intake's read into a scan of every deal waiting): whether any
-    waits for settlement, and the one numbered `deal_no` (an SQL expression)."""
-    return f"""LEFT JOIN LATERAL (
-       SELECT bool_or(d.status = %(stored)s) AS pending,
-              (array_agg(json_build_array(d.payload_hash, d.status, d.id))
-                 FILTER (WHERE d.deal_no = {deal_no}))[1] AS existing
-         FROM {Deal._meta.db_table} d WHERE d.game_id = g.id) dl ON true"""
-
-
-_INTAKE_VIEW = f"""
-SELECT {_INTAKE_COLUMNS}, r.request_hash, r.status_code, r.body
-  FROM (SELECT 1) one
-  LEFT JOIN {Game._meta.db_table} g ON g.client_id = %(client)s AND g.game_id = %(game_id)s
-  {_game_deals("%(deal_no)s")}
-  LEFT JOIN api_idempotencyrecord r ON r.client_id = %(client)s AND r.key = %(key)s
-"""
-_INTAKE_VIEWS = f"""
-SELECT {_INTAKE_COLUMNS}, NULL, NULL, NULL
-  FROM unnest(%(game_ids)s::text[], %(deal_nos)s::integer[]) WITH ORDINALITY u(game_id, deal_no, n)
-  LEFT JOIN {Game._meta.db_table} g ON g.client_id = %(client)s AND g.game_id = u.game_id
-  {_game_deals("u.deal_no")}
- ORDER BY u.n
+                   gp.score, gp.eliminated) ORDER BY gp.seat)
+          FROM {GamePlayer._meta.db_table} gp WHERE gp.game_id = g.id)
+  FROM {Game._meta.db_table} g
+  LEFT JOIN LATERAL (
+       SELECT json_agg(json_build_array(d.deal_no, d.payload_hash, d.status, d.id)) AS deals,
+              json_agg(json_build_array(d.wild_joker, d.results) ORDER BY d.deal_no)
+                 FILTER (WHERE d.status = %(stored)s) AS pending
+         FROM {Deal._meta.db_table} d WHERE d.game_id = g.id) dl ON true
+ WHERE g.client_id = %(client)s AND g.game_id = ANY(%(game_ids)s)
 """
 
 
-def deal_intake_view(*, client_id: int, game_id: str, deal_no: int, key: str | None) -> IntakeView:
-    """The deal intake's one read (tournaments.games.services.intake)."""
-    params = {"client": client_id, "game_id": game_id, "deal_no": deal_no, "key": key,
-              "stored": Deal.Status.STORED}  # fmt: skip
-    with connection.cursor() as cursor:
-        cursor.execute(_INTAKE_VIEW, params)
-        return _intake_view(cursor.fetchone())
-
-
-def deal_intake_views(*, client_id: int, deals: Sequence[tuple[str, int]]) -> list[IntakeView]:
-    """`deal_intake_view` of many (game id, deal number) at once, in their order (a batch's)."""
-    params = {
-        "client": client_id,
-        "game_ids": [game_id for game_id, _ in deals],
-        "deal_nos": [deal_no for _, deal_no in deals],
-        "stored": Deal.Status.STORED,
-    }
+def deal_intake_views(*, client_id: int, game_ids: Sequence[str]) -> dict[str, IntakeView]:
+    """The deal intake's one read (tournaments.games.services.intake): these games of the
+    client, locked until the caller's transaction ends (those another transaction held past
+    the lock bound: `busy`), by game id; a game not there is not the client's."""
+    params = {"client": client_id, "game_ids": list(game_ids), "stored": Deal.Status.STORED}
     with connection.cursor() as cursor:
         cursor.execute(_INTAKE_VIEWS, params)
-        return [_intake_view(row) for row in cursor.fetchall()]
+        busy = {game_id for (game_id,) in cursor.fetchall()}
+        cursor.nextset()
+        rows = cursor.fetchall()
+    return {row[0]: _intake_view(row, busy) for row in rows}
 
 
-def _intake_view(row: tuple) -> IntakeView:
-    pk, status, terms, played, pending, existing, seats, r_hash, r_status, r_body = row
+def _intake_view(row: tuple, busy: set[str]) -> IntakeView:
+    game_id, pk, status, terms, played, collected, deals, pending, seats = row
+    if game_id in busy:
+        return IntakeView(game_pk=pk, busy=True)
     return IntakeView(
         game_pk=pk,
+        busy=False,
         status=status,
         terms=_json(terms),
         deals_played=played,
-        pending=pending,
-        existing=tuple(_json(existing)) if existing is not None else None,
-        seats=[(ext, elim) for ext, elim in _json(seats) or []],
-        key_record=(r_hash, r_status, r_body) if r_hash is not None else None,
+        collected=collected,
+        deals={no: (digest, state, deal_pk) for no, digest, state, deal_pk in _json(deals) or []},
+        seats=[(ext, score, elim) for ext, score, elim in _json(seats) or []],
+        pending=[(wild, results) for wild, results in _json(pending) or []],
     )
 
 

@@ -1,25 +1,20 @@
 """`POST /api/v1/deals`: up to 100 finished deals of any of the client's games in one request.
 
 Each deal is validated as the single post (`POST /games/{id}/deals`) validates it
-(`deal_input.deal_read`) and checked by the same service code. Every game's first deal in the
-batch is read in one statement, and the new ones stored in one more (`intake.deals_check_store`:
-two round trips for the whole batch); the rest (a game's later deal in the batch, a game with deals
-waiting for settlement or that moved since the read, all of them if the store met contention)
-are then taken one by one, in the order posted, as the single post takes them
-(`intake.deal_check_store`, in a savepoint of its own). A refusal is that deal's result (the
-status and the `error` the single post would answer) and blocks no other. The deals stored are
-settled by a worker woken after the commit (`tournaments.tasks.settle_waiting`). The answer
-replays for the same `Idempotency-Key`, except when a deal met contention (409 `busy`,
-`game_busy`, `ledger_busy`): then what was stored commits, the key is let go, the answer carries
-`Retry-After`, and a retry with the same key runs again (the deals stored answer as replays).
-A batch stops taking deals one by one after `API_BATCH_SECONDS` (well within the request's
-deadline, `REQUEST_DEADLINE_SECONDS`, past which the whole request would be lost): the rest are
-409 `busy`.
+(`deal_input.deal_read`) and stored by the single post's path, one after the other in the order
+posted: their games locked and read in one statement, the new deals inserted in one more
+(`intake.deals_store`). A refusal is that deal's result (the status and the `error` the single post
+would answer) and blocks no other. The deals stored are settled by a worker woken after the commit
+(`tournaments.tasks.settle_waiting`). The answer replays for the same `Idempotency-Key`, except
+when a deal met contention (409 `busy`, `game_busy`, `ledger_busy`): then what was stored commits,
+the key is not claimed, the answer carries `Retry-After`, and a retry with the same key runs again
+(the deals stored answer as replays). A batch stops taking deals after `API_BATCH_SECONDS` (well
+within the request's deadline, `REQUEST_DEADLINE_SECONDS`, past which the whole request would be
+lost): the rest are 409 `busy`.
 """
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 from django.conf import settings
@@ -28,19 +23,17 @@ from rest_framework import exceptions, serializers
 from rest_framework.response import Response
 
 from rummy_ledger import ids
-from rummy_ledger.api.database import DATABASE_ERRORS, busy_message
 from rummy_ledger.api.errors import exception_handler
 from rummy_ledger.api.fields import ExternalIdField, StrictSerializer
 from rummy_ledger.api.idempotency import IDEMPOTENCY_HEADER, idempotent
 from rummy_ledger.api.parsers import BatchJSONParser
 from rummy_ledger.api.schema import error_codes
-from rummy_ledger.errors import CommonErrorCode, DomainError, Retryable
+from rummy_ledger.errors import CommonErrorCode, Retryable
 from tournaments.games.api import serializers as s
 from tournaments.games.api.deal_input import deal_read
 from tournaments.games.api.views import DEAL_REFUSALS, GamesScope
 from tournaments.games.services import intake
 from tournaments.models import Deal
-from tournaments.tasks import settlement_wake
 from wallets.errors import WalletErrorCode as W
 
 BATCH_MAX_DEALS = 100
@@ -162,34 +155,19 @@ class DealBatchView(GamesScope):
             items = body.validated_data["deals"]
             read = [_read(item) for item in items]
             valid = [n for n, deal in enumerate(read) if isinstance(deal, tuple)]
-            together = intake.deals_check_store(client=request.auth, deals=[read[n] for n in valid])
-            outcomes = dict(enumerate(read)) | dict(zip(valid, together, strict=True))
-            done = {n: _result(items[n], o) for n, o in outcomes.items() if o is not None}
-            worked = any(not _replayed(result) for result in done.values())
-            ends = time.monotonic() + settings.API_BATCH_SECONDS
-            for n in sorted(set(outcomes) - set(done)):  # on their own, as the single post
-                if worked and time.monotonic() > ends:
-                    done[n] = _result(items[n], _out_of_time())
-                else:
-                    done[n] = _result(items[n], _stored_alone(request.auth, read[n]))
-                    worked = worked or not _replayed(done[n])
-            results = [done[n][0] for n in range(len(items))]
-            stored = [done[n][1] for n in range(len(items)) if done[n][1] is not None]
-            retry = any(done[n][2] for n in done)
-            if stored:
-                settlement_wake(deals=len(stored))
-            response = Response({"results": results})
-            if retry:
+            stored = intake.deals_store(
+                client=request.auth,
+                deals=[read[n] for n in valid],
+                seconds=settings.API_BATCH_SECONDS,
+            )
+            outcomes = dict(enumerate(read)) | dict(zip(valid, stored, strict=True))
+            results = [_result(items[n], outcomes[n]) for n in range(len(items))]
+            response = Response({"results": [result for result, _ in results]})
+            if any(retry for _, retry in results):
                 response["Retry-After"] = str(settings.REQUEST_BUSY_RETRY_AFTER)
             return response
 
         return idempotent(request, run, remember=lambda response: "Retry-After" not in response)
-
-
-def _replayed(done: tuple[dict, int | None, bool]) -> bool:
-    """A deal answered as stored before (it did no work)."""
-    result, deal_pk, _ = done
-    return result["status"] == 202 and deal_pk is None
 
 
 def _read(item: Any) -> tuple[str, dict] | exceptions.ValidationError:
@@ -199,32 +177,17 @@ def _read(item: Any) -> tuple[str, dict] | exceptions.ValidationError:
         return refused
 
 
-def _stored_alone(client, deal: tuple[str, dict]) -> tuple[Deal, bool] | Exception:
-    try:
-        return intake.deal_check_store(client=client, game_id=deal[0], payload=deal[1])
-    except (DomainError, exceptions.APIException) as exc:
-        return exc
-    except DATABASE_ERRORS as exc:  # the savepoint is rolled back: contention, or a real fault
-        message = busy_message(exc)
-        if message is None:
-            raise
-        return Retryable(message)  # 409 `busy`
-
-
-def _result(item: Any, outcome: tuple[Deal, bool] | Exception) -> tuple[dict, int | None, bool]:
-    """One deal's result, the deal stored now (to queue), and whether retrying may help."""
+def _result(item: Any, outcome: intake.Outcome | Exception) -> tuple[dict, bool]:
+    """One deal's result, and whether retrying may help."""
     echo = _echo(item)
+    if outcome is None:
+        outcome = _out_of_time()
     if isinstance(outcome, Exception):
         answer = exception_handler(outcome, {})
-        error = answer.data["error"]
-        return (
-            {**echo, "status": answer.status_code, "error": error},
-            None,
-            isinstance(outcome, Retryable),
-        )
-    deal, created = outcome
-    result = {**echo, "status": 202, "deal_status": deal.status}
-    return result, deal.pk if created else None, False
+        result = {**echo, "status": answer.status_code, "error": answer.data["error"]}
+        return result, isinstance(outcome, Retryable)
+    deal, _ = outcome
+    return {**echo, "status": 202, "deal_status": deal.status}, False
 
 
 def _out_of_time() -> Retryable:

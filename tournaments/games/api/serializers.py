@@ -170,6 +170,9 @@ class ResultIn(StrictSerializer):
         return data
 
 
+# A deal's body as the OpenAPI document shows it; read by `deal_input.deal_read`, which accepts
+# and refuses exactly what this would (tests/tournaments/test_deal_input.py). (A docstring here
+# would be the schema's description.)
 class DealIn(StrictSerializer):
     deal_no = StrictIntegerField(
         min_value=1, max_value=MAX_DEALS, help_text="1, 2, ...: deals are posted in order."
@@ -186,14 +189,6 @@ class DealIn(StrictSerializer):
         max_length=SEATS_MAX,
         help_text="One per player dealt in.",
     )
-
-
-def deal_input(data: Any) -> dict[str, Any]:
-    """A deal's body as the intake takes it, or a 400 naming the fields: what `DealIn` says of a
-    body the flat reader (`deal_input.deal_read`) does not accept as plainly valid."""
-    serializer = DealIn(data=data)
-    serializer.is_valid(raise_exception=True)
-    return serializer.validated_data
 
 
 class RejoinIn(StrictSerializer):

@@ -4,12 +4,11 @@ import logging
 
 from drf_spectacular.utils import extend_schema
 from rest_framework import status
-from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
 
 from rummy_ledger.api.fields import StrictSerializer
 from rummy_ledger.api.idempotency import IDEMPOTENCY_HEADER as IDEMPOTENCY
-from rummy_ledger.api.idempotency import idempotent, idempotent_keyed
+from rummy_ledger.api.idempotency import idempotent
 from rummy_ledger.api.paging import (
     AFTER_PARAMETER,
     LIMIT_PARAMETER,
@@ -157,21 +156,13 @@ class DealView(GamesScope):
         extensions=error_codes(DEAL_REFUSALS),
     )
     def post(self, request, game_id: str):
-        def accepted(deal) -> Response:
+        def run():
+            payload = deal_read(request.data)
+            deal, _ = intake.deal_store(client=request.auth, game_id=game_id, payload=payload)
             body = {"game_id": game_id, "deal_no": deal.deal_no, "status": deal.status}
             return Response(body, status=status.HTTP_202_ACCEPTED)
 
-        def answer(deal) -> tuple[int, str]:
-            return status.HTTP_202_ACCEPTED, JSONRenderer().render(accepted(deal).data).decode()
-
-        def run(keyed):
-            data = deal_read(request.data)
-            deal, stored = intake.deal_store(
-                client=request.auth, game_id=game_id, payload=data, keyed=keyed
-            )
-            return accepted(deal), stored
-
-        return idempotent_keyed(request, run, answer=answer)
+        return idempotent(request, run)
 
 
 class RejoinView(GamesScope):

@@ -11,6 +11,7 @@ from decimal import Decimal
 from typing import Any
 
 from django.db import transaction
+from hypothesis import strategies as st
 
 from tests.builders import LOSER_22, WILD, WINNER, funded_player, res, template
 from tests.concurrency import run_in_threads
@@ -52,6 +53,28 @@ def pool_deal(deal_no: int, winner: str, loser: str) -> dict[str, Any]:
     """A pool deal: `loser` shows wrong (80 points: out of a pool 101 after two of them)."""
     results = [res(winner, "declared", WINNER), res(loser, "wrong_show")]
     return copy.deepcopy({"deal_no": deal_no, "wild_joker": WILD, "results": results})
+
+
+# What a deal of a plan may be (`pool_deal_of_kind`), and plans of deals: (game, number, kind).
+KINDS = ["ok", "other", "bad_card", "no_game"]
+PLANS = st.lists(
+    st.tuples(st.integers(0, 2), st.integers(1, 3), st.sampled_from(KINDS)), min_size=1, max_size=8
+)
+
+
+def pool_deal_of_kind(prefix: str, game: int, deal_no: int, kind: str) -> dict[str, Any]:
+    """A deal of pool game `{prefix}g{game}` (of players `{prefix}x{game}` and `{prefix}y{game}`)
+    with its `game_id`: x shows and y shows wrong (80 points: out after two), or the other way
+    round ("other"), a card that is none ("bad_card"), or a game that does not exist
+    ("no_game")."""
+    x, y = f"{prefix}x{game}", f"{prefix}y{game}"
+    results = [res(x, "declared", WINNER), res(y, "wrong_show")]
+    if kind == "other":
+        results = [res(x, "wrong_show"), res(y, "declared", WINNER)]
+    if kind == "bad_card":
+        results[0] = res(x, "declared", [["1H", *WINNER[0][1:]], *WINNER[1:]])
+    game_id = f"{prefix}g{game}" if kind != "no_game" else f"{prefix}none"
+    return {"game_id": game_id, "deal_no": deal_no, "wild_joker": "KD", "results": results}
 
 
 def stored(game: Game, payload: dict[str, Any]) -> Deal:

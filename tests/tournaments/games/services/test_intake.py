@@ -1,58 +1,62 @@
 """`intake`: a posted deal is checked and stored, and nothing else happens in its transaction
-(its settlement is queued for after the commit). What is stored, what is refused (a refusal
-writes nothing, not even the Idempotency-Key), a repeat, a game with deals waiting or one that
-moved since the read (the full path), a batch answered deal by deal in its order."""
+(its settlement is queued for after the commit). One path: what is stored, what is refused (a
+refusal writes nothing), a repeat, deals stored before and not settled yet (scored in memory to
+check the next one: an elimination, a game they end), a game that moves while a post waits for
+its lock, posts on one game from real concurrent connections, a batch answered deal by deal in
+its order, the same deals one by one or as a batch."""
 
 from __future__ import annotations
 
 import hashlib
 import json
+import threading
+import time
+import uuid
 
 import pytest
+from django.db import connection, transaction
+from hypothesis import HealthCheck, given, settings
 
 from rummy_ledger.api.models import IdempotencyRecord
-from rummy_ledger.errors import DomainError
-from rummy_ledger.keyed import Keyed, KeyTaken, key_claim
-from tests.builders import escrow_balance, make_api, res
+from rummy_ledger.errors import DomainError, Retryable
+from tests.builders import WINNER, escrow_balance, make_api, res
 from tests.concurrency import run_in_threads
 from tests.tournaments.games.services.tables import (
+    PLANS,
     POINTS,
     POOL,
     opened,
     points_deal,
     pool_deal,
+    pool_deal_of_kind,
     while_held,
 )
 from tournaments.errors import (
     DealExists,
     DealInvalid,
     DealOutOfOrder,
+    DealRejected,
     GameNotFound,
     GameNotOpen,
 )
 from tournaments.games.services import intake
 from tournaments.games.services.games import game_cancel
-from tournaments.models import Deal, Game
+from tournaments.games.services.settlement import waiting_settle
+from tournaments.models import Deal, Game, GamePlayer
 from wallets.models import Transfer
 
 
-def _keyed(client, key: str = "key-1") -> Keyed:
-    """A key whose recorded answer names the deal stored."""
-    return Keyed(
-        client_id=client.pk,
-        key=key,
-        request_hash=f"hash-of-{key}",
-        answer=lambda deal: (202, json.dumps({"deal_no": deal.deal_no})),
-    )
-
-
 def _nothing_written(game: Game, transfers: int) -> None:
-    """No deal, no key claimed, no money moved, the game as opened."""
+    """No deal, no key recorded, no money moved, the game as opened."""
     assert not Deal.objects.filter(game=game).exists()
     assert not IdempotencyRecord.objects.exists()
     assert Transfer.objects.count() == transfers
     game = Game.objects.get(pk=game.pk)
     assert (game.deals_played, escrow_balance(game)) == (0, game.collected)
+
+
+def _statuses(game: Game) -> list[tuple[int, str]]:
+    return list(Deal.objects.filter(game=game).order_by("deal_no").values_list("deal_no", "status"))
 
 
 @pytest.mark.django_db
@@ -64,7 +68,7 @@ def test_a_checked_deal_is_stored_and_nothing_else_happens(server_client):
 
     # when its deal is posted (the cards as a server may write them)
     payload["results"][0]["groups"][0] = ["A♠", "2s", "3S"]
-    deal, created = intake.deal_check_store(client=server_client, game_id="g", payload=payload)
+    deal, created = intake.deal_store(client=server_client, game_id="g", payload=payload)
 
     # then it is stored with its cards canonical and its content's hash; nothing is settled
     assert created and deal.pk is not None
@@ -80,11 +84,9 @@ def test_a_checked_deal_is_stored_and_nothing_else_happens(server_client):
 @pytest.mark.django_db
 def test_the_same_deal_posted_again_is_the_stored_one(server_client):
     opened(server_client, "g", POINTS, ("a", "b"))
-    first, _ = intake.deal_check_store(
-        client=server_client, game_id="g", payload=points_deal("a", "b")
-    )
+    first, _ = intake.deal_store(client=server_client, game_id="g", payload=points_deal("a", "b"))
 
-    again, created = intake.deal_check_store(
+    again, created = intake.deal_store(
         client=server_client, game_id="g", payload=points_deal("a", "b")
     )
 
@@ -96,12 +98,12 @@ def test_the_same_deal_posted_again_is_the_stored_one(server_client):
 def test_other_results_under_a_stored_number_are_refused(server_client):
     # given deal 1 stored
     opened(server_client, "g", POINTS, ("a", "b"))
-    intake.deal_check_store(client=server_client, game_id="g", payload=points_deal("a", "b"))
+    intake.deal_store(client=server_client, game_id="g", payload=points_deal("a", "b"))
     before = Deal.objects.get()
 
     # when deal 1 comes again with b as the winner
     with pytest.raises(DealExists) as refused:
-        intake.deal_check_store(client=server_client, game_id="g", payload=points_deal("b", "a"))
+        intake.deal_store(client=server_client, game_id="g", payload=points_deal("b", "a"))
 
     # then it is refused and the stored deal is unchanged
     assert refused.value.details == {"deal_no": 1}
@@ -142,21 +144,18 @@ def _two_results(payload):
     ],
     ids=["no-such-game", "out-of-order", "a-card-that-is-none", "a-stranger", "two-results"],
 )
-def test_a_refused_deal_writes_nothing_not_even_its_key(server_client, game_id, spoil, refusal):
+def test_a_refused_deal_writes_nothing(server_client, game_id, spoil, refusal):
     # given an open game
     game = opened(server_client, "g", POINTS, ("a", "b"))
     transfers = Transfer.objects.count()
 
-    # when a deal the checks refuse is posted with a key
+    # when a deal the checks refuse is posted
     with pytest.raises(refusal):
-        intake.deal_check_store(
-            client=server_client,
-            game_id=game_id,
-            payload=spoil(points_deal("a", "b")),
-            keyed=_keyed(server_client),
+        intake.deal_store(
+            client=server_client, game_id=game_id, payload=spoil(points_deal("a", "b"))
         )
 
-    # then nothing was written, and the test's transaction is still usable (a savepoint)
+    # then nothing was written, and the caller's transaction is still usable
     _nothing_written(game, transfers)
 
 
@@ -167,7 +166,7 @@ def test_another_servers_game_does_not_exist_for_it(server_client):
     other = make_api("games", name="game-server-2")[1]
 
     with pytest.raises(GameNotFound):
-        intake.deal_check_store(client=other, game_id="g", payload=points_deal("a", "b"))
+        intake.deal_store(client=other, game_id="g", payload=points_deal("a", "b"))
 
     _nothing_written(game, transfers)
 
@@ -180,188 +179,215 @@ def test_a_deal_of_a_game_no_longer_open_is_refused(server_client):
 
     # when a deal is posted
     with pytest.raises(GameNotOpen) as refused:
-        intake.deal_check_store(client=server_client, game_id="g", payload=points_deal("a", "b"))
+        intake.deal_store(client=server_client, game_id="g", payload=points_deal("a", "b"))
 
     # then nothing is stored
     assert refused.value.details == {"status": "cancelled"}
     assert not Deal.objects.filter(game=game).exists()
 
 
-@pytest.mark.django_db
-def test_the_key_is_claimed_with_the_answer_in_the_deals_write(server_client):
-    opened(server_client, "g", POINTS, ("a", "b"))
-    keyed = _keyed(server_client)
+# --- deals stored before, not settled yet: scored in memory -------------------------------------
 
-    deal, _ = intake.deal_check_store(
-        client=server_client, game_id="g", payload=points_deal("a", "b"), keyed=keyed
-    )
 
-    record = IdempotencyRecord.objects.get()
-    answer = json.dumps({"deal_no": 1})
-    assert (record.key, record.request_hash, record.status_code, record.body) == (
-        "key-1", "hash-of-key-1", 202, answer
-    )  # fmt: skip
-    assert keyed.recorded == (202, answer)
-    assert Deal.objects.get().pk == deal.pk  # in the same write as the deal
+def _pool3(deal_no: int, *, y: bool = True) -> dict:
+    """A deal of a 3-player pool 101 game: x declares, y shows wrong (80: out after two), z
+    drops first (20); without y once y is out."""
+    results = [res("x", "declared", WINNER), res("z", "first_drop")]
+    if y:
+        results.insert(1, res("y", "wrong_show"))
+    return {"deal_no": deal_no, "wild_joker": "KD", "results": results}
 
 
 @pytest.mark.django_db
-def test_a_key_used_before_is_taken_before_anything_is_checked(server_client):
-    # given a deal stored under a key
-    game = opened(server_client, "g", POINTS, ("a", "b"))
-    first, _ = intake.deal_check_store(
-        client=server_client,
-        game_id="g",
-        payload=points_deal("a", "b"),
-        keyed=_keyed(server_client),
+def test_deals_waiting_for_settlement_are_scored_in_memory_to_check_the_next(server_client):
+    # given a pool game whose deals 1 and 2 are stored, not settled: y reaches 160 (out)
+    game = opened(server_client, "pool3", POOL, ("x", "y", "z"))
+    for deal_no in (1, 2):
+        intake.deal_store(client=server_client, game_id="pool3", payload=_pool3(deal_no))
+    transfers = Transfer.objects.count()
+
+    # when deal 3 comes with a result for y, then without
+    with pytest.raises(DealRejected) as refused:
+        intake.deal_store(client=server_client, game_id="pool3", payload=_pool3(3))
+    _, created = intake.deal_store(
+        client=server_client, game_id="pool3", payload=_pool3(3, y=False)
     )
 
-    # when the key comes with a deal the checks would refuse (no such game)
-    with pytest.raises(KeyTaken) as taken:
-        intake.deal_check_store(
-            client=server_client,
-            game_id="none",
-            payload=points_deal("a", "b"),
-            keyed=_keyed(server_client),
-        )
-
-    # then the key's record is what it answers with, and nothing more was written
-    answer = json.dumps({"deal_no": 1})
-    assert (taken.value.outcome, taken.value.status_code, taken.value.body) == (
-        "taken", 202, answer
-    )  # fmt: skip
-    assert taken.value.request_hash == "hash-of-key-1"
-    assert list(Deal.objects.values_list("pk", flat=True)) == [first.pk]
+    # then y is out by the stored deals' scores, deal 3 follows them; nothing was settled
+    assert refused.value.code == "player_eliminated" and refused.value.details == {"players": ["y"]}
+    assert created and _statuses(game) == [(n, Deal.Status.STORED) for n in (1, 2, 3)]
+    assert Transfer.objects.count() == transfers
     assert Game.objects.get(pk=game.pk).deals_played == 0
+    seats = GamePlayer.objects.filter(game=game).values_list("score", "eliminated")
+    assert set(seats) == {(0, False)}
+
+    # and settlement reaches the standings the checks saw
+    waiting_settle()
+    seats = dict(GamePlayer.objects.filter(game=game).values_list("player__external_id", "score"))
+    eliminated = GamePlayer.objects.filter(game=game, eliminated=True)
+    assert seats == {"x": 0, "y": 160, "z": 60}
+    assert list(eliminated.values_list("player__external_id", flat=True)) == ["y"]
+    assert Game.objects.get(pk=game.pk).deals_played == 3
 
 
 @pytest.mark.django_db
-def test_a_game_with_a_deal_waiting_settles_it_before_the_next_is_stored(server_client):
-    # given a pool game whose deal 1 is stored, not settled yet
+def test_a_game_a_stored_deal_ends_takes_no_more_deals(server_client):
+    # given a 2-player pool game whose stored deal 2 puts y out: x has won, nothing is settled
     game = opened(server_client, "pool", POOL, ("x", "y"))
-    intake.deal_check_store(client=server_client, game_id="pool", payload=pool_deal(1, "x", "y"))
-
-    # when deal 2 is posted with a key (the full path)
-    second, created = intake.deal_check_store(
-        client=server_client,
-        game_id="pool",
-        payload=pool_deal(2, "x", "y"),
-        keyed=_keyed(server_client),
-    )
-
-    # then deal 1 was settled first (deal 2 is checked against its standings), deal 2 stored
-    assert created
-    assert list(Deal.objects.order_by("deal_no").values_list("deal_no", "status")) == [
-        (1, Deal.Status.SETTLED),
-        (2, Deal.Status.STORED),
-    ]
-    assert Deal.objects.get(deal_no=2).pk == second.pk
-    assert Game.objects.get(pk=game.pk).deals_played == 1
-    assert IdempotencyRecord.objects.get().body == json.dumps({"deal_no": 2})
-
-
-@pytest.mark.django_db
-def test_a_game_cancelled_after_the_read_takes_the_full_path_and_is_refused(
-    server_client, monkeypatch
-):
-    # given a game cancelled between the intake's read and its store
-    game = opened(server_client, "g", POINTS, ("a", "b"))
-    read = intake.deal_intake_view
-
-    def read_then_cancelled(**kwargs):
-        seen = read(**kwargs)
-        game_cancel(client=server_client, game_id="g")
-        return seen
-
-    monkeypatch.setattr(intake, "deal_intake_view", read_then_cancelled)
-
-    # when a deal is posted with a key
-    with pytest.raises(GameNotOpen):
-        intake.deal_check_store(
-            client=server_client,
-            game_id="g",
-            payload=points_deal("a", "b"),
-            keyed=_keyed(server_client),
+    for deal_no in (1, 2):
+        intake.deal_store(
+            client=server_client, game_id="pool", payload=pool_deal(deal_no, "x", "y")
         )
 
-    # then the store found the game moved; the full path refused it: no deal, no key
-    assert not Deal.objects.filter(game=game).exists()
-    assert not IdempotencyRecord.objects.exists()
+    # when deal 3 is posted
+    with pytest.raises(GameNotOpen) as refused:
+        intake.deal_store(client=server_client, game_id="pool", payload=pool_deal(3, "x", "y"))
+
+    # then it is refused as by a finished game, and the game still waits for its settlement
+    assert refused.value.details == {"status": "finished"}
+    assert _statuses(game) == [(1, Deal.Status.STORED), (2, Deal.Status.STORED)]
+    assert Game.objects.get(pk=game.pk).status == Game.Status.OPEN
 
 
 @pytest.mark.django_db
-def test_a_deal_stored_elsewhere_after_the_read_is_answered_as_a_repeat(server_client, monkeypatch):
-    # given the same deal stored by another request between this one's read and its store
-    opened(server_client, "g", POINTS, ("a", "b"))
-    read, elsewhere, once = intake.deal_intake_view, [], []
+def test_a_repeat_of_a_stored_deal_is_answered_even_when_a_later_one_ended_the_game(server_client):
+    opened(server_client, "pool", POOL, ("x", "y"))
+    first, _ = intake.deal_store(
+        client=server_client, game_id="pool", payload=pool_deal(1, "x", "y")
+    )
+    intake.deal_store(client=server_client, game_id="pool", payload=pool_deal(2, "x", "y"))
 
-    def read_then_stored_elsewhere(**kwargs):
-        seen = read(**kwargs)
-        if not once:  # the other request's own read is a plain one
-            once.append(True)
-            elsewhere.append(
-                intake.deal_check_store(
-                    client=server_client, game_id="g", payload=points_deal("a", "b")
-                )
-            )
-        return seen
-
-    monkeypatch.setattr(intake, "deal_intake_view", read_then_stored_elsewhere)
-
-    # when
-    deal, created = intake.deal_check_store(
-        client=server_client, game_id="g", payload=points_deal("a", "b")
+    again, created = intake.deal_store(
+        client=server_client, game_id="pool", payload=pool_deal(1, "x", "y")
     )
 
-    # then it is the deal stored elsewhere, and it is stored once
-    [(other, other_created)] = elsewhere
-    assert other_created and (deal.pk, created) == (other.pk, False)
-    assert Deal.objects.count() == 1
+    assert (again.pk, again.status, created) == (first.pk, Deal.Status.STORED, False)
+
+
+# --- settlement queued ---------------------------------------------------------------------------
 
 
 @pytest.mark.django_db
 def test_a_deal_stored_now_wakes_a_settlement_worker(server_client, monkeypatch):
     opened(server_client, "g", POINTS, ("a", "b"))
     woken = []
-    monkeypatch.setattr(intake, "settlement_wake", lambda: woken.append(True))
+    monkeypatch.setattr(intake, "settlement_wake", lambda deals: woken.append(deals))
 
     intake.deal_store(client=server_client, game_id="g", payload=points_deal("a", "b"))
     intake.deal_store(client=server_client, game_id="g", payload=points_deal("a", "b"))
 
-    assert woken == [True]  # a repeat wakes no one
+    assert woken == [1]  # a repeat wakes no one
     assert Deal.objects.get().status == Deal.Status.STORED
 
 
 @pytest.mark.django_db
-def test_a_batch_is_answered_deal_by_deal_in_its_order(server_client):
+def test_a_batch_is_answered_deal_by_deal_in_its_order_and_wakes_settlement_once(
+    server_client, monkeypatch
+):
     # given two points games and a pool game; g1's deal stored before
+    woken = []
+    monkeypatch.setattr(intake, "settlement_wake", lambda deals: woken.append(deals))
     for game_id, players in (("g1", ("a", "b")), ("g2", ("c", "d"))):
         opened(server_client, game_id, POINTS, players)
     opened(server_client, "pool", POOL, ("x", "y"))
-    before, _ = intake.deal_check_store(
-        client=server_client, game_id="g1", payload=points_deal("a", "b")
-    )
+    before, _ = intake.deal_store(client=server_client, game_id="g1", payload=points_deal("a", "b"))
+    woken.clear()
 
-    # when a batch brings g1's deal again, a deal of no game, g2's, and pool's deals 1 and 2
-    outcomes = intake.deals_check_store(
+    # when a batch brings g1's deal again, a deal of no game, g2's, pool's deals 1, 3 and 2
+    outcomes = intake.deals_store(
         client=server_client,
         deals=[
             ("g1", points_deal("a", "b")),
             ("none", points_deal("a", "b")),
             ("g2", points_deal("c", "d")),
             ("pool", pool_deal(1, "x", "y")),
+            ("pool", pool_deal(3, "x", "y")),
             ("pool", pool_deal(2, "x", "y")),
         ],
+        seconds=60,
     )
 
-    # then: the repeat, the refusal, two stored together, and pool's second left to the caller
-    repeat, refused, g2, pool, left = outcomes
+    # then: the repeat, the refusal, g2's and pool's 1 and 2 stored in order, 3 out of order
+    repeat, refused, g2, pool1, early, pool2 = outcomes
     assert (repeat[0].pk, repeat[1]) == (before.pk, False)
-    assert isinstance(refused, GameNotFound)
-    assert g2[1] and pool[1] and left is None
+    assert isinstance(refused, GameNotFound) and isinstance(early, DealOutOfOrder)
+    assert g2[1] and pool1[1] and pool2[1]
     stored = Deal.objects.order_by("pk").values_list("pk", "game__game_id", "deal_no")
-    assert list(stored) == [(before.pk, "g1", 1), (g2[0].pk, "g2", 1), (pool[0].pk, "pool", 1)]
-    assert intake.deals_check_store(client=server_client, deals=[]) == []
+    assert list(stored) == [
+        (before.pk, "g1", 1),
+        (g2[0].pk, "g2", 1),
+        (pool1[0].pk, "pool", 1),
+        (pool2[0].pk, "pool", 2),
+    ]
+    assert woken == [3]  # one wake for the batch's three new deals
+    assert intake.deals_store(client=server_client, deals=[], seconds=60) == []
+
+
+@pytest.mark.django_db
+def test_a_batch_out_of_time_tries_no_more_deals_once_one_did_work(server_client):
+    for game_id, players in (("g1", ("a", "b")), ("g2", ("c", "d"))):
+        opened(server_client, game_id, POINTS, players)
+    intake.deal_store(client=server_client, game_id="g1", payload=points_deal("a", "b"))
+
+    outcomes = intake.deals_store(
+        client=server_client,
+        deals=[
+            ("g1", points_deal("a", "b")),
+            ("g2", points_deal("c", "d")),
+            ("g1", points_deal("a", "b")),
+        ],
+        seconds=0,
+    )
+
+    # a repeat is no work: g2's deal is tried, then time is up
+    assert outcomes[0][1] is False and outcomes[1][1] is True and outcomes[2] is None
+
+
+# --- the same deals one by one or as a batch ---------------------------------------------------
+
+
+def _answer(outcome) -> tuple:
+    if isinstance(outcome, Exception):
+        return (type(outcome).__name__, outcome.code)
+    deal, created = outcome
+    return (deal.deal_no, deal.status, created)
+
+
+@pytest.mark.django_db
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(plan=PLANS)
+def test_deals_one_by_one_or_as_a_batch_store_and_answer_the_same(plan):
+    # given twin pool games of two game servers
+    prefix = uuid.uuid4().hex[:8]
+    one, batch = (make_api("games", name=f"{name}-{prefix}")[1] for name in ("one", "batch"))
+    for game in range(3):
+        for client in (one, batch):
+            opened(client, f"{prefix}g{game}", POOL, (f"{prefix}x{game}", f"{prefix}y{game}"))
+    deals = []
+    for game, deal_no, kind in plan:
+        deal = pool_deal_of_kind(prefix, game, deal_no, kind)
+        deals.append((deal.pop("game_id"), deal))
+
+    # when one posts them one after the other and the other as a batch
+    singly = []
+    for game_id, payload in deals:
+        try:
+            singly.append(intake.deal_store(client=one, game_id=game_id, payload=payload))
+        except DomainError as refused:
+            singly.append(refused)
+    together = intake.deals_store(client=batch, deals=deals, seconds=60)
+
+    # then every deal is answered the same, and the same deals are stored
+    assert [_answer(o) for o in together] == [_answer(o) for o in singly]
+
+    def stored(client) -> list:
+        return sorted(
+            Deal.objects.filter(game__client=client).values_list(
+                "game__game_id", "deal_no", "payload_hash", "results"
+            )
+        )
+
+    assert stored(one) == stored(batch)
 
 
 # --- real concurrent connections ----------------------------------------------------------------
@@ -372,7 +398,7 @@ def test_the_same_deal_posted_on_four_connections_at_once_is_stored_once(server_
     opened(server_client, "g", POINTS, ("a", "b"))
 
     outcomes = run_in_threads(
-        lambda n: intake.deal_check_store(
+        lambda n: intake.deal_store(
             client=server_client, game_id="g", payload=points_deal("a", "b")
         ),
         4,
@@ -385,18 +411,83 @@ def test_the_same_deal_posted_on_four_connections_at_once_is_stored_once(server_
 
 
 @pytest.mark.django_db(transaction=True)
-def test_a_key_held_by_a_request_still_running_is_in_flight(server_client):
-    # given another connection holding the key in its open transaction
+def test_deals_1_and_2_of_a_game_posted_at_once_are_both_stored_in_order(server_client):
+    # given a pool game of three
+    game = opened(server_client, "pool3", POOL, ("x", "y", "z"))
+
+    # when deal 2 and deal 1 are posted at once on two connections, deal 2 retried once refused
+    def post(n: int):
+        payload = _pool3(2 - n)
+        try:
+            return intake.deal_store(client=server_client, game_id="pool3", payload=payload)
+        except DealOutOfOrder:  # it came first: a server posts deals in order, and retries
+            time.sleep(0.2)
+            return intake.deal_store(client=server_client, game_id="pool3", payload=payload)
+
+    outcomes = run_in_threads(post, 2)
+
+    # then both are stored, each once, numbered in order
+    assert not [o for o in outcomes if isinstance(o, Exception)], outcomes
+    assert all(created for _, created in outcomes)
+    assert _statuses(game) == [(1, Deal.Status.STORED), (2, Deal.Status.STORED)]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_post_waits_for_the_games_lock_and_checks_the_game_as_it_then_is(server_client):
+    # given another connection that cancels the game while the post waits for the game's lock
     game = opened(server_client, "g", POINTS, ("a", "b"))
+    locked, waited = threading.Event(), {}
 
-    # when the deal is posted under that key meanwhile
-    outcome = while_held(
-        lambda: key_claim(client_id=server_client.pk, key="key-1", request_hash="hash-of-key-1",
-                          status_code=202, body="{}"),
-        lambda: intake.deal_check_store(client=server_client, game_id="g",
-                                        payload=points_deal("a", "b"), keyed=_keyed(server_client)),
-    )  # fmt: skip
+    def cancel() -> None:
+        with transaction.atomic():
+            game_cancel(client=server_client, game_id="g")  # holds the game's row lock
+            locked.set()
+            time.sleep(0.3)
 
-    # then it is in flight (the API answers 409 with Retry-After) and nothing is stored
-    assert isinstance(outcome, KeyTaken) and outcome.outcome == "in_flight"
+    def post():
+        locked.wait(10)
+        started = time.monotonic()
+        try:
+            return intake.deal_store(
+                client=server_client, game_id="g", payload=points_deal("a", "b")
+            )
+        finally:
+            waited["seconds"] = time.monotonic() - started
+
+    canceller, outcome = run_in_threads(lambda n: post() if n else cancel(), 2)
+
+    # then the post waited, saw the game cancelled, and stored nothing
+    assert canceller is None
+    assert isinstance(outcome, GameNotOpen) and outcome.details == {"status": "cancelled"}
+    assert waited["seconds"] >= 0.2
     assert not Deal.objects.filter(game=game).exists()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_game_held_past_the_lock_bound_answers_its_deals_busy_and_the_others_go_on(
+    server_client,
+):
+    # given g1 held by another transaction, and a lock bound of 200 ms
+    for game_id, players in (("g1", ("a", "b")), ("g2", ("c", "d"))):
+        opened(server_client, game_id, POINTS, players)
+
+    def hold() -> None:
+        Game.objects.select_for_update().get(game_id="g1")
+
+    def post():
+        with transaction.atomic():
+            with connection.cursor() as cursor:
+                cursor.execute("SET LOCAL lock_timeout = '200ms'")
+            return intake.deals_store(
+                client=server_client,
+                deals=[("g1", points_deal("a", "b")), ("g2", points_deal("c", "d"))],
+                seconds=60,
+            )
+
+    # when a batch brings a deal of each
+    busy, stored = while_held(hold, post)
+
+    # then g1's is busy (retryable) and nothing of it written; g2's is stored
+    assert isinstance(busy, Retryable) and busy.code == "busy"
+    assert stored[1] is True
+    assert list(Deal.objects.values_list("game__game_id", flat=True)) == ["g2"]
