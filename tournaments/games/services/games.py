@@ -153,7 +153,7 @@ def cash_play_check(
 
 def _open_locked(client: ApiClient, game_id: str) -> Game:
     game = game_get(client=client, game_id=game_id, lock=True)
-    settlement.pending_settle(game=game)
+    settlement.games_settle(games=[game])  # its stored deals first: the standings now
     if game.status != Game.Status.OPEN:
         raise GameNotOpen(f"game {game_id!r} is {game.status}", details={"status": game.status})
     return game

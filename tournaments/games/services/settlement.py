@@ -108,11 +108,6 @@ def _settle_alone(game: Game) -> int:
         return 0
 
 
-def pending_settle(*, game: Game) -> int:
-    """Settle the game's stored deals in order; the caller holds the game row lock."""
-    return games_settle(games=[game])
-
-
 def games_settle(*, games: list[Game]) -> int:
     """Settle, in deal order, every stored deal of these games (the caller holds their locks):
     score, standings, the money in one `transfers_post`, everything written back at once."""

@@ -275,7 +275,7 @@ def test_a_busy_ledger_is_handed_back_for_a_retry_not_taken_for_a_bad_deal(
 
 
 @pytest.mark.django_db
-def test_pending_settle_settles_a_locked_games_stored_deals(server_client):
+def test_a_lock_holder_settles_its_games_stored_deals(server_client):
     # given a pool game with a deal stored
     game = opened(server_client, "pool", POOL, ("x", "y"))
     deal = stored(game, pool_deal(1, "x", "y"))
@@ -283,7 +283,7 @@ def test_pending_settle_settles_a_locked_games_stored_deals(server_client):
     # when its lock holder settles what waits
     with transaction.atomic():
         locked = game_get(client=server_client, game_id="pool", lock=True)
-        settled = settlement.pending_settle(game=locked)
+        settled = settlement.games_settle(games=[locked])
 
     # then the deal is settled and the standings moved on; the game goes on
     assert settled == 1 and _status(deal) == ["settled"]
