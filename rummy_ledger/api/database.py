@@ -64,10 +64,21 @@ SET_BOUNDS = (
 
 
 def needs_bounds() -> bool:
-    """Does this thread's connection lack the request bounds? Inside a transaction (a test's)
-    a setting would be undone by its rollback, so there it is set for every request."""
+    """Does this thread's connection lack the request bounds? They are remembered as set only
+    when set outside a transaction (inside one, its rollback would undo them)."""
     raw = connection.connection
-    return raw is None or connection.in_atomic_block or _bounded.get(raw) != limits()
+    return raw is None or _bounded.get(raw) != limits()
+
+
+def _bounds_before_the_request() -> None:
+    """A connection open already (a warm one) gets the bounds before the request's first
+    statement, outside any transaction, once: a request that opens its own transaction at
+    once (`rummy_ledger.api.idempotency`) would otherwise set them inside it, unremembered, at
+    every request. A fault here is left to the request's first statement to meet and answer."""
+    if connection.connection is None or connection.in_atomic_block or not needs_bounds():
+        return
+    with contextlib.suppress(*DATABASE_ERRORS):
+        _set_bounds(connection.connection.cursor())
 
 
 def _set_bounds(cursor) -> None:
@@ -180,6 +191,7 @@ class DatabaseFaultsMiddleware:
         ):
             request.database_deadline = watch
             try:
+                _bounds_before_the_request()
                 return self.get_response(request)
             finally:
                 if watch.abandoned:

@@ -14,6 +14,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from hypothesis import given, settings
 
+from rummy_ledger.api import database
 from tests.builders import LOSER_22, WINNER, Server, funded_player, res, template
 from tests.tournaments.games.services.tables import PLANS, pool_deal_of_kind
 from tournaments.models import Deal, Game
@@ -133,3 +134,29 @@ def test_a_batch_answers_every_deal_as_single_posts_in_its_order_would(plan):
         return sorted(games.values_list("game__game_id", "deal_no", "payload_hash"))
 
     assert stored(batch_server) == stored(single_server)
+
+
+def test_the_request_bounds_are_set_once_per_connection_also_for_keyed_writes(monkeypatch):
+    """A write whose first statement is inside the API layer's transaction (`idempotent`) finds
+    the bounds set before it, outside any transaction, on a warm connection: not at every
+    request, where a rollback would undo them."""
+    server = Server()
+    template("points-1", "points", point_value=Decimal("1.00"))
+    for n in range(3):
+        for p in (f"a{n}", f"b{n}"):
+            funded_player(p, "100.00")
+    set_in = []
+    set_bounds = database._set_bounds
+    monkeypatch.setattr(
+        database,
+        "_set_bounds",
+        lambda cursor: set_in.append(connection.in_atomic_block) or set_bounds(cursor),
+    )
+    for n in range(3):
+        assert server.open(f"g{n}", "points-1", [f"a{n}", f"b{n}"]).status_code == 201
+        deal = [res(f"a{n}", "declared", WINNER), res(f"b{n}", "lost", LOSER_22)]
+        assert server.deal(f"g{n}", 1, deal).status_code == 202
+    assert set_in in ([], [False]), set_in  # once at most, outside a transaction
+    with connection.cursor() as cursor:
+        cursor.execute("SHOW statement_timeout")
+        assert cursor.fetchone()[0] != "0"
