@@ -45,15 +45,19 @@ def game_open(
 ) -> tuple[Game, list[GamePlayer]]:
     """Open a game and collect every player's stake (points: maximum loss) into its escrow, all
     of them or none (the refusal names everyone short). Returns the game and its seats."""
+    # No savepoint in a caller's transaction (the API layer's): a refusal rolls it back whole,
+    # and nothing is read after a failed statement.
     try:
-        return _opened(client, game_id, template_slug, players)
+        with transaction.atomic(savepoint=False):
+            return _opened(client, game_id, template_slug, players)
     except IntegrityError as exc:
         if getattr(exc.__cause__, "sqlstate", None) != UNIQUE_VIOLATION:
             raise
-        raise game_exists(client, game_id) from exc  # the id (its escrow's code), taken meanwhile
+        # The id (its escrow's code) was taken between the read and the write, by an opening
+        # that committed meanwhile: the game that holds it is open.
+        raise _exists(game_id, Game.Status.OPEN) from exc
 
 
-@transaction.atomic
 def _opened(
     client: ApiClient, game_id: str, template_slug: str, players: list[str]
 ) -> tuple[Game, list[GamePlayer]]:
@@ -97,7 +101,10 @@ def open_terms(template: GameTemplate | None, template_slug: str, players: list[
 def game_exists(client: ApiClient, game_id: str) -> GameExists:
     """A game id is used once: the refusal says what became of the game that holds it."""
     status = Game.objects.filter(client=client, game_id=game_id).values_list("status", flat=True)
-    state = status.first() or Game.Status.OPEN  # its opening has not committed yet
+    return _exists(game_id, status.first() or Game.Status.OPEN)  # not committed yet: open
+
+
+def _exists(game_id: str, state: str) -> GameExists:
     return GameExists(
         f"game {game_id!r} exists already and is {state}; a game id is used once",
         details={"game_id": game_id, "status": state},

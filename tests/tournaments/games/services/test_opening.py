@@ -9,7 +9,7 @@ from __future__ import annotations
 from decimal import Decimal
 
 import pytest
-from django.db import connection
+from django.db import connection, transaction
 from django.test.utils import CaptureQueriesContext
 from djmoney.money import Money
 
@@ -49,9 +49,12 @@ def _funded(*players: str, amount: str = "500.00") -> None:
 
 
 def _open(client, game_id: str = "g", players=("a", "b"), slug: str = POINTS) -> Game:
-    game, _ = opening.game_open(
-        client=client, game_id=game_id, template_slug=slug, players=list(players)
-    )
+    # a savepoint of the test's own, as the API layer's transaction would end: a refusal leaves
+    # the test's transaction usable
+    with transaction.atomic():
+        game, _ = opening.game_open(
+            client=client, game_id=game_id, template_slug=slug, players=list(players)
+        )
     return game
 
 
