@@ -311,11 +311,13 @@ CELERY_BROKER_URL = env_required("CELERY_BROKER_URL")
 # A send that cannot reach the broker fails at once instead of reconnecting for
 # CELERY_BROKER_CONNECTION_TIMEOUT (kombu's default channel retries connecting for that long).
 CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 60, "max_retries": 0}
+# A Redis broker that hangs (frozen, a dead link) fails a send in half a second instead of never:
+# a request that stored a deal answers 202 after its wake failed that fast (beat's wake makes up
+# for it). Measured with the embedded Redis SIGSTOPped: a deal post takes 0.5 s more. (RabbitMQ's
+# transport has no such bound here yet: docs/operations.md.)
+REDIS_BROKER_SOCKET_TIMEOUTS = {"socket_timeout": 0.5, "socket_connect_timeout": 0.5}
 if CELERY_BROKER_URL.startswith("redis"):
-    # A broker that hangs (frozen, a dead link) fails a send in half a second instead of never:
-    # a request that stored a deal answers 202 after its wake failed that fast (beat's wake
-    # makes up for it). Measured with the embedded Redis SIGSTOPped: a deal post takes 0.5 s more.
-    CELERY_BROKER_TRANSPORT_OPTIONS |= {"socket_timeout": 0.5, "socket_connect_timeout": 0.5}
+    CELERY_BROKER_TRANSPORT_OPTIONS |= REDIS_BROKER_SOCKET_TIMEOUTS
 # One retry of a failed send, not three (a wake is not retried at all: `AfterCommitTask.wake`).
 CELERY_TASK_PUBLISH_RETRY_POLICY = {
     "max_retries": 1,

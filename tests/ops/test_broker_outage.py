@@ -13,6 +13,7 @@ from contextlib import contextmanager
 from decimal import Decimal
 
 import pytest
+from django.conf import settings
 
 from rummy_ledger.celery import app as celery_app
 from tests.builders import LOSER_22, WINNER, Server, books_balance_for, funded_player, res, template
@@ -28,6 +29,17 @@ def closed_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return sock.getsockname()[1]
+
+
+@contextmanager
+def override(conf, **values):
+    """Celery's configuration `values` meanwhile."""
+    previous = {name: conf[name] for name in values}
+    conf.update(values)
+    try:
+        yield
+    finally:
+        conf.update(previous)
 
 
 def _reset_connections() -> None:
@@ -106,7 +118,15 @@ def test_a_hung_broker_holds_a_deal_post_for_half_a_second_at_most(caplog):
         funded_player(p, "100.00")
     for game_id, players in (("g1", ["a", "b"]), ("g2", ["c", "d"])):
         assert server.open(game_id, "points-1", players).status_code == 201
-    with private_queue(), hung_broker() as url, broker_at(url):
+    # a Redis URL: Celery sends with the options settings give a Redis broker, whatever broker
+    # this run was configured with (RabbitMQ under make test-services)
+    options = {**celery_app.conf.broker_transport_options, **settings.REDIS_BROKER_SOCKET_TIMEOUTS}
+    with (
+        private_queue(),
+        hung_broker() as url,
+        broker_at(url),
+        override(celery_app.conf, broker_transport_options=options),
+    ):
         took = []
         for game_id, (winner, loser) in (("g1", "ab"), ("g2", "cd")):
             deal = [res(winner, "declared", WINNER), res(loser, "lost", LOSER_22)]
