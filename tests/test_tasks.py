@@ -11,7 +11,6 @@ import pytest
 from celery import Task
 from django.db import transaction
 
-from rummy_ledger.celery import app as celery_app
 from rummy_ledger.tasks import WAKE_DUE_MARGIN
 from tournaments.tasks import settle_waiting
 
@@ -61,14 +60,9 @@ def test_gathered_wakes_are_due_together_and_sent_once_while_one_is_to_run(sent)
     assert time.time() + sent[1]["countdown"] > due + gather / 2  # the next one, not the same
 
 
-def test_eager_wakes_are_never_held_back(sent):
-    previous = celery_app.conf.task_always_eager
-    celery_app.conf.task_always_eager = True
-    try:
-        settle_waiting.wake(gather=10)
-        settle_waiting.wake(gather=10)
-    finally:
-        celery_app.conf.task_always_eager = previous
+def test_eager_wakes_are_never_held_back(sent, eager):
+    settle_waiting.wake(gather=10)
+    settle_waiting.wake(gather=10)
     assert len(sent) == 2
 
 
