@@ -26,7 +26,7 @@ from tournaments.payouts import cancel_settlement
 from tournaments.references import game_pk_of
 from wallets.errors import LedgerBusy, WalletErrorCode
 from wallets.models import CHIPS, Player
-from wallets.services.client_guards import escrow_cap_take
+from wallets.services.client_guards import escrow_cap_take, players_seatable_check
 from wallets.services.protection import self_exclusion_check
 from wallets.services.real_money import real_money_check
 
@@ -71,6 +71,7 @@ def game_rejoin(*, client: ApiClient, game_id: str, player: str) -> Game:
         )
     score = fmt.rejoin_score(table_of(game, seats), seat)
     cash_play_check(terms.currency, [seat.player])
+    players_seatable_check(client=client, players=[seat.player])  # paid again: paired still
     escrow_cap_take(client=client, amount=terms.stake, currency=game.currency)
     game.collected += entries_collect(
         game=game, seats=[seat], amount=terms.stake, entry_no=seat.entries + 1
