@@ -9,8 +9,8 @@ from decimal import Decimal
 
 import pytest
 
-from tests.builders import WINNER, escrow_balance, res, template
-from tests.tournaments.games.services.tables import POINTS, opened, points_deal
+from tests.builders import escrow_balance, template
+from tests.tournaments.games.services.tables import POINTS, opened, points_deal, pool3_deal
 from tournaments.errors import GameNotOpen
 from tournaments.games.services import intake
 from tournaments.games.services.games import game_cancel, game_rejoin, game_split
@@ -23,15 +23,6 @@ POOL_PLAY = "pool-101-play"  # rejoin allowed, split equally
 @pytest.fixture
 def pool_play(db):
     template(POOL_PLAY, "pool101", rejoin_allowed=True, split_policy="equal")
-
-
-def _pool3(deal_no: int, *, y: bool = True) -> dict:
-    """A deal of a 3-player pool 101 game: x declares, y shows wrong (80: out after two), z
-    drops first (20); without y once y is out."""
-    results = [res("x", "declared", WINNER), res("z", "first_drop")]
-    if y:
-        results.insert(1, res("y", "wrong_show"))
-    return {"deal_no": deal_no, "wild_joker": "KD", "results": results}
 
 
 def _stored(client, game_id: str, *deals: dict) -> None:
@@ -61,7 +52,7 @@ def test_a_rejoin_settles_the_stored_deals_that_put_the_player_out_then_buys_bac
 ):
     # given a pool game whose stored deals 1 and 2 put y out (160); nothing is settled yet
     game = opened(server_client, "pool", POOL_PLAY, ("x", "y", "z"))
-    _stored(server_client, "pool", _pool3(1), _pool3(2))
+    _stored(server_client, "pool", pool3_deal(1), pool3_deal(2))
     assert _seats(game)["y"] == (0, False, 1)
 
     # when y rejoins
@@ -81,7 +72,7 @@ def test_a_rejoin_settles_the_stored_deals_that_put_the_player_out_then_buys_bac
 def test_a_split_shares_the_pool_among_those_the_stored_deals_left(server_client, pool_play):
     # given a pool game whose stored deals put y out; x and z remain
     game = opened(server_client, "pool", POOL_PLAY, ("x", "y", "z"))
-    _stored(server_client, "pool", _pool3(1), _pool3(2))
+    _stored(server_client, "pool", pool3_deal(1), pool3_deal(2))
 
     # when the remaining players split
     game_split(client=server_client, game_id="pool")
@@ -101,7 +92,7 @@ def test_a_split_shares_the_pool_among_those_the_stored_deals_left(server_client
 def test_a_cancel_refunds_what_the_stored_deals_leave_in_escrow(server_client, pool_play):
     # given a pool game with one stored deal (nobody out yet)
     game = opened(server_client, "pool", POOL_PLAY, ("x", "y", "z"))
-    _stored(server_client, "pool", _pool3(1))
+    _stored(server_client, "pool", pool3_deal(1))
 
     # when it is cancelled
     game_cancel(client=server_client, game_id="pool")
