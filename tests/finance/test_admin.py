@@ -364,8 +364,8 @@ def test_statement_with_running_balance_and_csv(viewer, world):
     assert [str(line.running_balance.amount) for line in lines] == ["500.00", "340.00", "500.00"]
 
     csv_response = login(viewer).get(url, {**params, "format": "csv"})
-    assert csv_response["Content-Type"] == "text/csv"
-    rows = csv_response.content.decode().splitlines()
+    assert csv_response["Content-Type"] == "text/csv; charset=utf-8"
+    rows = csv_response.content.decode("utf-8-sig").splitlines()
     assert rows[0].startswith("time,transfer,kind")
     assert rows[-1].endswith(",500.00,INR") and len(rows) == 6  # header, opening, 3, closing
 
@@ -391,7 +391,10 @@ def test_fee_report_table_chart_and_csv(viewer, world):
     html = page.content.decode()
     assert '<svg id="fee-chart"' in html and "<rect" in html
     csv_response = login(viewer).get(url, {"start": today, "end": today, "format": "csv"})
-    assert csv_response.content.decode().splitlines()[1] == f"{today},points,INR,{world.fee},1"
+    assert (
+        csv_response.content.decode("utf-8-sig").splitlines()[1]
+        == f"{today},points,INR,{world.fee},1"
+    )
 
 
 def test_only_operators_start_a_reconciliation(viewer, operator, world):

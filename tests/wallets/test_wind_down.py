@@ -4,6 +4,7 @@ report, run again (idempotent; a failed refund issued again under a new referenc
 meanwhile."""
 
 import csv
+import io
 import threading
 from datetime import timedelta
 from decimal import Decimal
@@ -51,7 +52,7 @@ def book(gateway, settings):
 
 
 def read(path: Path) -> dict[str, dict]:
-    with path.open() as f:
+    with path.open(encoding="utf-8-sig") as f:
         return {row["player"]: row for row in csv.DictReader(f)}
 
 
@@ -103,6 +104,20 @@ def test_the_plan_prints_and_writes_what_it_would_do_and_changes_nothing(tmp_pat
     assert (rows["nokyc"]["refund"], rows["nokyc"]["held"]) == ("400.00", "100.00")
     assert not Withdrawal.objects.filter(reference__startswith="wind-down").exists()
     assert Game.objects.get().status == "open" and BonusLot.objects.get().remaining == D("75.00")
+
+
+def test_without_csv_the_plan_goes_to_the_data_directory_not_the_working_one(
+    tmp_path, gateway, book, settings, monkeypatch
+):
+    wind_down_approved()
+    settings.DATA_DIR = tmp_path / "data"
+    monkeypatch.chdir(tmp_path)
+
+    call_command("wind_down", "--client", "gateway", "--plan", stdout=io.StringIO())
+
+    assert list(tmp_path.glob("*.csv")) == []
+    rows = read(settings.DATA_DIR / "wind-down-plan.csv")
+    assert rows["kyc"]["refund"] == "1500.00"
 
 
 def test_a_run_closes_the_book_and_its_report_says_who_holds_what(tmp_path, gateway, book):

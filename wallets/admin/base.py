@@ -10,7 +10,6 @@
 
 from __future__ import annotations
 
-import csv
 from collections.abc import Iterable, Sequence
 from datetime import date, datetime, time, timedelta
 
@@ -24,6 +23,7 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.html import format_html
 
+from rummy_ledger.csv_cells import CONTENT_TYPE, csv_write
 from wallets.money.formatting import money
 
 
@@ -221,10 +221,9 @@ def permission_denied(request, exception=None):
 
 def csv_response(name: str, header: list[str], rows: Iterable[list]) -> HttpResponse:
     """A CSV download (`name`, with any `:` of an account code or player id made `_`): the header
-    names the unit, the values stay plain decimals (`amount_text`)."""
-    response = HttpResponse(content_type="text/csv")
+    names the unit, the values stay plain decimals (`amount_text`); no cell runs as a formula
+    (`rummy_ledger.csv_cells`)."""
+    response = HttpResponse(content_type=CONTENT_TYPE)
     response["Content-Disposition"] = f'attachment; filename="{name.replace(":", "_")}"'
-    writer = csv.writer(response)
-    writer.writerow(header)
-    writer.writerows(rows)
+    csv_write(response, header, rows)
     return response
