@@ -186,6 +186,18 @@ def test_a_statement_csv_runs_no_formula_a_reference_carries(viewer, alice, refe
     assert [row[5] for row in moved] == ["-10.00"]  # a plain number stays a number
 
 
+@pytest.mark.parametrize("page", ["99999999999999999999", "1000000001", "0", "-1", "x"])
+def test_a_statement_page_that_can_be_no_page_shows_the_first(viewer, alice, page):
+    url = reverse("admin:wallets_player_statement", args=[alice["deposit"].player_id])
+    today = timezone.localdate().isoformat()
+    asked = {"bucket": "deposit", "start": today, "end": today, "page": page}
+
+    shown = login(viewer).get(url, asked)
+
+    assert shown.status_code == 200
+    assert [str(ln.running_balance.amount) for ln in shown.context["statement"].lines] == ["500.00"]
+
+
 def test_the_admins_own_times_are_ist_to_the_second(viewer, alice):
     player = alice["deposit"].player
 
