@@ -280,6 +280,41 @@ def test_operator_proposes_approver_approves(operator, approver, world):
     assert Transfer.objects.filter(reference=f"adjustment:{adj.pk}").count() == 1
 
 
+@pytest.mark.parametrize("amount", ["1e3", "+25", "25.", " 1_000", "٢٥", "-25"])
+def test_an_amount_that_is_not_a_plain_decimal_is_refused_on_the_form(operator, world, amount):
+    player = Account.objects.get(code="player:b:deposit").player
+    count = Adjustment.objects.count()
+
+    response = login(operator).post(
+        reverse("admin:wallets_adjustment_add"), adjustment_form(player, amount=amount)
+    )
+
+    assert response.status_code == 200
+    assert "amount_value" in response.context["adminform"].form.errors
+    assert Adjustment.objects.count() == count
+
+
+def test_a_decision_other_than_approve_or_reject_decides_nothing(operator, approver, world):
+    player = Account.objects.get(code="player:b:deposit").player
+    adj = adjustment_propose(
+        proposed_by=operator,
+        player=player,
+        bucket="deposit",
+        direction="credit",
+        amount=Money("25.00", "INR"),
+        reason="refund of a disconnect",
+    )
+    decide = reverse("admin:wallets_adjustment_decide", args=[adj.pk])
+
+    page = login(approver).post(decide, {"decision": "maybe", "note": "hmm"}, follow=True)
+
+    assert "not decided: a decision is approve or reject, not &#x27;maybe&#x27;" in (
+        page.content.decode()
+    )
+    adj.refresh_from_db()
+    assert (adj.status, adj.decided_by) == ("proposed", None)
+
+
 def test_a_second_decision_in_admin_is_refused_and_logs_nothing(
     operator, approver, approver2, world
 ):

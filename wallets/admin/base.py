@@ -10,13 +10,16 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from datetime import date, datetime, time, timedelta
 
 from django import forms
 from django.contrib import admin
 from django.contrib.admin.views.main import ChangeList
+from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator
+from django.db import models
 from django.http import HttpResponse, HttpResponseForbidden
 from django.template.loader import render_to_string
 from django.urls import reverse
@@ -207,6 +210,31 @@ class DateRangeForm(forms.Form):
             datetime.combine(first, time.min, tzinfo=tz),
             datetime.combine(last + timedelta(days=1), time.min, tzinfo=tz),
         )
+
+
+class PlainDecimalField(forms.DecimalField):
+    """A decimal as people write amounts and rates: ASCII digits with at most one point
+    (`1000.50`). Django's own field also takes `1e3`, `+5` or ` 1_000`, which a person reading
+    the proposal would not read as the amount it moves."""
+
+    default_error_messages = {"plain": "Write a plain decimal such as 1000.50: digits, one point."}
+    _PLAIN = re.compile(r"[0-9]+(\.[0-9]+)?")
+
+    def to_python(self, value):
+        if value not in self.empty_values and not self._PLAIN.fullmatch(str(value).strip()):
+            raise ValidationError(self.error_messages["plain"], code="plain")
+        return super().to_python(value)
+
+
+# Every decimal of a model form in the admin is a plain one (`ModelAdmin.formfield_overrides`).
+PLAIN_DECIMALS = {models.DecimalField: {"form_class": PlainDecimalField}}
+
+
+def plain_formfield(field: models.Field, **kwargs) -> forms.Field | None:
+    """A model field's form field, its decimals plain (`forms.fields_for_model`'s callback)."""
+    if isinstance(field, models.DecimalField):
+        kwargs = {"form_class": PlainDecimalField, **kwargs}
+    return field.formfield(**kwargs)
 
 
 def permission_denied(request, exception=None):
