@@ -195,16 +195,16 @@ NULL = "NullEnum"  # drf-spectacular's component for null: `{"enum": [null]}`
 OPEN_NOTE = "Open: the server may add values; a client tolerates one it does not know."
 
 
-def _mappings(node, skip: tuple[str, ...] = ()) -> Iterator[dict]:
+def mappings(node, skip: tuple[str, ...] = ()) -> Iterator[dict]:
     """Every mapping of a JSON tree, each after those inside it (so a caller may rewrite the one
     it is given); the values under a key in `skip` are left out."""
     if isinstance(node, list):
         for item in node:
-            yield from _mappings(item, skip)
+            yield from mappings(item, skip)
     elif isinstance(node, dict):
         for key, value in node.items():
             if key not in skip:
-                yield from _mappings(value, skip)
+                yield from mappings(value, skip)
         yield node
 
 
@@ -212,7 +212,7 @@ def _nullable(root) -> None:
     """Every `nullable` without a `type` beside it (a no-op in OpenAPI 3.0.3) becomes a `oneOf`
     with `NullEnum`."""
     null = {"$ref": f"#/components/schemas/{NULL}"}
-    for node in _mappings(root):
+    for node in mappings(root):
         if not node.get("nullable") or "type" in node:
             continue
         del node["nullable"]
@@ -244,7 +244,7 @@ def _refs(node, found: set[str], components: dict) -> set[str]:
 def _open(root) -> None:
     """An enum of strings or integers becomes open: any value of its type, the known ones
     first. (`not: {enum: [...]}` is a rule, not a list of values.)"""
-    for node in _mappings(root, skip=("not",)):
+    for node in mappings(root, skip=("not",)):
         if "enum" in node and node.get("type") in ("string", "integer"):
             kind, values = node.pop("type"), node.pop("enum")
             node["anyOf"] = [{"type": kind, "enum": values}, {"type": kind}]
@@ -264,11 +264,9 @@ def known(node) -> list | None:
 def open_answers(result: dict) -> None:
     """Every enum an answer holds and no request names is open (`_open`)."""
     components = result["components"]["schemas"]
-    asked: set[str] = set()
+    _, asked = requests(result)
     for methods in result["paths"].values():
         for operation in methods.values():
-            _refs([operation.get("parameters", []), operation.get("requestBody", {})], asked,
-                  components)  # fmt: skip
             for response in operation["responses"].values():
                 _open([c["schema"] for c in response.get("content", {}).values()])
     answered = set()
@@ -279,9 +277,38 @@ def open_answers(result: dict) -> None:
         _open(components[name])
 
 
+# What every string refuses and a schema must say: PostgreSQL text holds no NUL character, so
+# DRF refuses one in any field ("Null characters are not allowed.").
+NO_NUL = "^[^\\u0000]*$"
+
+
+def requests(result: dict) -> tuple[list, set[str]]:
+    """What requests send: each operation's parameters and body, and every component they
+    name."""
+    components = result["components"]["schemas"]
+    parts = [
+        [operation.get("parameters", []), operation.get("requestBody", {})]
+        for methods in result["paths"].values()
+        for operation in methods.values()
+    ]
+    return parts, _refs(parts, set(), components)
+
+
+def _no_nul(result: dict) -> None:
+    """Every string a request sends, without a pattern or a list of values of its own, says it
+    holds no NUL."""
+    parts, asked = requests(result)
+    components = result["components"]["schemas"]
+    for node in mappings([parts, [components[name] for name in sorted(asked)]]):
+        if node.get("type") == "string" and not {"pattern", "enum"} & node.keys():
+            node["pattern"] = NO_NUL
+
+
 def contract(result: dict, generator, request, public) -> dict:
-    """A postprocessing hook after `document_errors`: nullable references and open enums."""
+    """A postprocessing hook after `document_errors`: strings without NUL, nullable references
+    and open enums."""
     components = result.setdefault("components", {}).setdefault("schemas", {})
+    _no_nul(result)
     _nullable(result)
     components.setdefault(NULL, {"enum": [None]})
     open_answers(result)

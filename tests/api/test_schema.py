@@ -5,13 +5,14 @@ ids their alphabet; and real error responses validate against it."""
 import json
 import re
 
+import jsonschema
 import pytest
 from drf_spectacular.generators import SchemaGenerator
 from openapi_spec_validator import validate
 
 from rummy_ledger import ids
 from rummy_ledger.api.codes import all_codes
-from rummy_ledger.api.schema import known
+from rummy_ledger.api.schema import NO_NUL, known, mappings, requests
 from tests.api.conftest import assert_envelope
 from tests.architecture.test_openapi import _as_json_schema, conforms
 
@@ -147,6 +148,35 @@ def test_patterns_say_what_the_server_takes(schema, component, field, taken, ref
     regex = pattern(schema, component, field)
     assert all(re.search(regex, text) for text in taken), regex
     assert not any(re.search(regex, text) for text in refused), regex
+
+
+def test_every_string_a_request_sends_says_it_holds_no_nul_as_the_server_refuses_one(schema, api):
+    parts, asked = requests(schema)
+    sent = [parts, [schema["components"]["schemas"][name] for name in asked]]
+    strings = [node for node in mappings(sent) if node.get("type") == "string"]
+    bare = [node for node in strings if not {"pattern", "enum"} & node.keys()]
+    assert strings and bare == []
+    assert re.search(NO_NUL, "a player") and not re.search(NO_NUL, "a\x00b")
+    body = {"game_id": "g\x00", "template": "points-2", "players": ["a", "b"]}
+
+    refused = api.post("/api/v1/games", body, format="json", HTTP_IDEMPOTENCY_KEY="k")
+
+    assert_envelope(refused, 400, "invalid")
+
+
+RULES_REFUSED = [[None, None], {"cap": "x"}, {"nope": 1}, "S9", {"preset": "S9"}, 7, {"cap": None}]
+
+
+@pytest.mark.parametrize("rules", [*RULES_REFUSED, "S1", {"preset": "S1", "cap": 60}])
+def test_a_rules_spec_is_declared_as_the_server_takes_it(schema, api, rules):
+    declared = _as_json_schema(schema["components"]["schemas"]["HandIn"]["properties"]["rules"])
+    body = {"wild_joker": "KD", "groups": [["AS", "2S", "3S"]], "rules": rules}
+
+    response = api.post("/api/v1/hands/evaluate", body, format="json")
+
+    takes = jsonschema.Draft7Validator(declared).is_valid(rules)
+    assert takes == (rules not in RULES_REFUSED)
+    assert (response.status_code != 400) == takes, response.content
 
 
 def test_days_or_permanent_and_the_financial_year_are_declared(schema):

@@ -27,6 +27,7 @@ from .rules import (
     RuleSetError,
     can_rejoin,
     is_eliminated,
+    override_kinds,
     rejoin_score,
     rules_from_spec,
 )
@@ -61,6 +62,7 @@ __all__ = [
     "is_eliminated",
     "loser_points",
     "outcome_points",
+    "override_kinds",
     "parse_card",
     "parse_cards",
     "rejoin_score",

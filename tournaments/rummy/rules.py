@@ -103,6 +103,25 @@ _OPTIONAL_INTS = {
 }
 
 
+def override_kinds() -> dict[str, dict[str, Any]]:
+    """What each field of a spec takes, as JSON Schema (the API documents a spec with it; the
+    bounds beyond the type are `_validate`'s)."""
+    kinds: dict[str, dict[str, Any]] = {}
+    for name in _FIELDS:
+        if name in _CHOICES:
+            kinds[name] = {"type": "string", "enum": list(_CHOICES[name])}
+        elif name in _BOOLS:
+            kinds[name] = {"type": "boolean"}
+        elif name in _DEAL_LISTS:
+            deals = {"type": "integer", "minimum": 1, "maximum": MAX_DEALS}
+            kinds[name] = {"type": "array", "items": deals, "uniqueItems": True}
+        else:
+            kinds[name] = {"type": "integer", "minimum": 0}
+            if name in _OPTIONAL_INTS:
+                kinds[name]["nullable"] = True
+    return kinds
+
+
 def _validate(r: RuleSet) -> None:
     for name in _FIELDS:
         value = getattr(r, name)

@@ -1,6 +1,6 @@
 """POST /api/v1/hands/evaluate: the rules engine over REST; no money moves."""
 
-from drf_spectacular.utils import OpenApiExample, extend_schema
+from drf_spectacular.utils import OpenApiExample, extend_schema, extend_schema_field
 from rest_framework import serializers
 from rest_framework.response import Response
 
@@ -25,6 +25,27 @@ BEST_EXAMPLE = {
 }
 
 
+@extend_schema_field(
+    {
+        "oneOf": [
+            {"type": "string", "enum": sorted(rummy.PRESETS), "description": "a preset"},
+            {
+                "type": "object",
+                "description": "a preset (`preset`, S0 if absent) and the fields it overrides",
+                "properties": {
+                    "preset": {"type": "string", "enum": sorted(rummy.PRESETS)},
+                    **rummy.override_kinds(),
+                },
+                "additionalProperties": False,
+            },
+        ]
+    }
+)
+class RulesField(serializers.JSONField):
+    """A rule variant: a preset's name, or an object of a preset and overrides
+    (`rummy.rules_from_spec` refuses anything else)."""
+
+
 class HandIn(StrictSerializer):
     """A hand is 13 cards, or 14 with the card drawn before a show: never more (the best
     arrangement's search grows exponentially with the cards; 40 cards took 10 s)."""
@@ -41,7 +62,7 @@ class HandIn(StrictSerializer):
     best = StrictBooleanField(
         default=False, help_text="true: find the best arrangement of `cards`."
     )
-    rules = serializers.JSONField(
+    rules = RulesField(
         required=False,
         help_text='A rule variant: a preset and overrides, e.g. `{"preset": "S1"}`; S0 if absent.',
     )
