@@ -26,6 +26,7 @@ from tournaments.games.services.games import cash_games_cancel, cash_games_open,
 from tournaments.games.services.templates import template_change_apply
 from tournaments.models import Game, NewTournament, TemplateChange, TournamentChange
 from tournaments.references import game_pk_of, game_reference
+from tournaments.tournaments import queries as tournament_queries
 from tournaments.tournaments.services.new_tournaments import new_tournament_apply
 from tournaments.tournaments.services.rounds import cash_tournaments_cancel, cash_tournaments_open
 from tournaments.tournaments.services.terms_changes import tournament_change_apply
@@ -96,5 +97,5 @@ def plug_ins() -> dict[str, list]:
                 cash_tournaments_cancel,
             ),
         ],
-        "flow_finders": [queries.pair_flows],
+        "flow_finders": [queries.pair_flows, tournament_queries.tournament_pair_flows],
     }

@@ -1,6 +1,6 @@
 """Chip dumping, over real HTTP: a player losing small on purpose to a partner,
-game after game, loses bonus only in the share the entry's cap allows, and the one-way-flow
-report flags the pair for finance."""
+game after game or tournament after tournament, loses bonus only in the share the entry's cap
+allows, and the one-way-flow report flags the pair for finance, whichever way the money went."""
 
 from __future__ import annotations
 
@@ -12,6 +12,8 @@ from django.core.management import call_command
 from django.utils import timezone
 
 from tests.builders import HttpApi, bonus_granted, funded_player, template
+from tests.tournaments.tournament_builders import Lobby, scheduled
+from tests.tournaments.tournament_builders import table as standings
 from tests.wallets.invariants import ledger_violations
 from tournaments.models import Game
 from wallets.models import BonusLot, FlaggedPair, FlowReport
@@ -135,3 +137,56 @@ def test_games_before_the_window_are_not_looked_at_and_beat_runs_the_report(tabl
     assert settings.CELERY_BEAT_SCHEDULE["wallets-flow-report"]["task"] == flow_report_task.name
     assert (report.trigger, report.pairs_looked_at) == ("schedule", 0)
     assert not report.pairs.exists()
+
+
+@pytest.fixture
+def heads_up(live_server, eager):
+    """A lobby over HTTP running heads-up ₹100 cash tournaments (no guarantee, all to the
+    winner): `play(n, loser, winner)` schedules tournament n, registers both, plays its final."""
+    lobby = Lobby(live_server.url)
+
+    def play(n: int, loser: str, winner: str) -> None:
+        slug = f"heads-up-{n}"
+        scheduled(slug=slug, name=f"Heads-up {n}", guarantee="0.00", min_players=2,
+                  max_players=2, table_size=2, rounds=[{"final": True}], rebuy=None,
+                  prizes=[{"ranks": "1", "percent": "100.00"}])  # fmt: skip
+        for player in (loser, winner):
+            assert lobby.register(slug, player)[0] == 201
+        assert lobby.start(slug)[0] == 200
+        final = [standings("F", (winner, 1, 2000), (loser, 2, 0))]
+        assert lobby.round(slug, 1, final)[0] == 202
+        assert lobby.get(slug)[1]["status"] == "finished"
+
+    return play
+
+
+def test_losing_heads_up_tournaments_on_purpose_is_flagged_like_games(heads_up):
+    funded_player("dumper", "600.00")
+    funded_player("partner", "100.00")
+    for n in range(6):
+        heads_up(n, loser="dumper", winner="partner")
+
+    report = flow_report_run(trigger="command")
+
+    pair = report.pairs.get()
+    assert (pair.loser.external_id, pair.winner.external_id) == ("dumper", "partner")
+    # each: the dumper's 100 lost to the partner, who took the pool of 170 (15 % fee)
+    assert (pair.games, pair.amount, pair.returned) == (6, D("600.00"), D("0.00"))
+    assert _bucket("dumper", "deposit") == D("0.00")
+    assert _bucket("partner", "winnings") == 6 * D("170.00") - 5 * D("100.00")  # entries 2-6
+
+
+def test_a_pair_dumping_through_games_and_tournaments_is_one_pair(table, heads_up):
+    funded_player("dumper", "600.00")
+    funded_player("partner", "100.00")
+    for n in range(3):  # neither way alone reaches the 5 games of FLOW_REPORT_MIN_GAMES
+        table(f"dump-{n}", loser="dumper", winner="partner")
+        heads_up(n, loser="dumper", winner="partner")
+    table("back", loser="partner", winner="dumper")  # once the other way: 20
+
+    report = flow_report_run(trigger="command")
+
+    pair = report.pairs.get()
+    assert (pair.loser.external_id, pair.winner.external_id) == ("dumper", "partner")
+    assert (pair.games, pair.amount, pair.returned) == (6, D("360.00"), D("20.00"))
+    assert report.pairs_looked_at == 2

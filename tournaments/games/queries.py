@@ -28,7 +28,7 @@ from wallets.models import (
     Transfer,
     WindDown,
 )
-from wallets.services.flows import PairFlow
+from wallets.services.flows import PairFlow, pair_flows_sql
 
 
 def games_with_stored_deals_locked(*, skip: list[int], limit: int) -> list[Game]:
@@ -297,40 +297,20 @@ def fee_report_rows(*, fee_account_id: int, start: datetime, end: datetime) -> l
         ]
 
 
-# What each seat of a finished cash game lost (paid in - refund - prize), attributed to the
-# game's prize winners in proportion to their prizes; summed per (loser, winner) pair, with
-# what went the other way. The one-way-flow report's finder (wallets.services.flows).
-_PAIR_FLOWS = """
-WITH seat AS (
+# What each seat of a finished cash game lost (paid in - refund - prize): the one-way-flow
+# report's finder of cash games (wallets.services.flows.pair_flows_sql).
+_SEATS_LOST = """
     SELECT gp.game_id, gp.player_id, gp.payout, g.finished_at,
            (SELECT COALESCE(sum((c ->> 1)::numeric), 0) FROM jsonb_array_elements(gp.contributed) c)
                - gp.refund - gp.payout AS lost
     FROM {seats} gp JOIN {games} g ON g.id = gp.game_id
-    WHERE g.status = %(finished)s AND g.currency = %(cash)s AND g.finished_at >= %(since)s
-), prizes AS (
-    SELECT game_id, sum(payout) AS total FROM seat WHERE payout > 0 GROUP BY game_id
-), flow AS (
-    SELECT l.player_id AS loser, w.player_id AS winner, l.finished_at,
-           l.lost * w.payout / p.total AS amount
-    FROM seat l
-    JOIN prizes p ON p.game_id = l.game_id
-    JOIN seat w ON w.game_id = l.game_id AND w.player_id <> l.player_id AND w.payout > 0
-    WHERE l.lost > 0
-), pair AS (
-    SELECT loser, winner, count(*) AS games, sum(amount) AS amount,
-           min(finished_at) AS first_at, max(finished_at) AS last_at
-    FROM flow GROUP BY loser, winner
-)
-SELECT a.loser, a.winner, a.games, round(a.amount, 2), round(COALESCE(b.amount, 0), 2),
-       a.first_at, a.last_at
-FROM pair a LEFT JOIN pair b ON b.loser = a.winner AND b.winner = a.loser
-ORDER BY a.loser, a.winner
-"""
+    WHERE g.status = %(finished)s AND g.currency = %(cash)s AND g.finished_at >= %(since)s"""
 
 
 def pair_flows(since: datetime) -> list[PairFlow]:
     """Per (loser, winner) pair of cash games finished since `since`: what went across."""
-    sql = _PAIR_FLOWS.format(seats=GamePlayer._meta.db_table, games=Game._meta.db_table)
+    seats = _SEATS_LOST.format(seats=GamePlayer._meta.db_table, games=Game._meta.db_table)
+    sql = pair_flows_sql(seats)
     params = {"finished": Game.Status.FINISHED, "cash": CASH, "since": since}
     with connection.cursor() as cursor:
         cursor.execute(sql, params)

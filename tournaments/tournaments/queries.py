@@ -1,16 +1,20 @@
-"""The tournaments' report read: their money per day or month, summed by PostgreSQL from the
-ledger in one statement (the tournament P&L, `tournaments/tournaments/admin/pnl.py`)."""
+"""The tournaments' reads: their money per day or month, summed by PostgreSQL from the ledger in
+one statement (the tournament P&L, `tournaments/tournaments/admin/pnl.py`); and what passed from
+player to player through them (the one-way-flow report's finder of cash tournaments)."""
 
 from __future__ import annotations
 
 from datetime import datetime
 
 from django.conf import settings
+from django.db import connection
 
 from rummy_ledger.db import read_connection
+from tournaments.models import Registration, Tournament
 from tournaments.references import TOURNAMENT_REBUY, tournament_reference
 from wallets import references
-from wallets.models import Account, Entry, Transfer
+from wallets.models import CASH, Account, Entry, Transfer
+from wallets.services.flows import PairFlow, pair_flows_sql
 
 # The tournaments' money per day or month (platform time zone) and currency, from the ledger:
 # what went into their escrows (entries, rebuys), what came back out (refunds), and each prize
@@ -79,3 +83,21 @@ def tournament_pnl_rows(
             }
             for period, currency, n, *sums in cursor.fetchall()
         ]
+
+
+# What each entrant of a finished cash tournament lost (entry and rebuys - refund - prize), one
+# row per entrant as `pair_flows_sql` takes it.
+_ENTRANTS_LOST = f"""
+    SELECT r.tournament_id AS game_id, r.player_id, COALESCE(r.prize, 0) AS payout,
+           t.finished_at, r.entry + r.rebuy_total - r.refund - COALESCE(r.prize, 0) AS lost
+    FROM {Registration._meta.db_table} r
+    JOIN {Tournament._meta.db_table} t ON t.id = r.tournament_id
+    WHERE t.status = %(finished)s AND t.currency = %(cash)s AND t.finished_at >= %(since)s"""
+
+
+def tournament_pair_flows(since: datetime) -> list[PairFlow]:
+    """Per (loser, winner) pair of cash tournaments finished since `since`: what went across."""
+    params = {"finished": Tournament.Status.FINISHED, "cash": CASH, "since": since}
+    with connection.cursor() as cursor:
+        cursor.execute(pair_flows_sql(_ENTRANTS_LOST), params)
+        return [PairFlow(*row) for row in cursor.fetchall()]

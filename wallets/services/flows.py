@@ -9,14 +9,17 @@ of it. It runs apart from the nightly reconciliation (beat, `manage.py flow_repo
 is a suspicion for a person to judge, not a broken book. The withdrawal review page marks a
 player in a flagged pair of the latest report.
 
-The ledger does not know games: the app that does registers a finder (`flow_finder_register`)
-that returns, per (loser, winner) pair, what went from one to the other since a moment.
+The ledger does not know games: the app that does registers finders (`flow_finder_register`),
+one per way money passes between players (cash games, cash tournaments), each returning, per
+(loser, winner) pair, what went from one to the other since a moment. Their flows are summed per
+pair before the thresholds (`pairs_merged`): a pair that dumps half through games and half
+through tournaments is one pair, and what went back counts whichever way it went.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from decimal import Decimal
 
@@ -33,15 +36,16 @@ HUNDRED = Decimal(100)
 
 @dataclass(frozen=True)
 class PairFlow:
-    """What went from `loser_id` to `winner_id` (player pks), and back, in a window."""
+    """What went from `loser_id` to `winner_id` (player pks) in a window, over `games` games or
+    tournaments; and what went back (`returned`, set once every finder's flows are summed)."""
 
     loser_id: int
     winner_id: int
     games: int
     amount: Decimal
-    returned: Decimal
     first_game_at: datetime
     last_game_at: datetime
+    returned: Decimal = Decimal(0)
 
 
 @dataclass(frozen=True)
@@ -66,6 +70,29 @@ class Thresholds:
         )
 
 
+def pair_flows_sql(seats: str) -> str:
+    """A finder's statement, from its `seats` query: one row per (game, player) with the columns
+    `game_id, player_id, payout, finished_at, lost` (what the player paid in and did not get
+    back, negative for a winner). Each loser's loss is attributed to the game's prize winners in
+    proportion to their payouts and summed per (loser, winner) pair, in `PairFlow`'s order.
+    Parameters are the caller's."""
+    return f"""
+WITH seat AS ({seats}
+), prizes AS (
+    SELECT game_id, sum(payout) AS total FROM seat WHERE payout > 0 GROUP BY game_id
+), flow AS (
+    SELECT l.player_id AS loser, w.player_id AS winner, l.finished_at,
+           l.lost * w.payout / p.total AS amount
+    FROM seat l
+    JOIN prizes p ON p.game_id = l.game_id
+    JOIN seat w ON w.game_id = l.game_id AND w.player_id <> l.player_id AND w.payout > 0
+    WHERE l.lost > 0
+)
+SELECT loser, winner, count(*), round(sum(amount), 2), min(finished_at), max(finished_at)
+FROM flow GROUP BY loser, winner ORDER BY loser, winner
+"""
+
+
 Finder = Callable[[datetime], list[PairFlow]]
 _FINDERS: list[Finder] = []
 
@@ -73,6 +100,27 @@ _FINDERS: list[Finder] = []
 def flow_finder_register(finder: Finder) -> None:
     if finder not in _FINDERS:
         _FINDERS.append(finder)
+
+
+def pairs_merged(flows: Iterable[PairFlow]) -> list[PairFlow]:
+    """One flow per (loser, winner) pair, whichever finders saw it: games and amounts summed,
+    the first and last moments widened; then each pair's `returned` is what went the other way."""
+    merged: dict[tuple[int, int], PairFlow] = {}
+    for flow in flows:
+        key = (flow.loser_id, flow.winner_id)
+        seen = merged.get(key)
+        merged[key] = flow if seen is None else replace(
+            seen,
+            games=seen.games + flow.games,
+            amount=seen.amount + flow.amount,
+            first_game_at=min(seen.first_game_at, flow.first_game_at),
+            last_game_at=max(seen.last_game_at, flow.last_game_at),
+        )  # fmt: skip
+    back = {key: flow.amount for key, flow in merged.items()}
+    return [
+        replace(flow, returned=back.get((winner, loser), Decimal(0)))
+        for (loser, winner), flow in sorted(merged.items())
+    ]
 
 
 def flows_flagged(flows: Iterable[PairFlow], thresholds: Thresholds) -> list[PairFlow]:
@@ -86,7 +134,7 @@ def flow_report_run(*, trigger: str, now: datetime | None = None) -> FlowReport:
     now = now or timezone.now()
     since = now - timedelta(days=settings.FLOW_REPORT_WINDOW_DAYS)
     thresholds = Thresholds.from_settings()
-    flows = [flow for finder in _FINDERS for flow in finder(since)]
+    flows = pairs_merged(flow for finder in _FINDERS for flow in finder(since))
     report = FlowReport.objects.create(
         trigger=trigger,
         since=since,
