@@ -383,10 +383,14 @@ if API_RATE_LIMIT < 1 or API_RATE_BURST_SECONDS < 1:
 RATE_LIMIT_REDIS_URL = os.environ.get("RATE_LIMIT_REDIS_URL", "").strip() or (
     CELERY_BROKER_URL if CELERY_BROKER_URL.startswith("redis") else ""
 )
+if not RATE_LIMIT_REDIS_URL:
+    raise ImproperlyConfigured(
+        "RATE_LIMIT_REDIS_URL is not set: the API's rate limits live in Redis, and the broker is"
+        " not one (rummy_ledger/api/limits.py)."
+    )
 if not RATE_LIMIT_REDIS_URL.startswith(("redis://", "rediss://", "redis+socket://", "unix://")):
     raise ImproperlyConfigured(
-        "RATE_LIMIT_REDIS_URL names the Redis of the API's rate limits (redis://, rediss://,"
-        f" unix:// or redis+socket://); it is required when the broker is not Redis, got"
+        "RATE_LIMIT_REDIS_URL is a redis://, rediss://, unix:// or redis+socket:// URL, not"
         f" {RATE_LIMIT_REDIS_URL!r}"
     )
 # A Redis that does not answer within this long lets the request through (fail open: the limits
