@@ -132,9 +132,9 @@ def gunicorn(rate_limits, live_server, settings):
         while True:
             assert process.poll() is None, "gunicorn exited"
             try:
-                requests.get(f"{base}/healthz", timeout=2)
+                requests.get(f"{base}/healthz", timeout=10)
                 break
-            except requests.ConnectionError:
+            except requests.RequestException:  # not listening yet, or still starting
                 assert time.monotonic() < deadline, "gunicorn does not answer"
                 time.sleep(0.2)
         yield base
