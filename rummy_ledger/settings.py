@@ -395,9 +395,15 @@ if not RATE_LIMIT_REDIS_URL.startswith(("redis://", "rediss://", "redis+socket:/
     )
 # A Redis that does not answer within this long lets the request through (fail open: the limits
 # protect capacity, the database guards the money), and the process stops asking it for
-# RATE_LIMIT_REDIS_RETRY_SECONDS, so a hung Redis costs one request per process that long.
+# RATE_LIMIT_REDIS_RETRY_SECONDS: a hung Redis delays one request per process that often.
 RATE_LIMIT_REDIS_TIMEOUT_SECONDS = float(os.environ.get("RATE_LIMIT_REDIS_TIMEOUT_SECONDS", "0.25"))
 RATE_LIMIT_REDIS_RETRY_SECONDS = float(os.environ.get("RATE_LIMIT_REDIS_RETRY_SECONDS", "5"))
+if not RATE_LIMIT_REDIS_TIMEOUT_SECONDS > 0 or RATE_LIMIT_REDIS_RETRY_SECONDS < 0:
+    raise ImproperlyConfigured(
+        "RATE_LIMIT_REDIS_TIMEOUT_SECONDS is above 0 and RATE_LIMIT_REDIS_RETRY_SECONDS at least 0,"
+        f" not {RATE_LIMIT_REDIS_TIMEOUT_SECONDS} and {RATE_LIMIT_REDIS_RETRY_SECONDS}"
+    )
+
 # Nightly reconciliation (wallets.reconciliation): when, and what counts as stuck.
 _reconcile_hour, _reconcile_minute = (int(part) for part in RECONCILE_AT.split(":"))
 CELERY_BEAT_SCHEDULE["wallets-reconcile-nightly"] = {
