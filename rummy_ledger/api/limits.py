@@ -11,12 +11,13 @@ wrong key) is refused by authentication before it gets here.
 The bucket is one Lua script run with EVALSHA (redis-py's `Script`): it reads the bucket, refills
 it by Redis's own clock (`TIME`: every node counts on one clock), takes a token and writes it back,
 atomically, in one round trip (Redis 5 or later: a script that writes after `TIME` needs the
-effects replication that is the default since 5.0; the embedded one is 6.2). Why not a library: DRF's `SimpleRateThrottle` keeps a list of
-timestamps in the cache with a get and a set (two round trips, and two processes reading the same
-list both let a request through); django-ratelimit counts fixed windows with the cache's add and
-incr (up to twice the limit across a window's edge); `limits` (Flask-Limiter's) has no token bucket, and its
-moving window stores every request and needs a second call for the reset time. The script is
-DRF's throttle hook (`DEFAULT_THROTTLE_CLASSES`), which runs after authentication and the scope.
+effects replication that is the default since 5.0; the embedded one is 6.2). Why not a library:
+DRF's `SimpleRateThrottle` keeps a list of timestamps in the cache with a get and a set (two round
+trips, and two processes reading the same list both let a request through); django-ratelimit counts
+fixed windows with the cache's add and incr (up to twice the limit across a window's edge);
+`limits` (Flask-Limiter's) has no token bucket, and its moving window stores every request and
+needs a second call for the reset time. The script is DRF's throttle hook
+(`DEFAULT_THROTTLE_CLASSES`), which runs after authentication and the scope.
 
 A client's bucket is named by its key's prefix (`ApiClient.key_prefix`: random, unique), so
 two databases sharing one Redis (a staging and a production service, parallel test runs) never
