@@ -99,6 +99,7 @@ bench: $(VENV)/.installed
 	$(PY) bench/ledger.py
 	$(PY) bench/settlement.py
 	$(PY) bench/hot_path.py
+	$(PY) bench/rate_limits.py
 	$(PY) bench/batch.py
 	$(PY) bench/reconcile.py
 	$(PY) bench/admin_pages.py

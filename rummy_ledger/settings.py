@@ -184,6 +184,8 @@ REST_FRAMEWORK = {
     "DEFAULT_PARSER_CLASSES": ["rummy_ledger.api.parsers.StrictJSONParser"],
     "COERCE_DECIMAL_TO_STRING": True,
     "UNAUTHENTICATED_USER": None,
+    # every client's token bucket (rummy_ledger.api.limits): 429 `rate_limited` past its limit
+    "DEFAULT_THROTTLE_CLASSES": ["rummy_ledger.api.limits.ClientRateLimit"],
 }
 
 SPECTACULAR_SETTINGS = {
@@ -363,6 +365,44 @@ CELERY_DB_REUSE_MAX = int(os.environ.get("CELERY_DB_REUSE_MAX", "1000"))
 if os.environ.get("CELERY_TASK_DEFAULT_QUEUE"):
     # Tests and benchmarks give their worker a private queue on the shared embedded broker.
     CELERY_TASK_DEFAULT_QUEUE = os.environ["CELERY_TASK_DEFAULT_QUEUE"]
+
+# --- Rate limits (rummy_ledger/api/limits.py, docs/integrating.md) ------------------------------
+# Each client's requests draw from a token bucket in Redis, shared by every process and node:
+# API_RATE_LIMIT requests a second (a client's own `rate_limit`, set in admin, replaces it), in
+# bursts of up to API_RATE_BURST_SECONDS' worth; past it, 429 `rate_limited` with Retry-After.
+# The default is far above what one client drives here (bench/hot_path.py: ~1,100 requests a
+# second, every client thread on one key, docs/benchmarks.md).
+API_RATE_LIMIT = int(os.environ.get("API_RATE_LIMIT", "5000"))
+API_RATE_BURST_SECONDS = int(os.environ.get("API_RATE_BURST_SECONDS", "2"))
+if API_RATE_LIMIT < 1 or API_RATE_BURST_SECONDS < 1:
+    raise ImproperlyConfigured(
+        "API_RATE_LIMIT and API_RATE_BURST_SECONDS are at least 1, not"
+        f" {API_RATE_LIMIT} and {API_RATE_BURST_SECONDS}"
+    )
+# The buckets' Redis: the broker's when the broker is Redis, else named here (required then).
+RATE_LIMIT_REDIS_URL = os.environ.get("RATE_LIMIT_REDIS_URL", "").strip() or (
+    CELERY_BROKER_URL if CELERY_BROKER_URL.startswith("redis") else ""
+)
+if not RATE_LIMIT_REDIS_URL:
+    raise ImproperlyConfigured(
+        "RATE_LIMIT_REDIS_URL is not set: the API's rate limits live in Redis, and the broker is"
+        " not one (rummy_ledger/api/limits.py)."
+    )
+if not RATE_LIMIT_REDIS_URL.startswith(("redis://", "rediss://", "redis+socket://", "unix://")):
+    raise ImproperlyConfigured(
+        "RATE_LIMIT_REDIS_URL is a redis://, rediss://, unix:// or redis+socket:// URL, not"
+        f" {RATE_LIMIT_REDIS_URL!r}"
+    )
+# A Redis that does not answer within this long lets the request through (fail open: the limits
+# protect capacity, the database guards the money), and the process stops asking it for
+# RATE_LIMIT_REDIS_RETRY_SECONDS: a hung Redis delays one request per process that often.
+RATE_LIMIT_REDIS_TIMEOUT_SECONDS = float(os.environ.get("RATE_LIMIT_REDIS_TIMEOUT_SECONDS", "0.25"))
+RATE_LIMIT_REDIS_RETRY_SECONDS = float(os.environ.get("RATE_LIMIT_REDIS_RETRY_SECONDS", "5"))
+if not RATE_LIMIT_REDIS_TIMEOUT_SECONDS > 0 or RATE_LIMIT_REDIS_RETRY_SECONDS < 0:
+    raise ImproperlyConfigured(
+        "RATE_LIMIT_REDIS_TIMEOUT_SECONDS is above 0 and RATE_LIMIT_REDIS_RETRY_SECONDS at least 0,"
+        f" not {RATE_LIMIT_REDIS_TIMEOUT_SECONDS} and {RATE_LIMIT_REDIS_RETRY_SECONDS}"
+    )
 
 # Nightly reconciliation (wallets.reconciliation): when, and what counts as stuck.
 _reconcile_hour, _reconcile_minute = (int(part) for part in RECONCILE_AT.split(":"))

@@ -31,6 +31,29 @@ def _no_wake_held_back(monkeypatch):
         monkeypatch.setattr(task, "_wake_due", 0.0, raising=False)
 
 
+@pytest.fixture(scope="session")
+def private_redis(tmp_path_factory):
+    """A Redis of this test process's own (the embedded tooling's redis-server on a socket under a
+    temporary directory): no other test, worker or run touches its keys or its statistics."""
+    from rummy_ledger.dev import embedded
+
+    directory = tmp_path_factory.mktemp("redis")
+    embedded.ensure_redis(directory)
+    yield embedded.redis_url(directory)
+    embedded.stop_redis(directory)
+
+
+@pytest.fixture
+def rate_limits(private_redis, settings, monkeypatch):
+    """The API's rate limits in `private_redis`, with this process's memory of a Redis outage
+    forgotten (rummy_ledger.api.limits)."""
+    from rummy_ledger.api import limits
+
+    settings.RATE_LIMIT_REDIS_URL = private_redis
+    monkeypatch.setattr(limits, "_down_until", {})
+    return private_redis
+
+
 @pytest.fixture
 def eager():
     """Celery runs tasks in-process: settlement happens when the request's transaction commits."""

@@ -129,6 +129,8 @@ def main() -> int:
     part = "the whole suite" if everything else "the server-dependent tests"
     say(f"{part}, with {name} as the broker")
     env = {"DATABASE_URL": database, "CELERY_BROKER_URL": url}
+    if not url.startswith("redis") and broker_answers(REDIS):  # the rate limits need a Redis
+        env["RATE_LIMIT_REDIS_URL"] = REDIS  # (without one here, the embedded one's address)
     return pytest(env, *([] if everything else SERVER_DEPENDENT))
 
 

@@ -15,9 +15,10 @@ from rummy_ledger.api.keys import api_client_create
 from rummy_ledger.api.models import ApiClient
 
 SECRET_FIELDS = frozenset({"key_hash"})
-# What a superuser changes on a client: revoke it, and its guards (docs/trust-model.md; the
-# ledger enforces them: wallets.services.client_guards, and pairs clients: wallets.admin.clients).
-GUARDED = ["is_active", "paired_players_only", "hourly_escrow_cap"]
+# What a superuser changes on a client: revoke it, its guards (docs/trust-model.md; the ledger
+# enforces them: wallets.services.client_guards, and pairs clients: wallets.admin.clients) and its
+# rate limit (rummy_ledger.api.limits). Each save is in the client's admin history, with the user.
+GUARDED = ["is_active", "paired_players_only", "hourly_escrow_cap", "rate_limit"]
 
 
 class ApiClientCreateForm(forms.ModelForm):
@@ -35,7 +36,7 @@ class ApiClientAdmin(admin.ModelAdmin):
     """Game servers and the payment gateway. The key is shown once, right after creation; a
     client is never deleted (what it did names it), it is revoked."""
 
-    list_display = ["name", "key_prefix", "scopes", "is_active", "created_at"]
+    list_display = ["name", "key_prefix", "scopes", "is_active", "rate_limit", "created_at"]
     list_filter = ["is_active"]
     search_fields = ["name", "key_prefix"]
 

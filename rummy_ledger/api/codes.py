@@ -20,7 +20,7 @@ class ApiErrorCode(StrEnum):
     METHOD_NOT_ALLOWED = "method_not_allowed"
     NOT_ACCEPTABLE = "not_acceptable"
     UNSUPPORTED_MEDIA_TYPE = "unsupported_media_type"
-    THROTTLED = "throttled"
+    RATE_LIMITED = "rate_limited"  # over the client's rate limit (rummy_ledger.api.limits): 429
     IDEMPOTENCY_KEY_REQUIRED = "idempotency_key_required"
     IDEMPOTENCY_CONFLICT = "idempotency_conflict"
     REQUEST_IN_FLIGHT = "request_in_flight"

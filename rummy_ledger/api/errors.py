@@ -34,7 +34,7 @@ _DRF_CODES = {
     exceptions.MethodNotAllowed: ApiErrorCode.METHOD_NOT_ALLOWED,
     exceptions.NotAcceptable: ApiErrorCode.NOT_ACCEPTABLE,
     exceptions.UnsupportedMediaType: ApiErrorCode.UNSUPPORTED_MEDIA_TYPE,
-    exceptions.Throttled: ApiErrorCode.THROTTLED,
+    exceptions.Throttled: ApiErrorCode.RATE_LIMITED,
     PayloadTooLarge: ApiErrorCode.PAYLOAD_TOO_LARGE,
 }
 
@@ -70,7 +70,7 @@ def exception_handler(exc, context):
         if not isinstance(details, dict):
             details = {"non_field_errors": details}
     else:
-        message, details = str(getattr(exc, "detail", exc)), {}
+        message, details = str(getattr(exc, "detail", exc)), getattr(exc, "details", {})
     response.data = envelope(_drf_code(exc), message, details)
     return response
 

@@ -7,8 +7,11 @@ kept the name it had in the ledger app (`wallets_apiclient`, migration `api.0003
 model moved no row and no foreign key.
 """
 
+from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import Q
+
+RATE_LIMIT_MAX = 1_000_000  # requests a second: a bound on the field, far above any real need
 
 
 class ApiClient(models.Model):
@@ -39,6 +42,15 @@ class ApiClient(models.Model):
         help_text="games: the most INR its games may take into escrow in any rolling hour "
         "(entries and rejoins); empty: no cap",
     )
+    # Its own rate limit (rummy_ledger.api.limits): requests a second, in bursts of up to
+    # API_RATE_BURST_SECONDS of them; null: API_RATE_LIMIT. Set by a superuser, like the guards.
+    rate_limit = models.PositiveIntegerField(
+        null=True,
+        blank=True,
+        validators=[MinValueValidator(1), MaxValueValidator(RATE_LIMIT_MAX)],
+        help_text="requests a second this client may make, in bursts of a few seconds' worth "
+        "(API_RATE_BURST_SECONDS); empty: the service's default (API_RATE_LIMIT)",
+    )
 
     class Meta:
         db_table = "wallets_apiclient"  # the ledger app's table, taken over as it was
@@ -46,6 +58,10 @@ class ApiClient(models.Model):
             models.CheckConstraint(
                 condition=Q(hourly_escrow_cap__isnull=True) | Q(hourly_escrow_cap__gt=0),
                 name="apiclient_escrow_cap_positive",
+            ),
+            models.CheckConstraint(
+                condition=Q(rate_limit__isnull=True) | Q(rate_limit__range=(1, RATE_LIMIT_MAX)),
+                name="apiclient_rate_limit_bounded",
             ),
         ]
 

@@ -5,7 +5,7 @@ envelope is the `Error` component; each operation gets the statuses any request 
 with (`ANY`), those of a request with a body (`WITH_BODY`) and with an `Idempotency-Key`
 (`WITH_KEY`), and the codes its view declares with `error_codes(...)` (the domain's refusals:
 `extend_schema(extensions=error_codes({409: [...]}))`). Each status lists exactly its codes (an
-enum per operation and status, not the whole catalogue), and 409 and 503 their `Retry-After`.
+enum per operation and status, not the whole catalogue), and 409, 429 and 503 their `Retry-After`.
 The fuzz test in tests/api holds real responses to it.
 
 Then the document is made one that strict tools read as the server answers (`contract`):
@@ -68,18 +68,22 @@ DESCRIPTIONS = {
     "413": "The request body is over the size limit (`API_MAX_BODY_BYTES`).",
     "415": "The body is not JSON (the API takes `application/json` only).",
     "422": "Well-formed, but the rules refuse it (`details` gives the reasons).",
+    "429": "Over this client's rate limit (`details`: its `limit` a second and `burst`): "
+    "nothing was done; retry after `Retry-After`.",
     "503": "The database does not answer: nothing was written; retry after `Retry-After`.",
 }
 RETRY_AFTER = {
     "Retry-After": {
-        "description": "Seconds to wait before retrying (409: only when retrying helps).",
+        "description": "Seconds to wait before retrying (409: only when retrying helps; 429: "
+        "until the client's bucket holds a token again).",
         "schema": {"type": "integer", "minimum": 1},
     }
 }
 
 Codes = Mapping[int | str, Iterable[StrEnum]]
 # What any request can be answered: authentication, scope, an unknown id, the method, the
-# Accept header, the database's bounded waits (409 busy) and its absence (503).
+# Accept header, the database's bounded waits (409 busy), the client's rate limit (429) and the
+# database's absence (503).
 ANY: Codes = {
     400: [CommonErrorCode.INVALID, ApiErrorCode.BAD_REQUEST],
     401: [ApiErrorCode.NOT_AUTHENTICATED, ApiErrorCode.AUTHENTICATION_FAILED],
@@ -88,6 +92,7 @@ ANY: Codes = {
     405: [ApiErrorCode.METHOD_NOT_ALLOWED],
     406: [ApiErrorCode.NOT_ACCEPTABLE],
     409: [CommonErrorCode.BUSY],
+    429: [ApiErrorCode.RATE_LIMITED],
     503: [ApiErrorCode.SERVICE_UNAVAILABLE],
 }
 # ... and a request with a body: its parse, its size, its media type.
@@ -138,7 +143,7 @@ def _response(status: str, codes: list[str]) -> dict:
         "description": f"{DESCRIPTIONS[status]} Codes: {', '.join(f'`{c}`' for c in codes)}.",
         "content": {"application/json": {"schema": schema}},
     }
-    if status in ("409", "503"):
+    if status in ("409", "429", "503"):
         response["headers"] = RETRY_AFTER
     return response
 

@@ -10,6 +10,8 @@ variable already set wins; for one that is not:
   started or attached to (this process then keeps it up), database `EMBEDDED_DATABASE_NAME`;
 - `CELERY_BROKER_URL`: the embedded Redis's socket under the data dir (who needs the broker
   starts it: `serve`, a test's worker, a benchmark);
+- `RATE_LIMIT_REDIS_URL`, when the broker is not Redis: the embedded Redis's socket too (the
+  settings take the broker's when it is Redis);
 - `DJANGO_SECRET_KEY`: the checkout's own, generated once into `<data dir>/secret_key`.
 
 Every process started from this one (gunicorn, Celery beat and workers under `serve`, a test's
@@ -54,6 +56,9 @@ def environ_prepare(environ: MutableMapping[str, str] = os.environ) -> None:
         environ["DATABASE_URL"] = database_url(embedded.postgres_settings(directory, name))
     if not environ.get("CELERY_BROKER_URL", "").strip():
         environ["CELERY_BROKER_URL"] = embedded.redis_url(directory)
+    broker = environ["CELERY_BROKER_URL"]
+    if not environ.get("RATE_LIMIT_REDIS_URL", "").strip() and not broker.startswith("redis"):
+        environ["RATE_LIMIT_REDIS_URL"] = embedded.redis_url(directory)
     # whitenoise warns about a missing static root
     Path(environ.get("DJANGO_STATIC_ROOT", directory / "static")).mkdir(parents=True, exist_ok=True)
 

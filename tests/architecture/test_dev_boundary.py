@@ -60,12 +60,13 @@ def test_importing_the_whole_product_in_production_imports_no_dev_tool_and_start
         k: v
         for k, v in os.environ.items()
         if not k.startswith(("RUMMY_", "DJANGO_", "EMBEDDED_"))
-        and k not in ("DATABASE_URL", "CELERY_BROKER_URL")
+        and k not in ("DATABASE_URL", "CELERY_BROKER_URL", "RATE_LIMIT_REDIS_URL")
     }
     env |= {
         "DJANGO_SETTINGS_MODULE": "rummy_ledger.settings",
         "DATABASE_URL": "postgres://ledger@db.invalid:5432/ledger",
         "CELERY_BROKER_URL": "amqp://ledger@mq.invalid:5672//",
+        "RATE_LIMIT_REDIS_URL": "redis://cache.invalid:6379/0",
         "DJANGO_SECRET_KEY": "x" * 50,
         "RUMMY_DATA_DIR": str(tmp_path / "data"),
     }

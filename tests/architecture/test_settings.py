@@ -12,6 +12,7 @@ ROOT = Path(__file__).resolve().parents[2]
 PRODUCTION = {
     "DATABASE_URL": "postgres://ledger@db.internal:5432/ledger",
     "CELERY_BROKER_URL": "amqp://ledger@mq.internal:5672//",
+    "RATE_LIMIT_REDIS_URL": "redis://cache.internal:6379/0",
     "DJANGO_SECRET_KEY": secrets.token_urlsafe(50),
     "DJANGO_ALLOWED_HOSTS": "ledger.example.com",
 }
@@ -21,6 +22,7 @@ def manage(*args: str, **env: str) -> subprocess.CompletedProcess:
     clean = {k: v for k, v in os.environ.items() if not k.startswith(("RUMMY_", "DJANGO_"))}
     clean.pop("DATABASE_URL", None)
     clean.pop("CELERY_BROKER_URL", None)
+    clean.pop("RATE_LIMIT_REDIS_URL", None)
     clean["DJANGO_SETTINGS_MODULE"] = "rummy_ledger.settings"
     return subprocess.run(
         [sys.executable, "manage.py", *args],
@@ -46,7 +48,7 @@ def test_production_checks_fail_without_https():
 
 
 def test_each_required_setting_missing_refuses_to_start():
-    for name in ("DATABASE_URL", "CELERY_BROKER_URL", "DJANGO_SECRET_KEY"):
+    for name in ("DATABASE_URL", "CELERY_BROKER_URL", "DJANGO_SECRET_KEY", "RATE_LIMIT_REDIS_URL"):
         env = {k: v for k, v in PRODUCTION.items() if k != name}
         result = manage("check", **env)
         assert result.returncode != 0, name
