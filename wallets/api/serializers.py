@@ -4,6 +4,7 @@ returned, as the games' endpoints do (`tournaments.games.api.serializers`)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from django.conf import settings
@@ -407,6 +408,26 @@ def deposit_out(
         "credited": _money(deposit.credited),
         "balances": selectors.wallet_balances(player=player) if balances is None else balances,
     }
+
+
+def deposits_rendered(pks: Sequence[int]) -> dict[int, dict[str, Any]]:
+    """Deposits as their POST answered them, balances as they are now: the data of the
+    `deposit.credited` events (rummy_ledger.events)."""
+    rows = selectors.deposits_by_pk(pks)
+    balances = selectors.wallets_balances(players=[row.player for row in rows])
+    return {
+        row.pk: deposit_out(
+            row.player, row.deposit, row.record.reference, balances.get(row.player.pk, {})
+        )
+        for row in rows
+    }
+
+
+def withdrawals_rendered(pks: Sequence[int]) -> dict[int, dict[str, Any]]:
+    """Withdrawals as `GET /withdrawals/{id}` answers them now: the data of the withdrawal
+    events (rummy_ledger.events)."""
+    rows = Withdrawal.objects.filter(pk__in=pks).select_related("player")
+    return {w.pk: withdrawal_record_out(w) for w in rows}
 
 
 def kyc_out(player: Player, record: KycRecord) -> dict[str, Any]:

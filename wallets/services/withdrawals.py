@@ -33,6 +33,8 @@ from django.utils import timezone
 from djmoney.money import Money
 
 from rummy_ledger.api.models import ApiClient
+from rummy_ledger.events.event_types import EventType
+from rummy_ledger.events.record import Happened, events_record
 from wallets import references
 from wallets.errors import (
     IdempotencyConflict,
@@ -112,10 +114,19 @@ def withdrawal_request(
         )
         raise
     fields = ["request_transfer"]
+    happened = [EventType.WITHDRAWAL_REQUESTED]
     if not withdrawal.needs_approval:
         fields += _approve(withdrawal)
+        happened.append(EventType.WITHDRAWAL_APPROVED)
     withdrawal.save(update_fields=fields)
+    _events(withdrawal, *happened)
     return withdrawal, True
+
+
+def _events(withdrawal: Withdrawal, *happened: EventType) -> None:
+    """The withdrawal's events, for the client that reported it (none for the service's own)."""
+    if withdrawal.client_id is not None:
+        events_record([Happened(t, withdrawal.client_id, withdrawal.pk) for t in happened])
 
 
 def withdrawal_new(
@@ -277,6 +288,7 @@ def withdrawal_paid(
             withdrawal.save(update_fields=["status", "gateway_reference", "settled_at"])
     except IntegrityError as exc:  # a concurrent result named the same gateway reference
         raise _gateway_reference_taken(gateway_reference, None) from exc
+    _events(withdrawal, EventType.WITHDRAWAL_PAID)
     return withdrawal, True
 
 
@@ -321,6 +333,7 @@ def withdrawal_failed(
     withdrawal.failure_reason = reason
     withdrawal.settled_at = timezone.now()
     withdrawal.save(update_fields=[*fields, "status", "failure_reason", "settled_at"])
+    _events(withdrawal, EventType.WITHDRAWAL_FAILED)
     return withdrawal, True
 
 
@@ -343,6 +356,7 @@ def review_approved(review: WithdrawalReview) -> None:
             details={"player": player.external_id, "kyc_status": player.kyc_status},
         )
     withdrawal.save(update_fields=_approve(withdrawal))
+    _events(withdrawal, EventType.WITHDRAWAL_APPROVED)
 
 
 def review_rejected(review: WithdrawalReview) -> None:
@@ -354,6 +368,7 @@ def review_rejected(review: WithdrawalReview) -> None:
     withdrawal.status = Status.REJECTED
     withdrawal.decided_at = timezone.now()
     withdrawal.save(update_fields=[*fields, "status", "decided_at"])
+    _events(withdrawal, EventType.WITHDRAWAL_REJECTED)
 
 
 def withdrawal_for_review(*, withdrawal_id: int) -> Withdrawal:
@@ -414,6 +429,14 @@ def withdrawals_issue_approved(
         withdrawal.approval_transfer_id = approval.transfer_id
         _approved(withdrawal)
     Withdrawal.objects.bulk_create([w for w, _ in issued])
+    events_record(
+        [
+            Happened(t, w.client_id, w.pk)
+            for w, _ in issued
+            if w.client_id is not None
+            for t in (EventType.WITHDRAWAL_REQUESTED, EventType.WITHDRAWAL_APPROVED)
+        ]
+    )
 
 
 def _ids_reserved(n: int) -> list[int]:

@@ -4,8 +4,10 @@ representations in OpenAPI (a test checks real responses against them)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
+from django.db.models import Prefetch
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
@@ -263,6 +265,29 @@ def game_out(game: Game, seats: list[GamePlayer] | None = None) -> dict[str, Any
         deals = list(game.deals.order_by("deal_no").prefetch_related("transfer_links"))
     else:
         deals = []
+    return _game_state(game, seats, deals)
+
+
+def games_rendered(pks: Sequence[int]) -> dict[int, dict[str, Any]]:
+    """Games as `GET /games/{id}` answers them now, in four queries however many: the data of
+    the `game.closed` and `game.cancelled` events (rummy_ledger.events)."""
+    games = Game.objects.filter(pk__in=pks).prefetch_related(
+        Prefetch("players", GamePlayer.objects.select_related("player").order_by("seat")),
+        Prefetch("deals", Deal.objects.order_by("deal_no").prefetch_related("transfer_links")),
+    )
+    return {g.pk: _game_state(g, list(g.players.all()), list(g.deals.all())) for g in games}
+
+
+def deals_rendered(pks: Sequence[int]) -> dict[int, dict[str, Any]]:
+    """Deals as `GET /games/{id}` shows them now, with their `game_id`: the data of the
+    `deal.settled` events, in two queries however many."""
+    deals = Deal.objects.filter(pk__in=pks).select_related("game").prefetch_related(
+        "transfer_links"
+    )
+    return {d.pk: {**deal_out(d), "game_id": d.game.game_id} for d in deals}
+
+
+def _game_state(game: Game, seats: list[GamePlayer], deals: list[Deal]) -> dict[str, Any]:
     return {
         "game_id": game.game_id,
         "template": game.terms["template"],

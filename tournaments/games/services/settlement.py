@@ -24,6 +24,8 @@ from django.db import transaction
 from django.utils import timezone
 
 from rummy_ledger.errors import Retryable
+from rummy_ledger.events.event_types import EventType
+from rummy_ledger.events.record import Happened, event_record, events_record
 from tournaments import metrics
 from tournaments.games.formats import Table, format_of
 from tournaments.games.queries import games_with_stored_deals_locked, seating
@@ -112,6 +114,7 @@ def games_settle(*, games: list[Game]) -> int:
     """Settle, in deal order, every stored deal of these games (the caller holds their locks):
     score, standings, the money in one `transfers_post`, everything written back at once."""
     by_pk = {g.pk: g for g in games}
+    was_open = {g.pk for g in games if g.status == Game.Status.OPEN}
     deals = list(Deal.objects.filter(game_id__in=by_pk, status=Deal.Status.STORED).order_by("pk"))
     if not deals:
         return 0
@@ -135,8 +138,20 @@ def games_settle(*, games: list[Game]) -> int:
         deals,
         links,
     )
+    events_record(_settled_events(by_pk, was_open, deals))
     metrics.deals_settled(deals)
     return len(deals)
+
+
+def _settled_events(by_pk: dict[int, Game], was_open: set[int], deals: list[Deal]) -> list:
+    """What a settlement tells the game servers: each deal settled, each game it closed."""
+    settled = [Happened(EventType.DEAL_SETTLED, by_pk[d.game_id].client_id, d.pk) for d in deals]
+    closed = [
+        Happened(EventType.GAME_CLOSED, game.client_id, pk)
+        for pk, game in by_pk.items()
+        if pk in was_open and game.status != Game.Status.OPEN
+    ]
+    return settled + closed
 
 
 def _score(
@@ -192,4 +207,6 @@ def game_finish(
     game.outcome = outcome
     game.finished_at = timezone.now()
     settlement_write_back([game], seats, [], [])
+    closed = EventType.GAME_CANCELLED if status == Game.Status.CANCELLED else EventType.GAME_CLOSED
+    event_record(closed, client_id=game.client_id, pk=game.pk)
     return [p.transfer_id for p in posted]

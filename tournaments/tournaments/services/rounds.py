@@ -27,6 +27,8 @@ from djmoney.money import Money
 
 from rummy_ledger.api.models import ApiClient
 from rummy_ledger.errors import Retryable
+from rummy_ledger.events.event_types import EventType
+from rummy_ledger.events.record import event_record
 from tournaments.errors import GameErrorCode, RoundRejected, TournamentRefused
 from tournaments.games.services.escrow import fee_account_id
 from tournaments.games.services.settlement import Failing
@@ -129,6 +131,7 @@ def _cancel(tournament: Tournament) -> None:
     tournament.round = None
     tournament.finished_at = timezone.now()
     tournament.save(update_fields=["collected", "refunded", "status", "round", "finished_at"])
+    event_record(EventType.TOURNAMENT_CANCELLED, client_id=tournament.client_id, pk=tournament.pk)
 
 
 def _hash(tables: Any) -> str:
@@ -347,6 +350,7 @@ def _pay(tournament: Tournament) -> None:
     tournament.save(
         update_fields=["collected", "fee", "overlay", "prizes_paid", "status", "finished_at"]
     )
+    event_record(EventType.TOURNAMENT_FINISHED, client_id=tournament.client_id, pk=tournament.pk)
 
 
 def _ranked(registrations: list[Registration], prizes_by_rank: list[Decimal]) -> list[Registration]:
