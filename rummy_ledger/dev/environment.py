@@ -54,6 +54,8 @@ def environ_prepare(environ: MutableMapping[str, str] = os.environ) -> None:
         environ["DATABASE_URL"] = database_url(embedded.postgres_settings(directory, name))
     if not environ.get("CELERY_BROKER_URL", "").strip():
         environ["CELERY_BROKER_URL"] = embedded.redis_url(directory)
+    # the demo's and the tests' webhook receivers listen on this machine (plain http, loopback)
+    environ.setdefault("WEBHOOK_ALLOWED_HOSTS", "127.0.0.1")
     # whitenoise warns about a missing static root
     Path(environ.get("DJANGO_STATIC_ROOT", directory / "static")).mkdir(parents=True, exist_ok=True)
 

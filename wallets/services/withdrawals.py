@@ -113,13 +113,11 @@ def withdrawal_request(
             player=player, accounts=player_accounts(player=player), amount=amount.amount
         )
         raise
-    fields = ["request_transfer"]
-    happened = [EventType.WITHDRAWAL_REQUESTED]
+    withdrawal.save(update_fields=["request_transfer"])
+    _events(withdrawal, EventType.WITHDRAWAL_REQUESTED)  # as it is now: requested
     if not withdrawal.needs_approval:
-        fields += _approve(withdrawal)
-        happened.append(EventType.WITHDRAWAL_APPROVED)
-    withdrawal.save(update_fields=fields)
-    _events(withdrawal, *happened)
+        withdrawal.save(update_fields=_approve(withdrawal))
+        _events(withdrawal, EventType.WITHDRAWAL_APPROVED)
     return withdrawal, True
 
 
