@@ -17,6 +17,7 @@ deletes older ones and remembers the last it deleted (`PurgedThrough`); a cursor
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass
 from datetime import timedelta
@@ -109,7 +110,9 @@ def events_after(
                     "limit": limit,
                 },
             )
-            return [FeedEvent(*row) for row in cursor.fetchall()]
+            rows = cursor.fetchall()
+    # Django reads jsonb as text (its JSONField parses it): so does this raw query
+    return [FeedEvent(i, txid, t, at, json.loads(data)) for i, txid, t, at, data in rows]
 
 
 def feed_start() -> Cursor:

@@ -51,7 +51,10 @@ class EventsView(EventsScope):
         if after is None:
             raise serializers.ValidationError({"after": ["A cursor is the `next` of a page."]})
         events = feed.events_after(
-            client_id=self.client.pk, after=after, limit=query["limit"]
+            client_id=self.client.pk,
+            after=after,
+            limit=query["limit"],
+            expired_ok=given is None,  # from the start: the oldest event kept
         )
         next_cursor = str(events[-1].cursor) if events else (given or str(after))
         return Response({"events": [s.event_out(e) for e in events], "next": next_cursor})
