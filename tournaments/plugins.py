@@ -23,16 +23,16 @@ from django.urls import reverse
 from rummy_ledger.events.event_types import EventType
 from rummy_ledger.events.renderers import Renderer
 from tournaments import metrics, reconciliation
-from tournaments.games.api import serializers as game_serializers
 from tournaments.errors import GameErrorCode
 from tournaments.games import queries
+from tournaments.games.api import serializers as game_serializers
 from tournaments.games.services.games import cash_games_cancel, cash_games_open, game_mark_reversed
 from tournaments.games.services.templates import template_change_apply
 from tournaments.models import Game, NewTournament, TemplateChange, TournamentChange
 from tournaments.references import game_pk_of, game_reference
+from tournaments.tournaments.api import serializers as tournament_serializers
 from tournaments.tournaments.services.new_tournaments import new_tournament_apply
 from tournaments.tournaments.services.rounds import cash_tournaments_cancel, cash_tournaments_open
-from tournaments.tournaments.api import serializers as tournament_serializers
 from tournaments.tournaments.services.terms_changes import tournament_change_apply
 from wallets.admin import reports, search
 from wallets.models import Reversal

@@ -33,9 +33,9 @@ class WalletsConfig(AppConfig):
         from rummy_ledger.events.event_types import WITHDRAWAL_EVENTS, EventType
         from rummy_ledger.events.renderers import Renderer
         from rummy_ledger.plugins import offer, register
-        from wallets.api import serializers
         from wallets import checks, metrics, roles  # noqa: F401  (checks register by being imported)
         from wallets.admin import dashboard, reports, search
+        from wallets.api import serializers
         from wallets.errors import WalletErrorCode
         from wallets.models import (
             Adjustment,

@@ -56,6 +56,9 @@ class PurgedThrough(models.Model):
     class Meta:
         constraints = [models.CheckConstraint(condition=Q(id=1), name="purged_through_one_row")]
 
+    def __str__(self) -> str:
+        return f"purged through {self.txid}-{self.event_id}"
+
 
 class WebhookEndpoint(models.Model):
     """Where a client wants its events of `types` POSTed, signed with `secret`. The endpoint

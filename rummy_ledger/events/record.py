@@ -50,9 +50,7 @@ def events_record(events: Sequence[Happened]) -> None:
             {
                 "clients": [e.client_id for e in events],
                 "types": [str(e.type) for e in events],
-                "data": [
-                    json.dumps(rendered[e.type][e.pk], cls=DjangoJSONEncoder) for e in events
-                ],
+                "data": [json.dumps(rendered[e.type][e.pk], cls=DjangoJSONEncoder) for e in events],
             },
         )
     tasks.deliveries_wake()

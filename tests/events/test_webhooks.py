@@ -131,7 +131,9 @@ def test_a_receiver_answering_500_gets_the_event_again_within_10_s_signed(gatewa
     assert second.headers["Rummy-Event-Id"] == str(event["id"])
     assert second.path == "/hooks/rummy"
     for received in (first, second):
-        assert signature_valid(endpoint["secret"], received.body, received.headers["Rummy-Signature"])
+        assert signature_valid(
+            endpoint["secret"], received.body, received.headers["Rummy-Signature"]
+        )
     assert not signature_valid("whsec_other", second.body, second.headers["Rummy-Signature"])
     assert wait_until(
         lambda: Delivery.objects.filter(status="delivered", attempts=2, last_status=200).exists()

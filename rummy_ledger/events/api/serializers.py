@@ -91,8 +91,7 @@ class EndpointOut(serializers.Serializer):
     created_at = serializers.DateTimeField(help_text="UTC.")
     disabled_at = serializers.DateTimeField(
         allow_null=True,
-        help_text="When deliveries to it stopped after failing for 24 hours (null: it is sent "
-        "to).",
+        help_text="When deliveries to it stopped after failing for 24 hours (null: it is sent to).",
     )
 
 

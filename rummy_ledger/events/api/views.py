@@ -76,9 +76,7 @@ class EndpointsView(EventsScope):
         parameters=[IDEMPOTENCY_HEADER_OPTIONAL],
         summary="Register a webhook endpoint: its secret is in this answer only (a replay "
         "answers 200 without it)",
-        extensions=error_codes(
-            {409: [E.WEBHOOK_ENDPOINTS_FULL], 422: [E.WEBHOOK_URL_INVALID]}
-        ),
+        extensions=error_codes({409: [E.WEBHOOK_ENDPOINTS_FULL], 422: [E.WEBHOOK_URL_INVALID]}),
     )
     def post(self, request):
         key = request.headers.get(HEADER, "")

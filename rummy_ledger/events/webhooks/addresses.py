@@ -29,7 +29,7 @@ class Target:
 
 
 def target_checked(url: str) -> Target:
-    """The URL's target, resolved and checked now; WebhookUrlInvalid (422) when a rule refuses it."""
+    """The URL's target, resolved and checked now; WebhookUrlInvalid (422) if a rule refuses."""
     parts = urlsplit(url)
     host = parts.hostname
     if parts.scheme not in DEFAULT_PORTS or not host or parts.username or parts.password:

@@ -104,7 +104,10 @@ def deliveries_fan_out() -> int:
                 continue
             now = timezone.now()
             Delivery.objects.bulk_create(
-                [Delivery(endpoint=endpoint, event_id=e.id, due_at=now, retries_since=now) for e in events],
+                [
+                    Delivery(endpoint=endpoint, event_id=e.id, due_at=now, retries_since=now)
+                    for e in events
+                ],
                 ignore_conflicts=True,
             )
             endpoint.txid, endpoint.event_id = events[-1].txid, events[-1].id

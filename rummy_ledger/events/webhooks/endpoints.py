@@ -73,7 +73,9 @@ def _made_before(
 
 
 def endpoints_of(*, client: ApiClient) -> list[WebhookEndpoint]:
-    return list(WebhookEndpoint.objects.filter(client=client, deleted_at__isnull=True).order_by("pk"))
+    return list(
+        WebhookEndpoint.objects.filter(client=client, deleted_at__isnull=True).order_by("pk")
+    )
 
 
 def endpoint_delete(*, client: ApiClient, endpoint_id: int) -> None:

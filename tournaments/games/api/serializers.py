@@ -281,8 +281,8 @@ def games_rendered(pks: Sequence[int]) -> dict[int, dict[str, Any]]:
 def deals_rendered(pks: Sequence[int]) -> dict[int, dict[str, Any]]:
     """Deals as `GET /games/{id}` shows them now, with their `game_id`: the data of the
     `deal.settled` events, in two queries however many."""
-    deals = Deal.objects.filter(pk__in=pks).select_related("game").prefetch_related(
-        "transfer_links"
+    deals = (
+        Deal.objects.filter(pk__in=pks).select_related("game").prefetch_related("transfer_links")
     )
     return {d.pk: {**deal_out(d), "game_id": d.game.game_id} for d in deals}
 
