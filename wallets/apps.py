@@ -30,8 +30,6 @@ class WalletsConfig(AppConfig):
     }
 
     def ready(self) -> None:
-        from rummy_ledger.events.event_types import WITHDRAWAL_EVENTS, EventType
-        from rummy_ledger.events.renderers import Renderer
         from rummy_ledger.plugins import offer, register
         from wallets import checks, metrics, roles  # noqa: F401  (checks register by being imported)
         from wallets.admin import dashboard, reports, search
@@ -64,11 +62,7 @@ class WalletsConfig(AppConfig):
 
         register(
             error_codes=[WalletErrorCode],  # the API's catalogue names no app
-            # the data of the money's events, as the payments endpoints answer (rummy_ledger.events)
-            event_renderers=[
-                Renderer((EventType.DEPOSIT_CREDITED,), serializers.deposits_rendered),
-                Renderer(WITHDRAWAL_EVENTS, serializers.withdrawals_rendered),
-            ],
+            event_renderers=serializers.EVENT_RENDERERS,  # the money's events (rummy_ledger.events)
             # withdrawals waiting, the last reconciliation (rummy_ledger.metrics)
             readings=metrics.READINGS,
             # Each proposal kind lives with its subject; the engine names none of them. The order

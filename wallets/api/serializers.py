@@ -21,6 +21,8 @@ from rummy_ledger.api.fields import (
     StrictSerializer,
 )
 from rummy_ledger.api.paging import NEXT, PageQuery, query_parameter
+from rummy_ledger.events.event_types import WITHDRAWAL_EVENTS, EventType
+from rummy_ledger.events.renderers import Renderer
 from wallets import selectors
 from wallets.models import CASH, KycRecord, Player, Withdrawal
 from wallets.money.amounts import amount_text
@@ -512,3 +514,11 @@ def protection_out(player_id: str, state: Protection) -> dict:
         "self_excluded_permanently": state.excluded_permanently,
     }
     return ProtectionOut(body).data
+
+
+# The data of the money's events, as these endpoints answer (rummy_ledger.events): registered
+# from WalletsConfig.ready().
+EVENT_RENDERERS = [
+    Renderer((EventType.DEPOSIT_CREDITED,), deposits_rendered),
+    Renderer(WITHDRAWAL_EVENTS, withdrawals_rendered),
+]

@@ -85,10 +85,12 @@ def endpoint_out(endpoint: WebhookEndpoint, *, secret: bool = False) -> dict[str
 
 
 class EndpointOut(serializers.Serializer):
-    id = serializers.IntegerField()
-    url = serializers.CharField()
-    types = serializers.ListField(child=serializers.CharField())
-    created_at = serializers.DateTimeField(help_text="UTC.")
+    id = serializers.IntegerField(help_text="The endpoint's id (`DELETE` takes it).")
+    url = serializers.CharField(help_text="Where the events are POSTed.")
+    types = serializers.ListField(
+        child=serializers.CharField(), help_text="The event types sent there."
+    )
+    created_at = serializers.DateTimeField(help_text="When it was registered (UTC).")
     disabled_at = serializers.DateTimeField(
         allow_null=True,
         help_text="When deliveries to it stopped after failing for 24 hours (null: it is sent to).",
