@@ -8,6 +8,7 @@ from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers, status
 from rest_framework.response import Response
 
+from rummy_ledger.api.fields import StrictSerializer
 from rummy_ledger.api.idempotency import (
     HEADER,
     IDEMPOTENCY_HEADER_OPTIONAL,
@@ -99,5 +100,6 @@ class EndpointView(EventsScope):
         extensions=error_codes({404: [E.WEBHOOK_ENDPOINT_NOT_FOUND]}),
     )
     def delete(self, request, endpoint_id: int):
+        valid_data(StrictSerializer, request)  # no body, or an empty one
         endpoints.endpoint_delete(client=self.client, endpoint_id=endpoint_id)
         return Response(status=status.HTTP_204_NO_CONTENT)
