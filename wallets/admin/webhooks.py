@@ -11,6 +11,7 @@ from rummy_ledger.events.models import Delivery, WebhookEndpoint
 from rummy_ledger.events.tasks import deliveries_wake
 from rummy_ledger.events.webhooks.delivery import delivery_redeliver
 from wallets.admin.base import ReadOnlyAdmin
+from wallets.admin.dashboard import changelist
 
 
 class EndpointStateFilter(admin.SimpleListFilter):
@@ -55,7 +56,7 @@ class WebhookEndpointAdmin(ReadOnlyAdmin):
 
     @admin.display(description="deliveries")
     def deliveries(self, obj: WebhookEndpoint) -> str:
-        url = f"../../delivery/?endpoint__id__exact={obj.pk}"
+        url = changelist(Delivery, endpoint__id__exact=obj.pk)
         return format_html('<a href="{}">its deliveries</a>', url)
 
 
