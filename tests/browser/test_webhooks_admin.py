@@ -90,7 +90,7 @@ def test_an_operator_redelivers_and_the_endpoint_is_enabled_again(login, failed_
     tab.page.wait_for_load_state("load")
     tab.shot("webhook-redelivered")
 
-    assert "1 delivery(ies) due now." in tab.messages()
+    assert "1 delivery sent again now." in tab.messages()
     delivery = Delivery.objects.get(pk=failed_delivery.pk)
     assert delivery.status == Delivery.Status.PENDING
     assert delivery.due_at <= timezone.now()

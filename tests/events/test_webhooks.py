@@ -132,9 +132,7 @@ def test_a_receiver_answering_500_gets_the_event_again_within_10_s_signed(gatewa
     assert second.path == "/hooks/rummy"
     verified = snippet_verified()  # docs/events.md's check, as a receiver runs it
     for received in (first, second):
-        assert verified(
-            endpoint["secret"], received.body, received.headers["Rummy-Signature"]
-        )
+        assert verified(endpoint["secret"], received.body, received.headers["Rummy-Signature"])
     assert not verified("whsec_other", second.body, second.headers["Rummy-Signature"])
     assert wait_until(
         lambda: Delivery.objects.filter(status="delivered", attempts=2, last_status=200).exists()

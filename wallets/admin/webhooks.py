@@ -105,4 +105,5 @@ class DeliveryAdmin(ReadOnlyAdmin):
         for delivery_id in ids:
             delivery_redeliver(delivery_id=delivery_id)
         deliveries_wake()
-        self.message_user(request, f"{len(ids)} delivery(ies) due now.", messages.SUCCESS)
+        shown = "1 delivery" if len(ids) == 1 else f"{len(ids)} deliveries"
+        self.message_user(request, f"{shown} sent again now.", messages.SUCCESS)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.core.validators import RegexValidator
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from rummy_ledger.api.fields import StrictCharField, StrictSerializer
@@ -55,6 +56,15 @@ class EventsOut(serializers.Serializer):
     )
 
 
+@extend_schema_field(
+    {
+        "type": "array",
+        "items": {"type": "string", "enum": [t.value for t in EventType]},
+        "minItems": 1,
+        "maxItems": len(EventType),
+        "uniqueItems": True,
+    }
+)
 class EventTypesField(serializers.ListField):
     child = serializers.ChoiceField(choices=[t.value for t in EventType])
 
