@@ -9,11 +9,16 @@ from django.db import transaction
 
 from rummy_ledger.events.models import Event
 from tests.builders import LOSER_50, WINNER, funded_player, make_api, res, template
-from tests.tournaments.tournament_builders import scheduled
+from tests.tournaments.tournament_builders import scheduled, table
 from tests.wallets.payments import approve, verified, won
 from tournaments.games.services.settlement import waiting_settle
 from tournaments.tournaments.services.entries import registration_create
-from tournaments.tournaments.services.rounds import tournament_cancel
+from tournaments.tournaments.services.rounds import (
+    round_store,
+    tournament_cancel,
+    tournament_start,
+    waiting_rounds_settle,
+)
 from wallets.models import WithdrawalReview
 from wallets.services.proposals import proposal_decide
 from wallets.services.withdrawals import withdrawal_review_propose
@@ -108,6 +113,25 @@ def test_a_tournament_cancelled_is_told_as_get_tournaments_answers(db):
 
     answer = api.get("/api/v1/tournaments/sunday-100").json()
     assert events(lobby) == [("tournament.cancelled", answer)]
+
+
+def test_a_tournament_finished_is_told_as_get_tournaments_answers(db):
+    api, lobby = make_api("games", name="lobby")
+    scheduled(rounds=[{"final": True}], max_players=6, rebuy=None)
+    players = [f"p{n}" for n in range(4)]
+    for player in players:
+        funded_player(player, "500.00")
+        registration_create(client=lobby, slug="sunday-100", player=player)
+    tournament_start(client=lobby, slug="sunday-100")
+    final = table("F", *((p, rank, 0) for rank, p in enumerate(players, 1)))
+    round_store(client=lobby, slug="sunday-100", number=1, tables=[final])
+    assert events(lobby) == []  # stored, not paid yet
+
+    waiting_rounds_settle()
+
+    answer = api.get("/api/v1/tournaments/sunday-100").json()
+    assert answer["status"] == "finished"
+    assert events(lobby) == [("tournament.finished", answer)]
 
 
 def test_a_rollback_writes_no_event(server):

@@ -82,6 +82,8 @@ def test_an_endpoint_is_registered_once_listed_without_secret_and_deleted(gatewa
         "https://user:pw@127.0.0.1/hooks",  # credentials
         "ftp://127.0.0.1/hooks",
         "https://no-such-host.invalid/hooks",
+        "https://example.com/a b",  # not a request line's
+        "https://example.com/\u00e9",
     ],
 )
 def test_a_url_the_address_rules_refuse_is_422_and_nothing_is_made(gateway, url):

@@ -6,6 +6,7 @@ connects to the address that passed (no second look-up a DNS answer could change
 from __future__ import annotations
 
 import ipaddress
+import re
 import socket
 from dataclasses import dataclass
 from urllib.parse import urlsplit
@@ -15,6 +16,7 @@ from django.conf import settings
 from rummy_ledger.events.errors import WebhookUrlInvalid
 
 DEFAULT_PORTS = {"http": 80, "https": 443}
+VISIBLE_ASCII = re.compile(r"[!-~]+")
 
 
 @dataclass(frozen=True)
@@ -30,6 +32,8 @@ class Target:
 
 def target_checked(url: str) -> Target:
     """The URL's target, resolved and checked now; WebhookUrlInvalid (422) if a rule refuses."""
+    if not VISIBLE_ASCII.fullmatch(url):  # nothing a request line could not carry
+        raise _refused(url, "a URL of visible ASCII (percent-encode the rest)")
     parts = urlsplit(url)
     host = parts.hostname
     if parts.scheme not in DEFAULT_PORTS or not host or parts.username or parts.password:
