@@ -26,6 +26,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import NamedTuple
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -56,6 +57,10 @@ from rummy_ledger.events.webhooks.endpoints import endpoint_create  # noqa: E402
 
 # A deal's data is a few hundred bytes as `GET /games/{id}` shows it: this stands in for it.
 DATA = {"deal_no": 1, "status": "settled", "points": {f"p{n}": n for n in range(6)}, "x": "y" * 400}
+
+
+class Subject(NamedTuple):  # an event's object: only its pk is rendered here
+    pk: int
 
 
 class Receiver:
@@ -94,11 +99,14 @@ def baseline(receiver: Receiver, n: int) -> float:
 
 
 def events_recorded(client_id: int, n: int) -> None:
-    renderers._RENDERERS[EventType.DEAL_SETTLED] = lambda pks: {pk: DATA for pk in pks}
+    renderers._RENDERERS[EventType.DEAL_SETTLED] = lambda subjects: {s.pk: DATA for s in subjects}
     for first in range(0, n, 500):
         with transaction.atomic():
             events_record(
-                [Happened(EventType.DEAL_SETTLED, client_id, i) for i in range(first, first + 500)]
+                [
+                    Happened(EventType.DEAL_SETTLED, client_id, Subject(i))
+                    for i in range(first, first + 500)
+                ]
             )
 
 

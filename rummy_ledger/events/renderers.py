@@ -1,9 +1,9 @@
 """Who renders each event type's data: the app that owns the object, with its API output
 functions (the `event_renderers` kind of `rummy_ledger/plugins.py`).
 
-A renderer takes the primary keys of the objects the events report and answers each one's data,
-read from the rows as they are in the caller's transaction, several at once in a few queries
-(settlement reports a batch of deals in one go)."""
+A renderer takes the objects the events report, as the service that made the change holds them
+in its transaction (the rows as it wrote them), and answers each one's data by its `pk`, several
+at once (settlement reports a batch of deals in one go, with nothing read again)."""
 
 from __future__ import annotations
 
@@ -15,12 +15,12 @@ from django.core.exceptions import ImproperlyConfigured
 
 from rummy_ledger.events.event_types import EventType
 
-Render = Callable[[Sequence[int]], dict[int, dict[str, Any]]]
+Render = Callable[[Sequence[Any]], dict[int, dict[str, Any]]]
 
 
 @dataclass(frozen=True)
 class Renderer:
-    """`render(pks)` -> {pk: data} for the events of `types`."""
+    """`render(subjects)` -> {subject.pk: data} for the events of `types`."""
 
     types: tuple[EventType, ...]
     render: Render

@@ -24,7 +24,7 @@ from rummy_ledger.api.paging import NEXT, PageQuery, query_parameter
 from rummy_ledger.events.event_types import WITHDRAWAL_EVENTS, EventType
 from rummy_ledger.events.renderers import Renderer
 from wallets import selectors
-from wallets.models import CASH, KycRecord, Player, Withdrawal
+from wallets.models import CASH, GatewayDeposit, KycRecord, Player, Withdrawal
 from wallets.money.amounts import amount_text
 from wallets.money.parsing import MoneyError, amount_pattern, parse_amount
 from wallets.services import regions
@@ -412,10 +412,10 @@ def deposit_out(
     }
 
 
-def deposits_rendered(pks: Sequence[int]) -> dict[int, dict[str, Any]]:
+def deposits_rendered(records: Sequence[GatewayDeposit]) -> dict[int, dict[str, Any]]:
     """Deposits as their POST answered them, balances as they are now: the data of the
     `deposit.credited` events (rummy_ledger.events)."""
-    rows = selectors.deposits_by_pk(pks)
+    rows = selectors.deposits_by_pk([r.pk for r in records])
     balances = selectors.wallets_balances(players=[row.player for row in rows])
     return {
         row.pk: deposit_out(
@@ -425,11 +425,10 @@ def deposits_rendered(pks: Sequence[int]) -> dict[int, dict[str, Any]]:
     }
 
 
-def withdrawals_rendered(pks: Sequence[int]) -> dict[int, dict[str, Any]]:
-    """Withdrawals as `GET /withdrawals/{id}` answers them now: the data of the withdrawal
-    events (rummy_ledger.events)."""
-    rows = Withdrawal.objects.filter(pk__in=pks).select_related("player")
-    return {w.pk: withdrawal_record_out(w) for w in rows}
+def withdrawals_rendered(withdrawals: Sequence[Withdrawal]) -> dict[int, dict[str, Any]]:
+    """Withdrawals as `GET /withdrawals/{id}` answers them, as the service just saved them: the
+    data of the withdrawal events (rummy_ledger.events)."""
+    return {w.pk: withdrawal_record_out(w) for w in withdrawals}
 
 
 def kyc_out(player: Player, record: KycRecord) -> dict[str, Any]:

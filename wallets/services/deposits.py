@@ -104,7 +104,7 @@ def deposit_register(
     _deposit_bonuses(
         player=player, deposit=deposit, posted=posted, gst=gst, reference=reference, key=key
     )
-    event_record(EventType.DEPOSIT_CREDITED, client_id=record.client_id, pk=record.pk)
+    event_record(EventType.DEPOSIT_CREDITED, client_id=record.client_id, subject=record)
     return Deposit(
         posted.transfer_id, posted.created, split.amount, split.gst, split.credited, rate
     )

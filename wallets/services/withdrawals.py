@@ -124,7 +124,7 @@ def withdrawal_request(
 def _events(withdrawal: Withdrawal, *happened: EventType) -> None:
     """The withdrawal's events, for the client that reported it (none for the service's own)."""
     if withdrawal.client_id is not None:
-        events_record([Happened(t, withdrawal.client_id, withdrawal.pk) for t in happened])
+        events_record([Happened(t, withdrawal.client_id, withdrawal) for t in happened])
 
 
 def withdrawal_new(
@@ -429,7 +429,7 @@ def withdrawals_issue_approved(
     Withdrawal.objects.bulk_create([w for w, _ in issued])
     events_record(
         [
-            Happened(t, w.client_id, w.pk)
+            Happened(t, w.client_id, w)
             for w, _ in issued
             if w.client_id is not None
             for t in (EventType.WITHDRAWAL_REQUESTED, EventType.WITHDRAWAL_APPROVED)

@@ -7,7 +7,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from django.db.models import Prefetch
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
@@ -21,6 +20,7 @@ from rummy_ledger.api.fields import (
 from rummy_ledger.api.paging import NEXT, PageQuery
 from tournaments import rummy
 from tournaments.games.services.escrow import contributions
+from tournaments.games.services.settlement import DealSettled, GameClosed
 from tournaments.models import SEATS_MAX, Deal, Format, Game, GamePlayer, GameTemplate
 from wallets.models import CHIPS
 from wallets.money.amounts import amount_text
@@ -226,7 +226,11 @@ def template_out(template: GameTemplate) -> dict[str, Any]:
     }
 
 
-def deal_out(deal: Deal) -> dict[str, Any]:
+def deal_out(deal: Deal, transfers: list[int] | None = None) -> dict[str, Any]:
+    """A deal as `GET /games/{id}` shows it; `transfers` when the caller has them (settlement),
+    else its links are read."""
+    if transfers is None:
+        transfers = [link.transfer_id for link in deal.transfer_links.all()]
     return {
         "deal_no": deal.deal_no,
         "status": deal.status,
@@ -235,7 +239,7 @@ def deal_out(deal: Deal) -> dict[str, Any]:
         "points": deal.points,
         "discrepancies": deal.discrepancies,
         "settled_at": deal.settled_at.isoformat() if deal.settled_at else None,
-        "transfers": [link.transfer_id for link in deal.transfer_links.all()],
+        "transfers": transfers,
     }
 
 
@@ -268,26 +272,24 @@ def game_out(game: Game, seats: list[GamePlayer] | None = None) -> dict[str, Any
     return _game_state(game, seats, deals)
 
 
-def games_rendered(pks: Sequence[int]) -> dict[int, dict[str, Any]]:
-    """Games as `GET /games/{id}` answers them now, in four queries however many: the data of
-    the `game.closed` and `game.cancelled` events (rummy_ledger.events)."""
-    games = Game.objects.filter(pk__in=pks).prefetch_related(
-        Prefetch("players", GamePlayer.objects.select_related("player").order_by("seat")),
-        Prefetch("deals", Deal.objects.order_by("deal_no").prefetch_related("transfer_links")),
-    )
-    return {g.pk: _game_state(g, list(g.players.all()), list(g.deals.all())) for g in games}
+def games_rendered(closed: Sequence[GameClosed]) -> dict[int, dict[str, Any]]:
+    """Games as `GET /games/{id}` answers them, from the rows as the service wrote them: the
+    data of the `game.closed` and `game.cancelled` events (rummy_ledger.events)."""
+    return {c.pk: _game_state(c.game, c.seats, c.deals, c.transfers) for c in closed}
 
 
-def deals_rendered(pks: Sequence[int]) -> dict[int, dict[str, Any]]:
-    """Deals as `GET /games/{id}` shows them now, with their `game_id`: the data of the
-    `deal.settled` events, in two queries however many."""
-    deals = (
-        Deal.objects.filter(pk__in=pks).select_related("game").prefetch_related("transfer_links")
-    )
-    return {d.pk: {**deal_out(d), "game_id": d.game.game_id} for d in deals}
+def deals_rendered(settled: Sequence[DealSettled]) -> dict[int, dict[str, Any]]:
+    """Deals as `GET /games/{id}` shows them, with their `game_id`, as settlement wrote them:
+    the data of the `deal.settled` events."""
+    return {s.pk: {**deal_out(s.deal, s.transfers), "game_id": s.game_id} for s in settled}
 
 
-def _game_state(game: Game, seats: list[GamePlayer], deals: list[Deal]) -> dict[str, Any]:
+def _game_state(
+    game: Game,
+    seats: list[GamePlayer],
+    deals: list[Deal],
+    transfers: dict[int, list[int]] | None = None,
+) -> dict[str, Any]:
     return {
         "game_id": game.game_id,
         "template": game.terms["template"],
@@ -316,7 +318,7 @@ def _game_state(game: Game, seats: list[GamePlayer], deals: list[Deal]) -> dict[
             }
             for s in seats
         ],
-        "deals": [deal_out(d) for d in deals],
+        "deals": [deal_out(d, None if transfers is None else transfers[d.pk]) for d in deals],
     }
 
 

@@ -58,10 +58,10 @@ class RoundIn(StrictSerializer):
     )
 
 
-def tournaments_rendered(pks: Sequence[int]) -> dict[int, dict[str, Any]]:
-    """Tournaments as `GET /tournaments/{slug}` answers them now: the data of the
-    `tournament.finished` and `tournament.cancelled` events (rummy_ledger.events)."""
-    return {t.pk: tournament_out(t) for t in Tournament.objects.filter(pk__in=pks)}
+def tournaments_rendered(tournaments: Sequence[Tournament]) -> dict[int, dict[str, Any]]:
+    """Tournaments as `GET /tournaments/{slug}` answers them, as the service just saved them:
+    the data of the `tournament.finished` and `tournament.cancelled` events."""
+    return {t.pk: tournament_out(t) for t in tournaments}
 
 
 def tournament_out(tournament: Tournament) -> dict[str, Any]:

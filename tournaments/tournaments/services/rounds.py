@@ -131,7 +131,7 @@ def _cancel(tournament: Tournament) -> None:
     tournament.round = None
     tournament.finished_at = timezone.now()
     tournament.save(update_fields=["collected", "refunded", "status", "round", "finished_at"])
-    event_record(EventType.TOURNAMENT_CANCELLED, client_id=tournament.client_id, pk=tournament.pk)
+    event_record(EventType.TOURNAMENT_CANCELLED, client_id=tournament.client_id, subject=tournament)
 
 
 def _hash(tables: Any) -> str:
@@ -317,11 +317,16 @@ def round_settle(*, round_id: int) -> bool:
         stored = TournamentRound.objects.get(pk=round_id)
         if stored.status == TournamentRound.Status.SETTLED:
             return False
-        if stored.number == len(tournament.rounds) and tournament.status == Status.RUNNING:
+        final = stored.number == len(tournament.rounds) and tournament.status == Status.RUNNING
+        if final:
             _pay(tournament)
         stored.status = TournamentRound.Status.SETTLED
         stored.settled_at = timezone.now()
         stored.save(update_fields=["status", "settled_at"])
+        if final:  # told once the final is settled too, as GET /tournaments/{slug} then shows it
+            event_record(
+                EventType.TOURNAMENT_FINISHED, client_id=tournament.client_id, subject=tournament
+            )
         return True
 
 
@@ -350,7 +355,6 @@ def _pay(tournament: Tournament) -> None:
     tournament.save(
         update_fields=["collected", "fee", "overlay", "prizes_paid", "status", "finished_at"]
     )
-    event_record(EventType.TOURNAMENT_FINISHED, client_id=tournament.client_id, pk=tournament.pk)
 
 
 def _ranked(registrations: list[Registration], prizes_by_rank: list[Decimal]) -> list[Registration]:
