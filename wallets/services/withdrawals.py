@@ -24,6 +24,7 @@ from, and when no PAN is needed).
 
 from __future__ import annotations
 
+import copy
 from decimal import Decimal
 
 from django.conf import settings
@@ -427,14 +428,25 @@ def withdrawals_issue_approved(
         withdrawal.approval_transfer_id = approval.transfer_id
         _approved(withdrawal)
     Withdrawal.objects.bulk_create([w for w, _ in issued])
+    # requested, then approved, as a withdrawal approved at once is told (the first as it would
+    # read before its approval)
+    told = [w for w, _ in issued if w.client_id is not None]
     events_record(
         [
-            Happened(t, w.client_id, w)
-            for w, _ in issued
-            if w.client_id is not None
-            for t in (EventType.WITHDRAWAL_REQUESTED, EventType.WITHDRAWAL_APPROVED)
+            event
+            for w in told
+            for event in (
+                Happened(EventType.WITHDRAWAL_REQUESTED, w.client_id, _as_requested(w)),
+                Happened(EventType.WITHDRAWAL_APPROVED, w.client_id, w),
+            )
         ]
     )
+
+
+def _as_requested(withdrawal: Withdrawal) -> Withdrawal:
+    requested = copy.copy(withdrawal)
+    requested.status = Status.REQUESTED
+    return requested
 
 
 def _ids_reserved(n: int) -> list[int]:
