@@ -63,6 +63,11 @@ class Subject(NamedTuple):  # an event's object: only its pk is rendered here
     pk: int
 
 
+class Server(ThreadingHTTPServer):
+    request_queue_size = 256  # the listen backlog (5 by default: a burst of connects would wait)
+    daemon_threads = True
+
+
 class Receiver:
     def __init__(self):
         self.count = 0
@@ -81,8 +86,7 @@ class Receiver:
             def log_message(self, *args):
                 pass
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.request_queue_size = 256
+        self.server = Server(("127.0.0.1", 0), Handler)
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}/hook"
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
 

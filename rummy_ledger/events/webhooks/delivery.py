@@ -7,10 +7,11 @@
 2. due deliveries are claimed `FOR UPDATE SKIP LOCKED` and leased (`due_at` moved
    WEBHOOK_LEASE_SECONDS on, one attempt counted) in a short transaction, then POSTed with no
    transaction open; a worker killed meanwhile leaves them due again when the lease ends;
-3. each answer is written back: 2xx delivered; anything else (or none within
-   WEBHOOK_TIMEOUT_SECONDS) due again after a backoff (WEBHOOK_RETRY_FIRST_SECONDS, tripled each
-   time up to WEBHOOK_RETRY_MAX_SECONDS); after WEBHOOK_RETRY_HOURS the delivery has failed and,
-   when nothing reached the endpoint meanwhile, the endpoint is disabled (finance's home page).
+3. the batch's answers are written back in one statement: 2xx delivered; anything else (or
+   none within WEBHOOK_TIMEOUT_SECONDS) due again after a backoff (WEBHOOK_RETRY_FIRST_SECONDS,
+   tripled each time up to WEBHOOK_RETRY_MAX_SECONDS); after WEBHOOK_RETRY_HOURS the delivery
+   has failed and, when nothing reached the endpoint meanwhile, the endpoint is disabled
+   (finance's home page).
 
 Delivery is at least once: receivers dedupe on the event id.
 """
@@ -73,7 +74,8 @@ def deliveries_run() -> Run:
         with ThreadPoolExecutor(settings.WEBHOOK_CONCURRENCY) as pool:
             answers = list(pool.map(_attempt, claimed))
         for delivery, answer in zip(claimed, answers, strict=True):
-            _write_back(delivery, answer, run)
+            _outcome(delivery, answer, run)
+        _written_back(claimed)
         if len(claimed) < settings.WEBHOOK_BATCH:
             break
     return run
@@ -209,11 +211,11 @@ def retry_delay(attempts: int) -> float:
     return min(delay, settings.WEBHOOK_RETRY_MAX_SECONDS)
 
 
-def _write_back(delivery: Delivery, answer: Answer, run: Run) -> None:
+def _outcome(delivery: Delivery, answer: Answer, run: Run) -> None:
+    """What the answer makes of the delivery (in memory; `_written_back` stores it)."""
     now = timezone.now()
     delivery.last_status = answer.status
     delivery.last_answer = answer.text[:500]
-    fields = ["status", "due_at", "last_status", "last_answer", "delivered_at"]
     if answer.ok:
         delivery.status = Delivery.Status.DELIVERED
         delivery.delivered_at = now
@@ -225,12 +227,37 @@ def _write_back(delivery: Delivery, answer: Answer, run: Run) -> None:
         delay = retry_delay(delivery.attempts)
         delivery.due_at = now + timedelta(seconds=delay)
         run.retry_in = delay if run.retry_in is None else min(run.retry_in, delay)
+
+
+WRITE_BACK_SQL = f"""
+UPDATE {Delivery._meta.db_table} AS d
+   SET status = u.status, due_at = u.due_at, last_status = u.last_status,
+       last_answer = u.last_answer, delivered_at = u.delivered_at
+  FROM unnest(%(ids)s::bigint[], %(statuses)s::text[], %(due)s::timestamptz[],
+              %(last_status)s::int[], %(last_answer)s::text[], %(delivered)s::timestamptz[])
+       AS u(id, status, due_at, last_status, last_answer, delivered_at)
+ WHERE d.id = u.id AND d.status = 'pending'
+"""
+
+
+def _written_back(deliveries: list[Delivery]) -> None:
+    """A batch's outcomes in one statement (and the endpoints of those that failed for good)."""
     with transaction.atomic():
-        Delivery.objects.filter(pk=delivery.pk, status=Delivery.Status.PENDING).update(
-            **{field: getattr(delivery, field) for field in fields}
-        )
-        if delivery.status == Delivery.Status.FAILED:
-            _disable_if_failing(delivery)
+        with connection.cursor() as cursor:
+            cursor.execute(
+                WRITE_BACK_SQL,
+                {
+                    "ids": [d.pk for d in deliveries],
+                    "statuses": [d.status for d in deliveries],
+                    "due": [d.due_at for d in deliveries],
+                    "last_status": [d.last_status for d in deliveries],
+                    "last_answer": [d.last_answer for d in deliveries],
+                    "delivered": [d.delivered_at for d in deliveries],
+                },
+            )
+        for delivery in deliveries:
+            if delivery.status == Delivery.Status.FAILED:
+                _disable_if_failing(delivery)
 
 
 def _disable_if_failing(delivery: Delivery) -> None:
