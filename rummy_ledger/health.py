@@ -6,7 +6,9 @@
   broker that does not answer leaves the node ready and `"degraded"` (200): deals are still stored
   and acknowledged, and beat's wake gets them settled once it is back, so taking every node
   out of rotation for a broker outage would refuse work the service does. The database not
-  answering (or migrations missing) is 503, naming what does not. Each call costs a `SELECT 1`
+  answering (or migrations missing) is 503, naming what does not. Why it does not answer (the
+  error's first line, which may name hosts and users) is said only to a request carrying the
+  operator's token (`METRICS_TOKEN`, as for /metrics). Each call costs a `SELECT 1`
   and a broker connection; the migrations are looked at until they are found applied (a deploy
   does not unapply them), then no more. The metric `rummy_broker_up` reports the broker too.
 """
@@ -22,7 +24,9 @@ from django.http import JsonResponse
 
 from rummy_ledger.api.deadline import request_deadline
 from rummy_ledger.metrics.broker import broker_probe
+from rummy_ledger.metrics.http import operator_token_offered
 
+NOT_ANSWERING = "not answering"
 MIGRATIONS_RECHECK_SECONDS = 5.0  # how long "not applied" is believed before looking again
 _migrations = {"applied": False, "checked_at": float("-inf"), "missing": 0}
 
@@ -33,6 +37,8 @@ def healthz(request) -> JsonResponse:
 
 def readyz(request) -> JsonResponse:
     checks = {"database": _database(), "migrations": "", "broker": _broker()}
+    if not operator_token_offered(request):
+        checks = {name: _without_why(check) for name, check in checks.items()}
     checks["migrations"] = _migrations_check() if checks["database"] == "ok" else "not checked"
     ready = checks["database"] == "ok" and checks["migrations"] == "ok"
     status = "not ready" if not ready else "ready" if checks["broker"] == "ok" else "degraded"
@@ -52,7 +58,7 @@ def _database() -> str:
             error = _select_one()
     if watch.abandoned:
         return f"not answering within {settings.READYZ_DEADLINE_SECONDS:g} s"
-    return "ok" if error is None else f"not answering: {error}"
+    return "ok" if error is None else f"{NOT_ANSWERING}: {error}"
 
 
 def _select_one() -> str | None:
@@ -76,7 +82,12 @@ def _migrations_check() -> str:
 
 def _broker() -> str:
     error = broker_probe()
-    return "ok" if error is None else f"not answering: {_first_line(error)}"
+    return "ok" if error is None else f"{NOT_ANSWERING}: {_first_line(error)}"
+
+
+def _without_why(check: str) -> str:
+    """ "not answering: <the error>" as anyone may read it: "not answering"."""
+    return check.split(":", 1)[0] if check.startswith(NOT_ANSWERING) else check
 
 
 def _first_line(exc: BaseException) -> str:

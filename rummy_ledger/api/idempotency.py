@@ -6,12 +6,15 @@ KYC report's or withdrawal's `reference`, a withdrawal's gateway result, the lim
 an exclusion that can only grow) takes it optionally: without it, a repeat is recognised by that
 natural key and answered as the first was (200). A read never takes one.
 
-The record is claimed at the end of the transaction of the write it guards, with the response,
-in one statement (INSERT ... ON CONFLICT DO NOTHING on the unique (client, key)): a write and its
-record commit together or not at all, so a crash leaves nothing half-done. When the key is
-already recorded, the claim finds it, the write is rolled back and the recorded response is
-replayed. A repeat that arrives while the first is still committing waits on the unique index for
-a moment (IN_FLIGHT_WAIT), then gets 409 with `Retry-After`; a repeat with another body (or for
+The record is claimed as the last statement of the transaction of the write it guards, with the
+response, by an INSERT on the unique (client, key): a write and its record commit together or not
+at all, so a crash leaves nothing half-done. When the key is already recorded, the INSERT fails
+on the unique index, the write is rolled back and the recorded response is replayed. Where that
+transaction is the connection's own (under gunicorn, always), the COMMIT rides in the INSERT's
+string, one round trip for both: a failed INSERT skips it, and Django's commit after it finds
+nothing left to do (psycopg sends no COMMIT on an idle connection). A repeat that arrives while
+the first is still committing waits on the unique index for a moment (IN_FLIGHT_WAIT), then gets
+409 with `Retry-After`; a repeat with another body (or for
 another endpoint) gets 409. Refusals (4xx) are stored and replayed like successes: the first
 answer is the answer. The body is rendered once, stored as sent, and both the first answer and
 every replay are those bytes. An operation may decline to be remembered (the batch of deals,
@@ -26,7 +29,7 @@ import json
 import re
 from collections.abc import Callable
 
-from django.db import DatabaseError, connection, transaction
+from django.db import DatabaseError, IntegrityError, connection, transaction
 from django.http import HttpResponse
 from drf_spectacular.utils import OpenApiParameter
 from rest_framework import exceptions
@@ -102,12 +105,13 @@ def idempotent(
         return operation()
     key, digest = _key_and_hash(request)
     client_id = request.auth.pk
+    # The claim may commit its transaction itself only where that transaction is no savepoint.
+    commits = not connection.in_atomic_block
     try:
         with transaction.atomic():
             response = operation()
             body = _rendered(response)
-            if not _kept(client_id, key, digest, response, body, remember(response)):
-                raise _Recorded  # what the operation wrote is rolled back
+            _keep(client_id, key, digest, response, body, remember(response), commits=commits)
     except _Recorded:
         return _replay(client_id, key, digest)
     except Retryable:
@@ -115,7 +119,10 @@ def idempotent(
     except (DomainError, exceptions.APIException) as exc:  # nothing written: the refusal alone
         response = exception_handler(exc, {})
         body = _rendered(response)
-        if not _claim(client_id, key, digest, response.status_code, body):
+        try:
+            with transaction.atomic():
+                _claim(client_id, key, digest, response.status_code, body, commits=commits)
+        except _Recorded:
             return _replay(client_id, key, digest)
     sent = _sent(body, response.status_code)
     if "Retry-After" in response:
@@ -131,14 +138,22 @@ def _rendered(response: Response) -> str:
     return JSONRenderer().render(response.data).decode()
 
 
-def _kept(
-    client_id: int, key: str, digest: str, response: Response, body: str, remember: bool
-) -> bool:
-    """Claim the key with this answer (False: it was recorded before); an answer not to be
-    remembered claims nothing, unless the key was recorded before (then False too)."""
+def _keep(
+    client_id: int,
+    key: str,
+    digest: str,
+    response: Response,
+    body: str,
+    remember: bool,
+    *,
+    commits: bool,
+) -> None:
+    """Claim the key with this answer (`_Recorded`: it was recorded before); an answer not to be
+    remembered claims nothing, unless the key was recorded before (then `_Recorded` too)."""
     if remember:
-        return _claim(client_id, key, digest, response.status_code, body)
-    return not IdempotencyRecord.objects.filter(client_id=client_id, key=key).exists()
+        _claim(client_id, key, digest, response.status_code, body, commits=commits)
+    elif IdempotencyRecord.objects.filter(client_id=client_id, key=key).exists():
+        raise _Recorded
 
 
 def _key_and_hash(request: Request) -> tuple[str, str]:
@@ -160,28 +175,31 @@ def _sent(body: str, status_code: int) -> HttpResponse:
     return HttpResponse(body, status=status_code, content_type="application/json")
 
 
-def _claim(client_id: int, key: str, digest: str, status_code: int, body: str) -> bool:
-    """Record the key with its answer, at the end of the caller's transaction (or alone):
-    False when it was recorded before. A repeat of a request still committing waits
-    IN_FLIGHT_WAIT at most, then is `InFlight` (the wait's bound lasts until the commit, which
-    follows at once)."""
+def _claim(
+    client_id: int, key: str, digest: str, status_code: int, body: str, *, commits: bool
+) -> None:
+    """Record the key with its answer as the last statement of the caller's transaction, and
+    COMMIT it in the same round trip when it `commits` (the caller's is the connection's own
+    transaction, not a savepoint): `_Recorded` when the key was recorded before. A repeat of a
+    request still committing waits IN_FLIGHT_WAIT at most, then is `InFlight` (the wait's bound
+    lasts until the commit)."""
     table = IdempotencyRecord._meta.db_table
     try:
         with connection.cursor() as cursor:
             cursor.execute(
                 "SELECT set_config('lock_timeout', %s, true);"
                 f"INSERT INTO {table} (client_id, key, request_hash, status_code, body, created_at)"
-                " VALUES (%s, %s, %s, %s, %s, now())"
-                " ON CONFLICT (client_id, key) DO NOTHING RETURNING id",
+                " VALUES (%s, %s, %s, %s, %s, now())" + (";COMMIT" if commits else ""),
                 [IN_FLIGHT_WAIT, client_id, key, digest, status_code, body],
             )
-            cursor.nextset()
-            claimed = cursor.fetchone() is not None
+    except IntegrityError as exc:
+        if getattr(exc.__cause__, "sqlstate", None) == "23505":  # unique_violation: recorded
+            raise _Recorded from exc
+        raise
     except DatabaseError as exc:
         if getattr(exc.__cause__, "sqlstate", None) == "55P03":
             raise InFlight("a request with this Idempotency-Key is still running") from exc
         raise
-    return claimed
 
 
 def _replay(client_id: int, key: str, digest: str) -> HttpResponse:

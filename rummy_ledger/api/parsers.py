@@ -6,8 +6,9 @@ Everything that costs the server is checked before `json.loads` runs: the body's
 first, then at most that many bytes are read) and its nesting depth (`API_MAX_JSON_DEPTH`: a scan
 of the raw bytes; 100,000 nested `[` used to be a RecursionError). Then the parse itself refuses
 what JSON allows but a money API must not guess at: a key given twice (the last one winning
-silently), `NaN` and `Infinity`, and a number too large for a float (`1e999` would be Infinity by
-the time a field saw it).
+silently), `NaN` and `Infinity`, a number too large for a float (`1e999` would be Infinity by
+the time a field saw it), and an integer of more than MAX_INTEGER_DIGITS digits (Python itself
+refuses 4,300 with a hint about its own settings, after the work).
 """
 
 from __future__ import annotations
@@ -53,6 +54,17 @@ def _refuse_constant(name: str):
     raise exceptions.ParseError(f"{name} is not a JSON number")
 
 
+MAX_INTEGER_DIGITS = 100  # no field of the API takes more than a few; int64 has 19
+
+
+def _integer(text: str) -> int:
+    if len(text.lstrip("-")) > MAX_INTEGER_DIGITS:
+        raise exceptions.ParseError(
+            f"the number {text[:40]}... has more than {MAX_INTEGER_DIGITS} digits"
+        )
+    return int(text)
+
+
 def _finite(text: str) -> float:
     number = float(text)
     if not math.isfinite(number):
@@ -87,6 +99,7 @@ class StrictJSONParser(BaseParser):
                 object_pairs_hook=_object,
                 parse_constant=_refuse_constant,
                 parse_float=_finite,
+                parse_int=_integer,
             )
         except ValueError as exc:
             raise exceptions.ParseError(f"JSON parse error: {exc}") from exc

@@ -138,6 +138,33 @@ def test_a_rejoin_counts_against_the_cap(clients):
     assert games.post("games/pool/rejoin", {"player": "b"}).status_code == 200
 
 
+def test_a_rejoin_pays_only_for_a_player_still_paired(clients):
+    """A rejoin takes the entry from the player's wallet again: a pairing removed since the
+    opening refuses it (403), with nothing written."""
+    games, ours, _ = clients
+    template("pool-101", "pool101", entry_fee=Decimal("100.00"), rejoin_allowed=True)
+    games.guard(paired_players_only=True)
+    pairing = ClientPairing.objects.create(games_client=games.model, payments_client=ours.model)
+    opened = {"game_id": "pool", "template": "pool-101", "players": ["a", "b", "c"]}
+    assert games.post("games", opened).status_code == 201
+    win = res("a", "declared", WINNER)
+    for deal_no, b_result in ((1, res("b", "lost", LOSER_80)), (2, res("b", "wrong_show"))):
+        deal = {"deal_no": deal_no, "wild_joker": WILD, "results": [win, b_result]}
+        deal["results"].append(res("c", "first_drop"))
+        assert games.post("games/pool/deals", deal).status_code == 202  # b: 160, eliminated
+    pairing.delete()
+    before = ledger_state()
+
+    refused = games.post("games/pool/rejoin", {"player": "b"})
+
+    assert refused.status_code == 403, refused.text
+    assert refused.json()["error"]["code"] == "player_not_paired"
+    assert refused.json()["error"]["details"] == {"players": ["b"]}
+    assert ledger_state() == before
+    ClientPairing.objects.create(games_client=games.model, payments_client=ours.model)
+    assert games.post("games/pool/rejoin", {"player": "b"}).status_code == 200
+
+
 def test_tournament_entries_count_against_the_same_cap(clients, live_server):
     lobby = Lobby(live_server.url)  # the tournament's client
     scheduled()  # entry 100.00, to players of any payments client

@@ -110,6 +110,24 @@ def test_a_number_a_float_cannot_hold_is_refused_when_parsed(http, number):
     assert number.lstrip("-") in error["message"] or "not a JSON number" in error["message"]
 
 
+@pytest.mark.parametrize("digits", [101, 5000])
+def test_an_integer_of_too_many_digits_is_refused_in_the_services_own_words(http, digits):
+    body = f'{{"deal_no": {"9" * digits}, "results": []}}'
+
+    error = _error(http("POST", "/api/v1/games/g1/deals", body), 400, "parse_error")
+
+    assert error["message"].endswith("has more than 100 digits")
+    assert "sys." not in error["message"] and "4300" not in error["message"]
+
+
+def test_an_integer_of_a_hundred_digits_reaches_the_field_which_refuses_it(http):
+    body = f'{{"deal_no": {"9" * 100}, "wild_joker": "KD", "results": []}}'
+
+    error = _error(http("POST", "/api/v1/games/g1/deals", body), 400, "invalid")
+
+    assert "deal_no" in error["details"]
+
+
 def test_reopening_a_cancelled_game_says_it_was_cancelled(http):
     _game_opened(http)
     assert http("POST", "/api/v1/games/g1/cancel", None).status_code == 200

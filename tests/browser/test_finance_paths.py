@@ -6,6 +6,7 @@ players, proposals made through `wallets.adjustments`.
 
 from __future__ import annotations
 
+import codecs
 import csv
 import io
 from decimal import Decimal
@@ -68,11 +69,14 @@ def fill_adjustment(tab, player: str, direction: str, amount: str, reason: str) 
 
 
 def download(tab, click_selector: str):
-    """Click what should start a download; return (file name, text)."""
+    """Click what should start a download; return (file name, text). A CSV starts with the
+    byte order mark a spreadsheet needs to read it as UTF-8."""
     with tab.page.expect_download(timeout=QUICK_MS) as info:
         tab.page.click(click_selector)
     got = info.value
-    return got.suggested_filename, Path(got.path()).read_text(encoding="utf-8")
+    raw = Path(got.path()).read_bytes()
+    assert raw.startswith(codecs.BOM_UTF8), raw[:20]
+    return got.suggested_filename, raw.decode("utf-8-sig")
 
 
 @pytest.mark.parametrize("role", ["viewer", "operator", "approver", "superuser"])

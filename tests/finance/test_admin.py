@@ -280,6 +280,41 @@ def test_operator_proposes_approver_approves(operator, approver, world):
     assert Transfer.objects.filter(reference=f"adjustment:{adj.pk}").count() == 1
 
 
+@pytest.mark.parametrize("amount", ["1e3", "+25", "25.", " 1_000", "٢٥", "-25"])
+def test_an_amount_that_is_not_a_plain_decimal_is_refused_on_the_form(operator, world, amount):
+    player = Account.objects.get(code="player:b:deposit").player
+    count = Adjustment.objects.count()
+
+    response = login(operator).post(
+        reverse("admin:wallets_adjustment_add"), adjustment_form(player, amount=amount)
+    )
+
+    assert response.status_code == 200
+    assert "amount_value" in response.context["adminform"].form.errors
+    assert Adjustment.objects.count() == count
+
+
+def test_a_decision_other_than_approve_or_reject_decides_nothing(operator, approver, world):
+    player = Account.objects.get(code="player:b:deposit").player
+    adj = adjustment_propose(
+        proposed_by=operator,
+        player=player,
+        bucket="deposit",
+        direction="credit",
+        amount=Money("25.00", "INR"),
+        reason="refund of a disconnect",
+    )
+    decide = reverse("admin:wallets_adjustment_decide", args=[adj.pk])
+
+    page = login(approver).post(decide, {"decision": "maybe", "note": "hmm"}, follow=True)
+
+    assert "not decided: a decision is approve or reject, not &#x27;maybe&#x27;" in (
+        page.content.decode()
+    )
+    adj.refresh_from_db()
+    assert (adj.status, adj.decided_by) == ("proposed", None)
+
+
 def test_a_second_decision_in_admin_is_refused_and_logs_nothing(
     operator, approver, approver2, world
 ):
@@ -364,8 +399,8 @@ def test_statement_with_running_balance_and_csv(viewer, world):
     assert [str(line.running_balance.amount) for line in lines] == ["500.00", "340.00", "500.00"]
 
     csv_response = login(viewer).get(url, {**params, "format": "csv"})
-    assert csv_response["Content-Type"] == "text/csv"
-    rows = csv_response.content.decode().splitlines()
+    assert csv_response["Content-Type"] == "text/csv; charset=utf-8"
+    rows = csv_response.content.decode("utf-8-sig").splitlines()
     assert rows[0].startswith("time,transfer,kind")
     assert rows[-1].endswith(",500.00,INR") and len(rows) == 6  # header, opening, 3, closing
 
@@ -391,7 +426,10 @@ def test_fee_report_table_chart_and_csv(viewer, world):
     html = page.content.decode()
     assert '<svg id="fee-chart"' in html and "<rect" in html
     csv_response = login(viewer).get(url, {"start": today, "end": today, "format": "csv"})
-    assert csv_response.content.decode().splitlines()[1] == f"{today},points,INR,{world.fee},1"
+    assert (
+        csv_response.content.decode("utf-8-sig").splitlines()[1]
+        == f"{today},points,INR,{world.fee},1"
+    )
 
 
 def test_only_operators_start_a_reconciliation(viewer, operator, world):

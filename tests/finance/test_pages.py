@@ -2,6 +2,9 @@
 the accounts list, search by the ids staff know, the statement in pages, times in IST, a reversed
 game, what a reversal moves. The browser tests show the same to a person."""
 
+import codecs
+import csv
+import io
 from datetime import timedelta
 
 import pytest
@@ -155,9 +158,44 @@ def test_the_statement_comes_in_pages_with_running_balances(viewer, monkeypatch,
     assert "closing balance" not in first.content.decode()
     assert "closing balance" in second.content.decode()
     assert 'rel="next"' not in second.content.decode()
-    csv_rows = login(viewer).get(url, {**params, "format": "csv"}).content.decode().splitlines()
+    csv_rows = (
+        login(viewer).get(url, {**params, "format": "csv"}).content.decode("utf-8-sig").splitlines()
+    )
     assert len(csv_rows) == 1 + 1 + 4 + 1  # the CSV is never paged
     assert csv_rows[0].split(",")[5:7] == ["amount (₹)", "balance (₹)"]
+
+
+@pytest.mark.parametrize(
+    "reference",
+    ['=HYPERLINK("http://evil.example","open")', "+1+cmd", "@SUM(1+1)*cmd|' /C calc'!A0", "-2+3"],
+)
+def test_a_statement_csv_runs_no_formula_a_reference_carries(viewer, alice, reference):
+    bob = funded_player("bob", "0")
+    move(alice["deposit"], bob["deposit"], "10.00", reference)
+    url = reverse("admin:wallets_player_statement", args=[alice["deposit"].player_id])
+    today = timezone.localdate().isoformat()
+    params = {"bucket": "deposit", "start": today, "end": today, "format": "csv"}
+
+    response = login(viewer).get(url, params)
+
+    assert response["Content-Type"] == "text/csv; charset=utf-8"
+    assert response.content.startswith(codecs.BOM_UTF8)
+    rows = list(csv.reader(io.StringIO(response.content.decode("utf-8-sig"))))
+    moved = [row for row in rows if row[2] == "transfer"]
+    assert [row[3] for row in moved] == ["'" + reference]  # shown as text, never run
+    assert [row[5] for row in moved] == ["-10.00"]  # a plain number stays a number
+
+
+@pytest.mark.parametrize("page", ["99999999999999999999", "1000000001", "0", "-1", "x"])
+def test_a_statement_page_that_can_be_no_page_shows_the_first(viewer, alice, page):
+    url = reverse("admin:wallets_player_statement", args=[alice["deposit"].player_id])
+    today = timezone.localdate().isoformat()
+    asked = {"bucket": "deposit", "start": today, "end": today, "page": page}
+
+    shown = login(viewer).get(url, asked)
+
+    assert shown.status_code == 200
+    assert [str(ln.running_balance.amount) for ln in shown.context["statement"].lines] == ["500.00"]
 
 
 def test_the_admins_own_times_are_ist_to_the_second(viewer, alice):

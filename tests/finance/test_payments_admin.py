@@ -115,8 +115,8 @@ def test_rejecting_in_admin_returns_the_money(queue, operator, approver):
 
 
 def read_csv(response) -> list[list[str]]:
-    assert response["Content-Type"] == "text/csv"
-    return list(csv.reader(io.StringIO(response.content.decode())))
+    assert response["Content-Type"] == "text/csv; charset=utf-8"
+    return list(csv.reader(io.StringIO(response.content.decode("utf-8-sig"))))
 
 
 def test_tax_statement_page_and_csv(queue, viewer):

@@ -104,3 +104,9 @@ def test_finance_replaces_a_blocked_region_in_admin_and_the_history_says_so(
         ("", "TN", "gateway"),
         ("TN", "KA", "operator (finance)"),
     ]
+
+
+def test_setting_the_region_of_no_player_is_404(operator):
+    url = reverse("admin:wallets_player_region", args=[999999])
+
+    assert logged_in(operator).post(url, {"region": "KA"}).status_code == 404

@@ -78,7 +78,7 @@ def test_pnl_by_day_and_month_from_the_ledger(viewer, lobby):
     assert amounts(totals["INR"]) == (D(600), D(50), D("67.50"), D("117.50"), D(500), D(200))
     assert "CHP" in totals and set(totals) == {"CHP", "INR"}
     csv = client.get(reverse(PNL), {"start": today, "end": today, "format": "csv"})
-    lines = csv.content.decode().splitlines()
+    lines = csv.content.decode("utf-8-sig").splitlines()
     assert lines[0].startswith("day,currency,entries (in the row's currency)")
     assert f"{today},INR,500.00,50.00,67.50,117.50,500.00,100.00,-50.00" in lines
 

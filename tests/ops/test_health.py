@@ -64,7 +64,7 @@ def test_readyz_stays_ready_and_says_degraded_when_the_broker_does_not_answer(cl
     assert body["status"] == "degraded"
     assert body["checks"]["database"] == "ok"
     assert body["checks"]["migrations"] == "ok"
-    assert body["checks"]["broker"].startswith("not answering: ")
+    assert body["checks"]["broker"] == "not answering"  # why, only to the operator's token
     # and: the metrics say so too (the queue's depth is missing, the reading itself answered)
     samples = parse(scraped.content.decode())
     assert sample(samples, "rummy_broker_up") == 0
@@ -76,16 +76,21 @@ def test_readyz_stays_ready_and_says_degraded_when_the_broker_does_not_answer(cl
     assert sample(parse(scraped.content.decode()), "rummy_broker_up") == 1
 
 
-def test_readyz_says_503_and_why_when_the_database_does_not_answer(client):
+def test_readyz_says_503_and_why_when_the_database_does_not_answer(client, settings):
+    settings.METRICS_TOKEN = "health-test-token"
     with database_unreachable():
         response = client.get("/readyz")
+        operators = client.get("/readyz", HTTP_AUTHORIZATION="Bearer health-test-token")
+        guessed = client.get("/readyz", HTTP_AUTHORIZATION="Bearer guessed")
     assert response.status_code == 503
     assert response["Retry-After"] == "2"
     assert response.json()["status"] == "not ready"
     checks = response.json()["checks"]
-    assert checks["database"].startswith("not answering: ")
-    assert checks["migrations"] == "not checked"
-    assert checks["broker"] == "ok"
+    assert checks == {"database": "not answering", "migrations": "not checked", "broker": "ok"}
+    assert guessed.json()["checks"] == checks
+    # the operator's token reads why (the driver's first line, which may name hosts and users)
+    said = operators.json()["checks"]["database"]
+    assert said.startswith("not answering: ") and len(said) > len("not answering: ")
     # and: once it answers again, so does readyz
     connection.close()
     assert client.get("/readyz").status_code == 200
@@ -97,6 +102,5 @@ def test_readyz_says_503_when_neither_the_database_nor_the_broker_answers(client
     assert response.status_code == 503
     assert response.json()["status"] == "not ready"
     checks = response.json()["checks"]
-    assert checks["database"].startswith("not answering: ")
-    assert checks["broker"].startswith("not answering: ")
+    assert (checks["database"], checks["broker"]) == ("not answering", "not answering")
     connection.close()

@@ -136,6 +136,10 @@ def test_refusals(lobby, settings):
     assert (status, body["error"]["code"]) == (422, "round_rejected")
     none = [table("A", ("a", 1, 4), ("b", 2, 4)), table("B", ("c", 1, 4), ("d", 2, 1))]
     assert lobby.round("sunday-100", 1, none)[0] == 422
+    twice = [table("A", ("a", 1, 9), ("b", 2, 8)), table("A", ("c", 1, 7), ("d", 2, 1))]
+    status, body = lobby.round("sunday-100", 1, twice)
+    assert (status, body["error"]["code"]) == (422, "round_rejected")
+    assert body["error"]["details"] == {"table": "A"}
     four = [table("A", ("a", 1, 9), ("b", 2, 8)), table("B", ("c", 1, 7), ("d", 2, 1))]
     assert lobby.round("sunday-100", 1, four, key="r1")[0] == 202
     assert lobby.round("sunday-100", 1, four)[0] == 202  # the same content replays

@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 from django.db import DatabaseError, connection, transaction
+from django.test import Client
+from django.urls import reverse
 
 from rummy_ledger.api.keys import api_client_create
 from rummy_ledger.dev.demo.simulator import Http
@@ -209,6 +211,24 @@ def test_a_rate_for_today_or_the_past_or_out_of_range_is_not_proposed(
     clock(datetime(2027, 1, 10, 12, 0, tzinfo=IST))
     with pytest.raises(ProposalInvalid, match=message):
         propose(finance[0], day, rate)
+    assert not GstRateProposal.objects.exists()
+
+
+@pytest.mark.parametrize(("rate", "field"), [("100.00", "rate_percent"), ("99.99", None)])
+def test_the_admin_form_says_the_rule_not_the_constraint(finance, clock, rate, field):
+    clock(datetime(2027, 1, 10, 12, 0, tzinfo=IST))
+    client = Client()
+    client.force_login(finance[0])
+    form = {"effective_from": "2027-01-10" if field is None else "2027-02-01",
+            "rate_percent": rate, "source": "GST Council", "reason": "notified"}  # fmt: skip
+
+    page = client.post(reverse("admin:wallets_gstrateproposal_add"), form)
+
+    errors = page.context["adminform"].form.errors
+    said = " ".join(str(e) for messages in errors.values() for e in messages)
+    assert errors and "onstraint" not in said and "rate_range" not in said, said
+    at_fault = field or "effective_from"
+    assert list(errors) == [at_fault], errors
     assert not GstRateProposal.objects.exists()
 
 

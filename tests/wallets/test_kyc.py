@@ -57,10 +57,22 @@ def test_a_pan_belongs_to_one_player(gateway):
 
     assert response.status_code == 409
     error = response.json()["error"]
-    assert error["code"] == "pan_conflict" and "player k1" in error["message"]
-    assert error["details"] == {"pan": "ABCDE1234F", "player": "k1"}
+    assert error["code"] == "pan_conflict" and "another player" in error["message"]
+    assert "k1" not in response.text  # which player holds it is not said
+    assert error["details"] == {"pan": "ABCDE1234F"}
     assert not Player.objects.filter(external_id="k2").exists()  # a refusal writes nothing
     assert kyc_of("k1") == ("verified", "ABCDE1234F")
+
+
+def test_a_rejection_carrying_another_players_verified_pan_is_refused_and_not_kept(gateway):
+    gateway.kyc("k1", "ABCDE1234F")
+
+    response = gateway.kyc("k2", "ABCDE1234F", "rejected")
+
+    assert response.status_code == 409, response.text
+    assert response.json()["error"]["code"] == "pan_conflict" and "k1" not in response.text
+    assert not KycRecord.objects.filter(player__external_id="k2").exists()
+    assert not Player.objects.filter(pan="ABCDE1234F").exclude(external_id="k1").exists()
 
 
 def test_a_verified_player_keeps_the_pan_until_it_is_rejected(gateway):

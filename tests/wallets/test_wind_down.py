@@ -4,6 +4,7 @@ report, run again (idempotent; a failed refund issued again under a new referenc
 meanwhile."""
 
 import csv
+import io
 import threading
 from datetime import timedelta
 from decimal import Decimal
@@ -17,12 +18,14 @@ from django.utils import timezone
 from rummy_ledger.api.keys import api_client_create
 from rummy_ledger.api.models import ApiClient
 from rummy_ledger.dev.demo.simulator import ApiError, Http
-from tests.builders import make_api, staff
+from tests.api.conftest import ledger_state
+from tests.builders import HttpApi, funded_player, make_api, staff, template
+from tests.tournaments.tournament_builders import Lobby, scheduled
 from tests.wallets.invariants import ledger_violations
 from tests.wallets.payments import deposited, verified
 from tests.wallets.wind_down import a_book, wind_down_approved
 from tournaments.models import Game
-from wallets.errors import ProposalInvalid, SelfApproval
+from wallets.errors import ProposalInvalid, RealMoneyUnavailable, SelfApproval
 from wallets.models import (
     Account,
     BonusLot,
@@ -35,7 +38,7 @@ from wallets.models import (
 from wallets.reconciliation import reconcile_run
 from wallets.roles import APPROVER, OPERATOR
 from wallets.services.proposals import proposal_decide
-from wallets.services.wind_down import wind_down_propose, wind_down_run
+from wallets.services.wind_down import real_money_start_check, wind_down_propose, wind_down_run
 
 pytestmark = pytest.mark.django_db
 D = Decimal
@@ -51,7 +54,7 @@ def book(gateway, settings):
 
 
 def read(path: Path) -> dict[str, dict]:
-    with path.open() as f:
+    with path.open(encoding="utf-8-sig") as f:
         return {row["player"]: row for row in csv.DictReader(f)}
 
 
@@ -103,6 +106,20 @@ def test_the_plan_prints_and_writes_what_it_would_do_and_changes_nothing(tmp_pat
     assert (rows["nokyc"]["refund"], rows["nokyc"]["held"]) == ("400.00", "100.00")
     assert not Withdrawal.objects.filter(reference__startswith="wind-down").exists()
     assert Game.objects.get().status == "open" and BonusLot.objects.get().remaining == D("75.00")
+
+
+def test_without_csv_the_plan_goes_to_the_data_directory_not_the_working_one(
+    tmp_path, gateway, book, settings, monkeypatch
+):
+    wind_down_approved()
+    settings.DATA_DIR = tmp_path / "data"
+    monkeypatch.chdir(tmp_path)
+
+    call_command("wind_down", "--client", "gateway", "--plan", stdout=io.StringIO())
+
+    assert list(tmp_path.glob("*.csv")) == []
+    rows = read(settings.DATA_DIR / "wind-down-plan.csv")
+    assert rows["kyc"]["refund"] == "1500.00"
 
 
 def test_a_run_closes_the_book_and_its_report_says_who_holds_what(tmp_path, gateway, book):
@@ -199,6 +216,57 @@ def test_a_player_depositing_during_a_wind_down_is_refused_over_http(live_server
     assert "wind-down" in refused.value.body["error"]["message"]
     assert Account.objects.get(code="player:kyc:deposit").balance.amount == D("1000.00")
     assert Transfer.objects.filter(kind="deposit").count() == 1
+
+
+@pytest.mark.django_db(transaction=True)
+def test_real_money_back_on_during_a_wind_down_takes_no_cash_entry(live_server, settings, eager):
+    # given: a running cash tournament with rebuys, another open for registration, players
+    # with money; then real money off, a wind-down approved, and real money switched back on
+    for p in ("a", "b", "c", "d", "e"):
+        funded_player(p, "1000.00")
+    lobby = Lobby(live_server.url)
+    scheduled()
+    scheduled(slug="monday-100", name="Monday 100")
+    for p in ("a", "b", "c", "d"):
+        assert lobby.register("sunday-100", p)[0] == 201
+    assert lobby.start("sunday-100")[1]["status"] == "running"
+    template("points-2", "points")
+    games = HttpApi(live_server.url, "games", name="game-server-1")
+    settings.REAL_MONEY = "off"
+    wind_down = wind_down_approved()
+    settings.REAL_MONEY = "on"
+    before = ledger_state()
+
+    # when: a cash game, a registration and a rebuy are asked for
+    opened = games.post("games", {"game_id": "g1", "template": "points-2", "players": ["a", "e"]})
+    registered = lobby.register("monday-100", "e")
+    rebought = lobby.rebuy("sunday-100", "a")
+
+    # then: each is refused for the wind-down, and nothing moved
+    refusal = {"code": "real_money_unavailable", "details": {"wind_down": wind_down.pk}}
+    assert opened.status_code == 409, opened.text
+    assert {k: opened.json()["error"][k] for k in refusal} == refusal
+    for status, body in (registered, rebought):
+        assert status == 409, body
+        assert {k: body["error"][k] for k in refusal} == refusal
+    assert ledger_state() == before
+
+
+def test_the_service_refuses_to_start_with_real_money_on_during_a_wind_down(settings):
+    settings.REAL_MONEY = "off"
+    real_money_start_check()  # no wind-down: starts
+    wind_down = wind_down_approved()
+    real_money_start_check()  # real money off: starts
+
+    for real_money in ("on", "restricted"):
+        settings.REAL_MONEY = real_money
+        with pytest.raises(RealMoneyUnavailable) as refused:
+            real_money_start_check()
+        assert f"wind-down #{wind_down.pk}" in str(refused.value)
+        assert "REAL_MONEY=off" in str(refused.value)
+
+    WindDown.objects.filter(pk=wind_down.pk).update(finished_at=timezone.now())
+    real_money_start_check()  # finished: starts
 
 
 def test_a_run_waits_for_the_grace_period_and_needs_real_money_off(

@@ -23,8 +23,10 @@ from wallets.models import (
     Entry,
     Player,
     PlayerClient,
+    ProposalStatus,
     ProtectionChange,
     Transfer,
+    WindDown,
 )
 from wallets.services.flows import PairFlow
 
@@ -127,14 +129,16 @@ class Candidate:
 @dataclass(frozen=True)
 class OpenView:
     """What a game's opening reads, as of one moment (no lock): the active template (None: no
-    such), the status of a game already holding the id, the registered players, and the ids
-    the game and its escrow account will have."""
+    such), the status of a game already holding the id, the registered players, the ids the
+    game and its escrow account will have, and the approved wind-down not finished yet (its
+    id, or None: `wallets.services.wind_down.wind_down_check`)."""
 
     template: GameTemplate | None
     existing_status: str | None
     players: dict[str, Candidate]
     game_pk: int
     escrow_pk: int
+    wind_down: int | None
 
 
 _TEMPLATE_FIELDS = GameTemplate._meta.concrete_fields
@@ -152,7 +156,10 @@ SELECT {", ".join(f"t.{f.column}" for f in _TEMPLATE_FIELDS)},
                     WHERE pc.player_id = p.id AND cp.games_client_id = %(client)s)))
           FROM {Player._meta.db_table} p WHERE p.external_id = ANY(%(players)s)),
        nextval(pg_get_serial_sequence('{Game._meta.db_table}', 'id')),
-       nextval(pg_get_serial_sequence('{Account._meta.db_table}', 'id'))
+       nextval(pg_get_serial_sequence('{Account._meta.db_table}', 'id')),
+       (SELECT w.id FROM {WindDown._meta.db_table} w
+         WHERE w.status = %(approved)s AND w.finished_at IS NULL
+         ORDER BY w.decided_at DESC LIMIT 1)
   FROM (SELECT 1) one
   LEFT JOIN {GameTemplate._meta.db_table} t ON t.slug = %(slug)s AND t.active
 """
@@ -164,7 +171,8 @@ def game_open_view(
     """The game opening's one read (tournaments.games.services.opening)."""
     params = {"client": client_id, "game_id": game_id, "slug": template_slug, "players": players,
               "player": Account.Kind.PLAYER,
-              "exclusion": ProtectionChange.Kind.SELF_EXCLUSION}  # fmt: skip
+              "exclusion": ProtectionChange.Kind.SELF_EXCLUSION,
+              "approved": ProposalStatus.APPROVED}  # fmt: skip
     with connection.cursor() as cursor:
         cursor.execute(_OPEN_VIEW, params)
         row = cursor.fetchone()
@@ -176,7 +184,7 @@ def game_open_view(
             for f, v in zip(_TEMPLATE_FIELDS, row[:n], strict=True)
         ]
         template = GameTemplate.from_db("default", [f.attname for f in _TEMPLATE_FIELDS], values)
-    existing, found, game_pk, escrow_pk = row[n:]
+    existing, found, game_pk, escrow_pk, wind_down = row[n:]
     candidates = {}
     for pk, external_id, region, accounts, exclusions, paired in _json(found) or []:
         player = Player(id=pk, external_id=external_id, region=region)
@@ -201,6 +209,7 @@ def game_open_view(
         players=candidates,
         game_pk=game_pk,
         escrow_pk=escrow_pk,
+        wind_down=wind_down,
     )
 
 

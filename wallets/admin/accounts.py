@@ -52,6 +52,7 @@ from wallets.selectors import account_balances
 from wallets.services import transfers
 
 STATEMENT_PAGE = 200  # lines per statement page (500 lines made a 158 KB page)
+STATEMENT_MAX_PAGE = 10**9  # a page number past it is no page (its offset would pass a bigint)
 
 # --- players and accounts -----------------------------------------------------------------------
 
@@ -149,7 +150,7 @@ class PlayerAdmin(PlayerRegionAdmin, TermSearch, ReadOnlyAdmin):
             asked or {"bucket": Bucket.DEPOSIT, "start": today - timedelta(days=30), "end": today}
         )
         page = request.GET.get("page", "")
-        page = int(page) if page.isdigit() and int(page) > 0 else 1
+        page = int(page) if page.isdigit() and 0 < int(page) <= STATEMENT_MAX_PAGE else 1
         context = {
             **self.admin_site.each_context(request),
             "opts": self.model._meta,

@@ -10,20 +10,23 @@
 
 from __future__ import annotations
 
-import csv
+import re
 from collections.abc import Iterable, Sequence
 from datetime import date, datetime, time, timedelta
 
 from django import forms
 from django.contrib import admin
 from django.contrib.admin.views.main import ChangeList
+from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator
+from django.db import models
 from django.http import HttpResponse, HttpResponseForbidden
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.html import format_html
 
+from rummy_ledger.csv_cells import CONTENT_TYPE, csv_write
 from wallets.money.formatting import money
 
 
@@ -209,6 +212,31 @@ class DateRangeForm(forms.Form):
         )
 
 
+class PlainDecimalField(forms.DecimalField):
+    """A decimal as people write amounts and rates: ASCII digits with at most one point
+    (`1000.50`). Django's own field also takes `1e3`, `+5` or ` 1_000`, which a person reading
+    the proposal would not read as the amount it moves."""
+
+    default_error_messages = {"plain": "Write a plain decimal such as 1000.50: digits, one point."}
+    _PLAIN = re.compile(r"[0-9]+(\.[0-9]+)?")
+
+    def to_python(self, value):
+        if value not in self.empty_values and not self._PLAIN.fullmatch(str(value).strip()):
+            raise ValidationError(self.error_messages["plain"], code="plain")
+        return super().to_python(value)
+
+
+# Every decimal of a model form in the admin is a plain one (`ModelAdmin.formfield_overrides`).
+PLAIN_DECIMALS = {models.DecimalField: {"form_class": PlainDecimalField}}
+
+
+def plain_formfield(field: models.Field, **kwargs) -> forms.Field | None:
+    """A model field's form field, its decimals plain (`forms.fields_for_model`'s callback)."""
+    if isinstance(field, models.DecimalField):
+        kwargs = {"form_class": PlainDecimalField, **kwargs}
+    return field.formfield(**kwargs)
+
+
 def permission_denied(request, exception=None):
     """`handler403`: the admin's own page (header, the user's links), saying why."""
     context = {
@@ -221,10 +249,9 @@ def permission_denied(request, exception=None):
 
 def csv_response(name: str, header: list[str], rows: Iterable[list]) -> HttpResponse:
     """A CSV download (`name`, with any `:` of an account code or player id made `_`): the header
-    names the unit, the values stay plain decimals (`amount_text`)."""
-    response = HttpResponse(content_type="text/csv")
+    names the unit, the values stay plain decimals (`amount_text`); no cell runs as a formula
+    (`rummy_ledger.csv_cells`)."""
+    response = HttpResponse(content_type=CONTENT_TYPE)
     response["Content-Disposition"] = f'attachment; filename="{name.replace(":", "_")}"'
-    writer = csv.writer(response)
-    writer.writerow(header)
-    writer.writerows(rows)
+    csv_write(response, header, rows)
     return response

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from django.contrib import admin
 
+from rummy_ledger.errors import DomainError
 from wallets.admin.base import NoDeleteAdmin, ReadOnlyAdmin, percent_display
 from wallets.admin.proposals import ProposalAdmin, ProposalForm
 from wallets.models import GstRate, GstRateProposal
@@ -30,6 +31,12 @@ class GstRateProposalForm(ProposalForm):
         gst_rates.future_rate_checked(
             effective_from=data["effective_from"], rate_percent=data["rate_percent"]
         )
+
+    def refused(self, exc: DomainError) -> None:
+        """On the field at fault: a rate out of range is then not checked again against the
+        table's constraint, whose message names the constraint, not the rule."""
+        at_fault = next((f for f in ("rate_percent", "effective_from") if f in exc.details), None)
+        self.add_error(at_fault, exc.message)
 
 
 @admin.register(GstRateProposal)

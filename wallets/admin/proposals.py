@@ -28,7 +28,9 @@ from djmoney.money import Money
 from rummy_ledger.errors import DomainError
 from wallets.admin import search
 from wallets.admin.base import (
+    PLAIN_DECIMALS,
     NoDeleteAdmin,
+    PlainDecimalField,
     ReadOnlyAdmin,
     TermSearch,
     adopt,
@@ -64,6 +66,9 @@ class ProposalForm(forms.ModelForm):
         return data
 
 
+DECISIONS = ("approve", "reject")  # what the decide form may send
+
+
 class ProposalAdmin:
     """A ModelAdmin mixin for a `Proposal` model: proposed through `propose()` (a service call),
     decided with Approve / Reject on its page or as list actions, by an approver who is not the
@@ -71,6 +76,7 @@ class ProposalAdmin:
 
     change_form_template = "admin/wallets/proposal_change_form.html"
     approve_effect = "posts the money now"  # what the page says approving does
+    formfield_overrides = PLAIN_DECIMALS
     reject_effect = "changes nothing"  # and rejecting
     # the proposal's own story, shown on every proposal's page
     decision_fields = [
@@ -155,12 +161,17 @@ class ProposalAdmin:
     def decide_view(self, request: HttpRequest, pk: int):
         if request.method != "POST" or not self.has_approve_permission(request):
             raise PermissionDenied
-        self.decide(
-            request,
-            self.model.objects.filter(pk=pk),
-            approving=request.POST.get("decision") == "approve",
-            note=request.POST.get("note", ""),
-        )
+        decision = request.POST.get("decision")
+        if decision in DECISIONS:
+            self.decide(
+                request,
+                self.model.objects.filter(pk=pk),
+                approving=decision == "approve",
+                note=request.POST.get("note", ""),
+            )
+        else:
+            said = f"#{pk} not decided: a decision is approve or reject, not {decision!r}."
+            self.message_user(request, said, messages.ERROR)
         meta = self.model._meta
         return HttpResponseRedirect(
             reverse(f"admin:{meta.app_label}_{meta.model_name}_change", args=[pk])
@@ -168,7 +179,7 @@ class ProposalAdmin:
 
 
 class AdjustmentForm(ProposalForm):
-    amount_value = forms.DecimalField(
+    amount_value = PlainDecimalField(
         label="Amount (₹; in chips for the chips bucket)",
         max_digits=18,
         decimal_places=2,

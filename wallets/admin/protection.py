@@ -8,13 +8,19 @@ from __future__ import annotations
 from datetime import datetime
 from decimal import Decimal
 
-from django import forms
 from django.contrib import admin
 from django.utils import timezone
 from django.utils.html import format_html
 from djmoney.money import Money
 
-from wallets.admin.base import NoDeleteAdmin, ReadOnlyAdmin, ReadOnlyInline, link, money_display
+from wallets.admin.base import (
+    NoDeleteAdmin,
+    PlainDecimalField,
+    ReadOnlyAdmin,
+    ReadOnlyInline,
+    link,
+    money_display,
+)
 from wallets.admin.proposals import ProposalAdmin, ProposalForm
 from wallets.models import CASH, BonusGrant, BonusLot, ProtectionChange
 from wallets.money.formatting import ist, money
@@ -87,7 +93,7 @@ def protection_summary(player) -> str:
 
 
 class BonusGrantForm(ProposalForm):
-    amount_value = forms.DecimalField(
+    amount_value = PlainDecimalField(
         label="Amount (₹)", max_digits=18, decimal_places=2, min_value=Decimal("0.01")
     )
 

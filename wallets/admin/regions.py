@@ -6,10 +6,11 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied
-from django.http import HttpRequest, HttpResponseRedirect
+from django.http import Http404, HttpRequest, HttpResponseRedirect
 from django.urls import path, reverse
 
 from rummy_ledger.errors import DomainError
+from wallets.models import Player
 from wallets.services import real_money
 from wallets.services.regions import REGIONS
 
@@ -36,6 +37,8 @@ class PlayerRegionAdmin:
     def region_view(self, request: HttpRequest, pk: int):
         if request.method != "POST" or not request.user.has_perm(PERMISSION):
             raise PermissionDenied
+        if not Player.objects.filter(pk=pk).exists():
+            raise Http404("no such player")
         try:
             player = real_money.region_set_by_finance(
                 player_id=pk, region=request.POST.get("region", ""), set_by=request.user

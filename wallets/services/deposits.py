@@ -48,7 +48,7 @@ from wallets.services.players import player_get_or_create, player_lock
 from wallets.services.protection import deposit_allowed
 from wallets.services.real_money import real_money_check, region_report
 from wallets.services.transfers import Leg, Posted, transfer_post
-from wallets.services.wind_down import deposits_refused_check
+from wallets.services.wind_down import wind_down_check
 from wallets.tax import formulas
 from wallets.tax.gst_rates import gst_rate_now
 
@@ -134,7 +134,7 @@ def _deposit_checks(*, player: Player, amount: Money, region: str, changed_by: s
         )
     if region:
         region_report(player=player, region=region, changed_by=changed_by)
-    deposits_refused_check()  # a wind-down closing the real-money book
+    wind_down_check("deposits")  # a wind-down closing the real-money book
     real_money_check(players=[player])
     deposit_allowed(player=player, amount=amount.amount)
 

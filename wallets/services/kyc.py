@@ -74,6 +74,8 @@ def kyc_report(
                 details={"reference": reference},
             )
         return stored, False
+    if _verified_for_another(player, pan):
+        raise _pan_taken(pan)  # a rejection carrying it is not kept either: it names its holder
     if status == KycStatus.VERIFIED:
         _verify(player, pan)
     elif player.kyc_status != KycStatus.VERIFIED or player.pan == pan:
@@ -99,25 +101,26 @@ def _verify(player: Player, pan: str) -> None:
             "before verifying a new one",
             details={"player": player.external_id},
         )
-    holder = Player.objects.filter(pan=pan, kyc_status=KycStatus.VERIFIED).exclude(pk=player.pk)
-    if holder.exists():
-        raise _pan_taken(holder.first(), pan)
     player.kyc_status, player.pan = KycStatus.VERIFIED, pan
 
 
-def _pan_taken(holder: Player, pan: str) -> PanConflict:
+def _verified_for_another(player: Player, pan: str) -> bool:
+    others = Player.objects.filter(pan=pan, kyc_status=KycStatus.VERIFIED).exclude(pk=player.pk)
+    return others.exists()
+
+
+def _pan_taken(pan: str) -> PanConflict:
+    """The PAN is in use: which player holds it (perhaps another client's) is not said."""
     return PanConflict(
-        f"PAN {pan} is verified for player {holder.external_id}: a PAN belongs to one player",
-        details={"pan": pan, "player": holder.external_id},
+        f"PAN {pan} is verified for another player: a PAN belongs to one player",
+        details={"pan": pan},
     )
 
 
 def _raced(exc: IntegrityError, *, pan: str, reference: str) -> Exception:
     constraint = getattr(getattr(exc.__cause__, "diag", None), "constraint_name", "") or ""
     if "pan" in constraint:
-        holder = Player.objects.filter(pan=pan, kyc_status=KycStatus.VERIFIED).first()
-        if holder is not None:
-            return _pan_taken(holder, pan)
+        return _pan_taken(pan)
     return IdempotencyConflict(
         f"KYC reference {reference!r} was already used for another report",
         details={"reference": reference},

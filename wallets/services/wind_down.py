@@ -120,11 +120,38 @@ def wind_down_in_progress() -> WindDown | None:
     )
 
 
-def deposits_refused_check() -> None:
-    running = wind_down_in_progress()
+class Unread:
+    """The caller did not read whether a wind-down is unfinished (`wind_down_check` reads it)."""
+
+
+UNREAD = Unread()
+
+
+def wind_down_check(refused: str, running: int | Unread | None = UNREAD) -> None:
+    """Refuse what would take real money in (`refused`: deposits, cash games, tournament
+    entries) while an approved wind-down is unfinished, whatever `REAL_MONEY` says: it is closing
+    the real-money book. `running`: that wind-down's id (None: there is none), when the caller
+    read it already."""
+    if isinstance(running, Unread):
+        found = wind_down_in_progress()
+        running = found.pk if found is not None else None
     if running is not None:
         raise RealMoneyUnavailable(
-            f"the real-money book is being closed (wind-down #{running.pk}): no deposits",
+            f"the real-money book is being closed (wind-down #{running}): no {refused}",
+            details={"wind_down": running},
+        )
+
+
+def real_money_start_check() -> None:
+    """Refuse to start the service offering real money (`REAL_MONEY` on or restricted) while an
+    approved wind-down is unfinished: the book it is closing must stay closed (`manage.py serve`
+    calls it after migrating)."""
+    running = wind_down_in_progress()
+    if running is not None and settings.REAL_MONEY != OFF:
+        raise RealMoneyUnavailable(
+            f"REAL_MONEY={settings.REAL_MONEY} while wind-down #{running.pk} is approved and "
+            "not finished: finish it (manage.py wind_down --client GATEWAY) with REAL_MONEY=off, "
+            "or start with REAL_MONEY=off",
             details={"wind_down": running.pk},
         )
 

@@ -44,7 +44,7 @@ def future_rate_checked(*, effective_from: date, rate_percent: Decimal) -> None:
     try:
         formulas.gst_rate_checked(rate_percent)
     except formulas.TaxError as exc:
-        raise ProposalInvalid(str(exc)) from exc
+        raise ProposalInvalid(str(exc), details={"rate_percent": str(rate_percent)}) from exc
     today = _today()
     if effective_from <= today:
         raise ProposalInvalid(

@@ -24,7 +24,14 @@ from tournaments.games.services.templates import (
     template_change_propose,
 )
 from tournaments.models import MONEY_TERMS, TEMPLATE_FIELDS, GameTemplate, TemplateChange
-from wallets.admin.base import NoDeleteAdmin, link, money_display, percent_display
+from wallets.admin.base import (
+    PLAIN_DECIMALS,
+    NoDeleteAdmin,
+    link,
+    money_display,
+    percent_display,
+    plain_formfield,
+)
 from wallets.admin.proposals import ProposalAdmin, ProposalForm
 from wallets.money.formatting import money
 
@@ -53,6 +60,7 @@ def term_shown(name: str, value, currency: str) -> str:
 
 @admin.register(GameTemplate)
 class GameTemplateAdmin(admin.ModelAdmin):
+    formfield_overrides = PLAIN_DECIMALS
     list_display = [
         "slug",
         "name",
@@ -146,6 +154,7 @@ class TemplateChangeForm(ProposalForm):
             GameTemplate,
             fields=MONEY_TERMS,
             labels={"fee_percent": "Fee %", "bonus_cap_percent": "Bonus cap %"},
+            formfield_callback=plain_formfield,
         )
     )
 

@@ -26,9 +26,10 @@ from tournaments.payouts import cancel_settlement
 from tournaments.references import game_pk_of
 from wallets.errors import LedgerBusy, WalletErrorCode
 from wallets.models import CHIPS, Player
-from wallets.services.client_guards import escrow_cap_take
+from wallets.services.client_guards import escrow_cap_take, players_seatable_check
 from wallets.services.protection import self_exclusion_check
 from wallets.services.real_money import real_money_check
+from wallets.services.wind_down import UNREAD, Unread, wind_down_check
 
 
 def templates_active() -> QuerySet[GameTemplate]:
@@ -71,6 +72,7 @@ def game_rejoin(*, client: ApiClient, game_id: str, player: str) -> Game:
         )
     score = fmt.rejoin_score(table_of(game, seats), seat)
     cash_play_check(terms.currency, [seat.player])
+    players_seatable_check(client=client, players=[seat.player])  # paid again: paired still
     escrow_cap_take(client=client, amount=terms.stake, currency=game.currency)
     game.collected += entries_collect(
         game=game, seats=[seat], amount=terms.stake, entry_no=seat.entries + 1
@@ -140,14 +142,19 @@ def game_mark_reversed(*, reference: str) -> None:
 
 
 def cash_play_check(
-    currency: str, players: list[Player], exclusions: dict[int, list[str]] | None = None
+    currency: str,
+    players: list[Player],
+    exclusions: dict[int, list[str]] | None = None,
+    wind_down: int | Unread | None = UNREAD,
 ) -> None:
     """A cash game or tournament (or a buy-back into one) needs real money offered to every
-    player and none of them self-excluded; chips games need neither. `exclusions`: the players'
-    self-exclusion values, when the caller read them already."""
+    player, none of them self-excluded, and no wind-down closing the real-money book; chips
+    games need none of it. `exclusions`: the players' self-exclusion values, and `wind_down`:
+    the unfinished wind-down's id (or None), when the caller read them already."""
     if currency == CHIPS:
         return
     real_money_check(players=players)
+    wind_down_check("cash games or tournament entries", wind_down)
     self_exclusion_check(players=players, values=exclusions)
 
 

@@ -2,14 +2,15 @@
 
 One read of everything the checks need (`queries.game_open_view`: the template, a game already
 holding the id, the players with their accounts, self-exclusions and whether a payments client
-paired with the opening's client reported them, the new ids). A player not registered yet is
-registered (`players_get_or_create`) and read again. Then the checks and the entry plan in
-Python; the client's hourly escrow cap is taken (`escrow_cap_take`: it locks the client's row
-until the transaction ends, so concurrent openings of one client count each other), the bonus
-lots an entry takes are locked and spent (`escrow.entry_plans`, `entry_legs`), and ONE
-multi-statement write sends the escrow account, the game, the entries (`ledger_post_batch`, which
-locks the accounts and refuses overdrafts itself) and the seats. A refusal rolls all of it back.
-The API layer claims the Idempotency-Key and records the answer around it.
+paired with the opening's client reported them, the new ids, a wind-down not finished). A player
+not registered yet is registered (`players_get_or_create`) and read again. Then the checks and
+the entry plan in Python; the client's hourly escrow cap is taken (`escrow_cap_take`: it locks
+the client's row until the transaction ends, so concurrent openings of one client count each
+other), the bonus lots an entry takes are locked and spent (`escrow.entry_plans`, `entry_legs`),
+and ONE multi-statement write sends the escrow account, the game, the entries
+(`ledger_post_batch`, which locks the accounts and refuses overdrafts itself) and the seats. A
+refusal rolls all of it back. The API layer claims the Idempotency-Key and records the answer
+around it.
 """
 
 from __future__ import annotations
@@ -74,7 +75,7 @@ def _opened(
             client_id=client.pk, game_id=game_id, template_slug=template_slug, players=players
         )
     game, candidates, seats = _game_new(seen, client, game_id, terms, players)
-    _seatable_check(client, terms, candidates)
+    _seatable_check(client, terms, candidates, seen.wind_down)
     escrow_cap_take(client=client, amount=terms.stake * len(seats), currency=terms.currency)
     requests = _entries(game, seats, candidates, terms)
     game.collected = terms.stake * len(seats)
@@ -139,12 +140,13 @@ def _game_new(
     return game, candidates, seats
 
 
-def _seatable_check(client: ApiClient, terms: GameTerms, candidates: list[Candidate]) -> None:
+def _seatable_check(
+    client: ApiClient, terms: GameTerms, candidates: list[Candidate], wind_down: int | None
+) -> None:
     """The players may play for money (cash), and the client may seat them (its pairings)."""
     players = [c.player for c in candidates]
-    cash_play_check(
-        terms.currency, players, exclusions={c.player.pk: c.exclusions for c in candidates}
-    )
+    exclusions = {c.player.pk: c.exclusions for c in candidates}
+    cash_play_check(terms.currency, players, exclusions=exclusions, wind_down=wind_down)
     paired = [c.player.pk for c in candidates if c.paired]
     players_seatable_check(client=client, players=players, paired=paired)
 

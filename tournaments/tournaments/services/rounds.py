@@ -244,8 +244,15 @@ def _standings_checked(
     if final and len(tables) != 1:
         raise RoundRejected("the final is played at one table")
     seen: set[str] = set()
+    names: set[str] = set()
     out = []
     for table in tables:
+        if table["table"] in names:
+            raise RoundRejected(
+                f"table {table['table']!r} is listed twice: each table once, by its own name",
+                details={"table": table["table"]},
+            )
+        names.add(table["table"])
         rows = table["standings"]
         if len(rows) > table_size:
             raise RoundRejected(

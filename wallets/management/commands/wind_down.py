@@ -1,19 +1,21 @@
 """`manage.py wind_down --client NAME [--plan] [--csv PATH] [--chunk N]`: run the approved wind-down
 (`wallets.services.wind_down`; proposed and approved in the admin, by two people), or with
 `--plan` print what it would do and change nothing. Afterwards (and with `--plan`) the CSV at
-`--csv` (default `wind-down-<plan|report>.csv`) lists every player. A progress bar on a
+`--csv` (default `wind-down-<plan|report>.csv` under the data directory, `RUMMY_DATA_DIR`) lists
+every player. A progress bar on a
 terminal, a summary line otherwise; run it again at any time (idempotent, resumable)."""
 
 from __future__ import annotations
 
 import argparse
-import csv
 import sys
 from pathlib import Path
 
+from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
+from rummy_ledger.csv_cells import csv_write
 from rummy_ledger.errors import DomainError
 from wallets.money.amounts import amount_text
 from wallets.services import wind_down as service
@@ -29,10 +31,15 @@ PLAN_HEADER = ["player", "kyc_status", "deposit", "winnings", "refund", "held"]
 
 
 def write_csv(path: Path, header: list[str], rows: list[list]) -> None:
-    with path.open("w", newline="") as f:
-        writer = csv.writer(f)
-        writer.writerow(header)
-        writer.writerows(rows)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("w", newline="", encoding="utf-8") as f:
+        csv_write(f, header, rows)
+
+
+def default_path(kind: str) -> Path:
+    """Where a plan or report goes without `--csv`: the data directory, not wherever the command
+    happens to run."""
+    return settings.DATA_DIR / f"wind-down-{kind}.csv"
 
 
 class Command(BaseCommand):
@@ -41,7 +48,9 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         parser.add_argument("--client", required=True, help="the payments client of the refunds")
         parser.add_argument("--plan", action="store_true", help="print the plan, change nothing")
-        parser.add_argument("--csv", type=Path, help="where to write the plan or the report")
+        parser.add_argument(
+            "--csv", type=Path, help="the plan's or report's file (default: the data directory)"
+        )
         parser.add_argument(
             "--chunk",
             type=positive,
@@ -53,7 +62,7 @@ class Command(BaseCommand):
         try:
             wind_down, payments = service.wind_down_ready(client_name=client)
             if plan:
-                return self._plan(csv or Path("wind-down-plan.csv"))
+                return self._plan(csv or default_path("plan"))
             tty = sys.stdout.isatty()
 
             def progress(players):
@@ -64,7 +73,7 @@ class Command(BaseCommand):
             )
         except DomainError as exc:
             raise CommandError(str(exc)) from exc
-        path = csv or Path("wind-down-report.csv")
+        path = csv or default_path("report")
         write_csv(path, service.REPORT_HEADER, service.wind_down_report_rows(wind_down))
         self.stdout.write(f"{run.summary()}; report: {path}")
         if run.busy:

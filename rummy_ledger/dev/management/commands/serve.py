@@ -29,8 +29,10 @@ from django.core.management.base import BaseCommand, CommandError
 from rummy_ledger import db, instance
 from rummy_ledger.dev import embedded
 from rummy_ledger.dev.supervisor import Child, Daemon, Supervisor
+from rummy_ledger.errors import DomainError
 from rummy_ledger.events.tasks import webhook_queue
 from rummy_ledger.metrics import MULTIPROC_ENV
+from wallets.services.wind_down import real_money_start_check
 
 PORT_IN_USE = 2
 WEB_WORKER = "rummy_ledger.api.worker.EnvelopeErrorWorker"
@@ -61,6 +63,10 @@ class Command(BaseCommand):
                 daemon.start()  # the broker must answer before migrate and seed_demo run
             with db.advisory_lock(db.MIGRATE_LOCK):  # nodes starting at once take turns
                 call_command("migrate", verbosity=0)
+            try:
+                real_money_start_check()
+            except DomainError as refused:
+                raise CommandError(refused.message) from refused
             call_command("collectstatic", interactive=False, verbosity=0)
             if not no_demo:
                 call_command("seed_demo", base_url=f"http://127.0.0.1:{port}", verbosity=0)

@@ -55,6 +55,15 @@ def pool_deal(deal_no: int, winner: str, loser: str) -> dict[str, Any]:
     return copy.deepcopy({"deal_no": deal_no, "wild_joker": WILD, "results": results})
 
 
+def pool3_deal(deal_no: int, *, y: bool = True) -> dict[str, Any]:
+    """A deal of a 3-player pool 101 game: x declares, y shows wrong (80: out after two), z
+    drops first (20); without y once y is out."""
+    results = [res("x", "declared", WINNER), res("z", "first_drop")]
+    if y:
+        results.insert(1, res("y", "wrong_show"))
+    return {"deal_no": deal_no, "wild_joker": "KD", "results": results}
+
+
 # What a deal of a plan may be (`pool_deal_of_kind`), and plans of deals: (game, number, kind).
 KINDS = ["ok", "other", "bad_card", "no_game"]
 PLANS = st.lists(

@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, given, settings
 
 from rummy_ledger.api.models import IdempotencyRecord
 from rummy_ledger.errors import DomainError, Retryable
-from tests.builders import WINNER, escrow_balance, make_api, res
+from tests.builders import escrow_balance, make_api, res
 from tests.concurrency import run_in_threads
 from tests.tournaments.games.services.tables import (
     PLANS,
@@ -27,6 +27,7 @@ from tests.tournaments.games.services.tables import (
     POOL,
     opened,
     points_deal,
+    pool3_deal,
     pool_deal,
     pool_deal_of_kind,
     while_held,
@@ -189,28 +190,19 @@ def test_a_deal_of_a_game_no_longer_open_is_refused(server_client):
 # --- deals stored before, not settled yet: scored in memory -------------------------------------
 
 
-def _pool3(deal_no: int, *, y: bool = True) -> dict:
-    """A deal of a 3-player pool 101 game: x declares, y shows wrong (80: out after two), z
-    drops first (20); without y once y is out."""
-    results = [res("x", "declared", WINNER), res("z", "first_drop")]
-    if y:
-        results.insert(1, res("y", "wrong_show"))
-    return {"deal_no": deal_no, "wild_joker": "KD", "results": results}
-
-
 @pytest.mark.django_db
 def test_deals_waiting_for_settlement_are_scored_in_memory_to_check_the_next(server_client):
     # given a pool game whose deals 1 and 2 are stored, not settled: y reaches 160 (out)
     game = opened(server_client, "pool3", POOL, ("x", "y", "z"))
     for deal_no in (1, 2):
-        intake.deal_store(client=server_client, game_id="pool3", payload=_pool3(deal_no))
+        intake.deal_store(client=server_client, game_id="pool3", payload=pool3_deal(deal_no))
     transfers = Transfer.objects.count()
 
     # when deal 3 comes with a result for y, then without
     with pytest.raises(DealRejected) as refused:
-        intake.deal_store(client=server_client, game_id="pool3", payload=_pool3(3))
+        intake.deal_store(client=server_client, game_id="pool3", payload=pool3_deal(3))
     _, created = intake.deal_store(
-        client=server_client, game_id="pool3", payload=_pool3(3, y=False)
+        client=server_client, game_id="pool3", payload=pool3_deal(3, y=False)
     )
 
     # then y is out by the stored deals' scores, deal 3 follows them; nothing was settled
@@ -417,7 +409,7 @@ def test_deals_1_and_2_of_a_game_posted_at_once_are_both_stored_in_order(server_
 
     # when deal 2 and deal 1 are posted at once on two connections, deal 2 retried once refused
     def post(n: int):
-        payload = _pool3(2 - n)
+        payload = pool3_deal(2 - n)
         try:
             return intake.deal_store(client=server_client, game_id="pool3", payload=payload)
         except DealOutOfOrder:  # it came first: a server posts deals in order, and retries
