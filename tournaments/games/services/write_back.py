@@ -16,7 +16,7 @@ WRITE_BACK_SQL = f"""
 WITH d AS (
     UPDATE {Deal._meta.db_table} AS x
        SET points = u.points::jsonb, discrepancies = u.disc::jsonb, status = 'settled',
-           settled_at = %(settled_at)s
+           settled_at = coalesce(%(settled_at)s::timestamptz, now())
       FROM unnest(%(deal_ids)s::bigint[], %(deal_points)s::text[], %(deal_discrepancies)s::text[])
            AS u(id, points, disc)
      WHERE x.id = u.id RETURNING 1),
@@ -52,7 +52,9 @@ def settlement_write_back(
     settled_at: datetime | None = None,
 ) -> None:
     """Deals (and the transfers they posted, in order), seats and games in ONE statement:
-    settlement throughput is bounded by the round trips made while the locks are held."""
+    settlement throughput is bounded by the round trips made while the locks are held. The deals
+    are settled at `settled_at` (the time settlement tells in their events; the transaction's
+    time when None)."""
     with connection.cursor() as cursor:
         cursor.execute(
             WRITE_BACK_SQL,
