@@ -101,6 +101,7 @@ INSTALLED_APPS = [
     "axes",
     "rummy_ledger",
     "rummy_ledger.api",
+    "rummy_ledger.events",
     "wallets",
     "tournaments",
 ]
@@ -403,6 +404,40 @@ if not RATE_LIMIT_REDIS_TIMEOUT_SECONDS > 0 or RATE_LIMIT_REDIS_RETRY_SECONDS < 
         "RATE_LIMIT_REDIS_TIMEOUT_SECONDS is above 0 and RATE_LIMIT_REDIS_RETRY_SECONDS at least 0,"
         f" not {RATE_LIMIT_REDIS_TIMEOUT_SECONDS} and {RATE_LIMIT_REDIS_RETRY_SECONDS}"
     )
+# Events and webhooks (rummy_ledger.events, docs/events.md). The feed keeps events this many days;
+# a cursor older than that is 410 `cursor_expired`. Beat purges older ones hourly.
+EVENTS_RETENTION_DAYS = int(os.environ.get("EVENTS_RETENTION_DAYS", "30"))
+if EVENTS_RETENTION_DAYS < 1:
+    raise ImproperlyConfigured(f"EVENTS_RETENTION_DAYS is at least 1, not {EVENTS_RETENTION_DAYS}")
+CELERY_BEAT_SCHEDULE["events-purge"] = {"task": "rummy_ledger.events.tasks.events_purge",
+                                        "schedule": 3600.0}  # fmt: skip
+# Webhook URLs are https to public addresses; these hosts (comma-separated) may also be http and
+# private or loopback (make run and the tests: 127.0.0.1).
+WEBHOOK_ALLOWED_HOSTS = frozenset(
+    h.strip() for h in os.environ.get("WEBHOOK_ALLOWED_HOSTS", "").split(",") if h.strip()
+)
+WEBHOOK_ENDPOINTS_MAX = 10  # a client's endpoints at once
+WEBHOOK_TIMEOUT_SECONDS = 5.0  # no answer within this: retried
+# Retries: the first this long after a failure, each next one 3 times longer, at most
+# WEBHOOK_RETRY_MAX_SECONDS apart, for WEBHOOK_RETRY_HOURS; then the delivery has failed and the
+# endpoint, if nothing reached it meanwhile, is disabled (finance's home page lists it).
+WEBHOOK_RETRY_FIRST_SECONDS = float(os.environ.get("WEBHOOK_RETRY_FIRST_SECONDS", "5"))
+WEBHOOK_RETRY_MAX_SECONDS = 3600.0
+WEBHOOK_RETRY_HOURS = 24
+# A claimed delivery is due again after this (its worker killed mid-request): above the timeout.
+WEBHOOK_LEASE_SECONDS = 30.0
+# A run claims WEBHOOK_BATCH due deliveries at a time, sends them WEBHOOK_CONCURRENCY at once, up
+# to WEBHOOK_RUN_DELIVERIES, then wakes the next run. Beat wakes a run every WEBHOOK_WAKE_SECONDS
+# (a lost wake, a retry that came due); an event's commit wakes one after WEBHOOK_GATHER_SECONDS.
+WEBHOOK_BATCH = 50
+WEBHOOK_CONCURRENCY = int(os.environ.get("WEBHOOK_CONCURRENCY", "8"))
+WEBHOOK_RUN_DELIVERIES = 500
+WEBHOOK_WAKE_SECONDS = float(os.environ.get("WEBHOOK_WAKE_SECONDS", "5"))
+WEBHOOK_GATHER_SECONDS = float(os.environ.get("WEBHOOK_GATHER_SECONDS", "0.2"))
+CELERY_BEAT_SCHEDULE["webhooks-deliver"] = {"task": "rummy_ledger.events.tasks.deliver_waiting",
+                                            "schedule": WEBHOOK_WAKE_SECONDS}  # fmt: skip
+# Deliveries go to their own queue, `<default queue>.webhooks` (rummy_ledger.events.tasks.route).
+CELERY_TASK_ROUTES = ["rummy_ledger.events.tasks.route"]
 
 # Nightly reconciliation (wallets.reconciliation): when, and what counts as stuck.
 _reconcile_hour, _reconcile_minute = (int(part) for part in RECONCILE_AT.split(":"))

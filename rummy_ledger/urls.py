@@ -24,6 +24,7 @@ urlpatterns = [
     path("api/v1/", include("wallets.api.urls")),
     path("api/v1/", include("tournaments.games.api.urls")),
     path("api/v1/", include("tournaments.tournaments.api.urls")),
+    path("api/v1/", include("rummy_ledger.events.api.urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="docs"),
     path("api/redoc/", SpectacularRedocView.as_view(url_name="schema"), name="redoc"),

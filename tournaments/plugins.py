@@ -11,6 +11,7 @@
 - reports: the fee report and the tournament P&L are listed on the admin index;
 - the wind-down: cancelling open cash games and open cash tournaments are two of its steps.
 - the one-way-flow report: what went from one player to another across games.
+- events: the data of the games' and tournaments' events, as their endpoints answer.
 """
 
 from __future__ import annotations
@@ -19,14 +20,18 @@ from collections.abc import Collection
 
 from django.urls import reverse
 
+from rummy_ledger.events.event_types import EventType
+from rummy_ledger.events.renderers import Renderer
 from tournaments import metrics, reconciliation
 from tournaments.errors import GameErrorCode
 from tournaments.games import queries
+from tournaments.games.api import serializers as game_serializers
 from tournaments.games.services.games import cash_games_cancel, cash_games_open, game_mark_reversed
 from tournaments.games.services.templates import template_change_apply
 from tournaments.models import Game, NewTournament, TemplateChange, TournamentChange
 from tournaments.references import game_pk_of, game_reference
 from tournaments.tournaments import queries as tournament_queries
+from tournaments.tournaments.api import serializers as tournament_serializers
 from tournaments.tournaments.services.new_tournaments import new_tournament_apply
 from tournaments.tournaments.services.rounds import cash_tournaments_cancel, cash_tournaments_open
 from tournaments.tournaments.services.terms_changes import tournament_change_apply
@@ -98,4 +103,15 @@ def plug_ins() -> dict[str, list]:
             ),
         ],
         "flow_finders": [queries.pair_flows, tournament_queries.tournament_pair_flows],
+        "flow_finders": [queries.pair_flows],
+        "event_renderers": [
+            Renderer((EventType.DEAL_SETTLED,), game_serializers.deals_rendered),
+            Renderer(
+                (EventType.GAME_CLOSED, EventType.GAME_CANCELLED), game_serializers.games_rendered
+            ),
+            Renderer(
+                (EventType.TOURNAMENT_FINISHED, EventType.TOURNAMENT_CANCELLED),
+                tournament_serializers.tournaments_rendered,
+            ),
+        ],
     }

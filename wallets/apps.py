@@ -33,6 +33,7 @@ class WalletsConfig(AppConfig):
         from rummy_ledger.plugins import offer, register
         from wallets import checks, metrics, roles  # noqa: F401  (checks register by being imported)
         from wallets.admin import dashboard, reports, search
+        from wallets.api import serializers
         from wallets.errors import WalletErrorCode
         from wallets.models import (
             Adjustment,
@@ -61,6 +62,7 @@ class WalletsConfig(AppConfig):
 
         register(
             error_codes=[WalletErrorCode],  # the API's catalogue names no app
+            event_renderers=serializers.EVENT_RENDERERS,  # the money's events (rummy_ledger.events)
             # withdrawals waiting, the last reconciliation (rummy_ledger.metrics)
             readings=metrics.READINGS,
             # Each proposal kind lives with its subject; the engine names none of them. The order

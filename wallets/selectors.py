@@ -111,7 +111,15 @@ def deposits_listed(
     one with `reference` when given. Their amounts come from their transfers' entries, in one
     query, read back as a deposit made before is answered (`deposit_moved`)."""
     rows = GatewayDeposit.objects.filter(client=client)
-    records = list(_after(_referenced(rows, reference), after_id)[:count])
+    return _deposits_read(list(_after(_referenced(rows, reference), after_id)[:count]))
+
+
+def deposits_by_pk(pks: Sequence[int]) -> list[DepositRead]:
+    """These deposit records as their answers show them (the `deposit.credited` events)."""
+    return _deposits_read(list(GatewayDeposit.objects.filter(pk__in=pks)))
+
+
+def _deposits_read(records: list[GatewayDeposit]) -> list[DepositRead]:
     transfers = [r.transfer_id for r in records]
     entries = Entry.objects.filter(transfer_id__in=transfers).select_related("account__player")
     rates = dict(

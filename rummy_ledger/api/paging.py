@@ -91,7 +91,7 @@ class PageAsked:
         return self.limit + 1
 
 
-def page_asked(query_class: type[PageQuery], request: Request) -> PageAsked:
+def query_read(query_class: type[StrictSerializer], request: Request) -> dict[str, Any]:
     """The request's query parameters as `query_class` takes them (a 400 in the envelope if
     not: each unknown or repeated parameter named)."""
     params = request.query_params
@@ -100,7 +100,12 @@ def page_asked(query_class: type[PageQuery], request: Request) -> PageAsked:
         raise serializers.ValidationError({name: ["Given more than once."] for name in repeated})
     serializer = query_class(data=params.dict())
     serializer.is_valid(raise_exception=True)
-    data = dict(serializer.validated_data)
+    return dict(serializer.validated_data)
+
+
+def page_asked(query_class: type[PageQuery], request: Request) -> PageAsked:
+    """The request's paging and filters as `query_class` takes them (`query_read`)."""
+    data = query_read(query_class, request)
     after = data.pop("after", None)
     limit = data.pop("limit")
     return PageAsked(data, None if after is None else int(after), limit)

@@ -65,6 +65,8 @@ DESCRIPTIONS = {
     "406": "The client does not accept JSON.",
     "409": "Conflict: the state does not allow it, or contention; with `Retry-After` when "
     "retrying the same request (the same `Idempotency-Key`) helps.",
+    "410": "Gone: the cursor is older than the events kept (`EVENTS_RETENTION_DAYS`): read "
+    "the feed again from its start.",
     "413": "The request body is over the size limit (`API_MAX_BODY_BYTES`).",
     "415": "The body is not JSON (the API takes `application/json` only).",
     "422": "Well-formed, but the rules refuse it (`details` gives the reasons).",

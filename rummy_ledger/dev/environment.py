@@ -59,6 +59,8 @@ def environ_prepare(environ: MutableMapping[str, str] = os.environ) -> None:
     broker = environ["CELERY_BROKER_URL"]
     if not environ.get("RATE_LIMIT_REDIS_URL", "").strip() and not broker.startswith("redis"):
         environ["RATE_LIMIT_REDIS_URL"] = embedded.redis_url(directory)
+    # the demo's and the tests' webhook receivers listen on this machine (plain http, loopback)
+    environ.setdefault("WEBHOOK_ALLOWED_HOSTS", "127.0.0.1")
     # whitenoise warns about a missing static root
     Path(environ.get("DJANGO_STATIC_ROOT", directory / "static")).mkdir(parents=True, exist_ok=True)
 

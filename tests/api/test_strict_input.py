@@ -25,6 +25,7 @@ PATH_VALUES = {
     "{slug}": "t1",
     "{player}": "p1",
     "{number}": "1",
+    "{endpoint_id}": "1",
 }
 
 

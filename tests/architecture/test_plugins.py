@@ -8,6 +8,7 @@ from django.core.exceptions import ImproperlyConfigured
 
 from rummy_ledger import plugins
 from rummy_ledger.api.codes import catalogue
+from rummy_ledger.events import renderers
 from rummy_ledger.metrics import _READINGS
 from wallets.admin import reports, search
 from wallets.reconciliation.runner import CHECKS
@@ -27,6 +28,7 @@ KINDS = {
     "dashboard_widgets",
     "wind_down_steps",
     "flow_finders",
+    "event_renderers",
 }
 
 
@@ -42,6 +44,7 @@ def registered() -> dict:
         "reports": list(reports._REPORTS),
         "wind_down_steps": list(wind_down._STEPS),
         "flow_finders": list(flows._FINDERS),
+        "event_renderers": dict(renderers._RENDERERS),
     }
 
 

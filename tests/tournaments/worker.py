@@ -81,7 +81,7 @@ class Worker:
         self.process = subprocess.Popen(
             [
                 *program,
-                "-Q", queue, "-n", f"{queue}-{uuid.uuid4().hex[:6]}@%h",
+                "-Q", f"{queue},{queue}.webhooks", "-n", f"{queue}-{uuid.uuid4().hex[:6]}@%h",
                 "--concurrency", str(concurrency), "--loglevel", "WARNING",
                 "--without-gossip", "--without-mingle", "--without-heartbeat",
             ],

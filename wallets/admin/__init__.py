@@ -4,7 +4,8 @@ maker-checker page uses), `payments` (the withdrawal queue and its reviews, KYC,
 the tax reports), `protection` (bonus grants and lots, deposit limits and self-exclusion:
 read-only but the grants), `reconciliation` (reports, gateway statements), `flows` (the
 one-way-flow report), `gst` (GST rates by date and the proposals adding one), `wind_down`
-(closing the real-money book), `clients` (API keys: superusers only). `base` holds the shared
+(closing the real-money book), `clients` (API keys: superusers only), `webhooks` (the clients'
+webhook endpoints and deliveries; an operator redelivers). `base` holds the shared
 pieces (money columns, search, page-wide loading, the 403 page), `paging` the paginator of big
 tables. The finance home page is `dashboard` (built from what the apps register), the reports it
 lists `reports`, and what a search term names `search`."""
@@ -18,6 +19,7 @@ from wallets.admin import (
     proposals,
     protection,
     reconciliation,
+    webhooks,
     wind_down,
 )
 
@@ -30,5 +32,6 @@ __all__ = [
     "proposals",
     "protection",
     "reconciliation",
+    "webhooks",
     "wind_down",
 ]

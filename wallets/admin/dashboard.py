@@ -7,7 +7,8 @@ Built from what the apps register, like pretix's dashboard widgets, so the index
   maker-checker (`services.proposals.proposal_kinds`: adjustments, reversals, bonus grants,
   withdrawal reviews, a game template's money terms, and any kind an app adds later);
 - **What is wrong**: the last reconciliation (when; clean, or how many discrepancies) and what
-  it reported stuck (every check's `*_stuck` kind: games, withdrawals, ...);
+  it reported stuck (every check's `*_stuck` kind: games, withdrawals, ...); webhook endpoints
+  disabled after failing for a day;
 - **Today**: fee, GST and TDS since midnight IST (the platform accounts' entries of today), and
   the real-money mode in force.
 
@@ -30,6 +31,7 @@ from django.db.models import Sum
 from django.urls import reverse
 from django.utils import timezone
 
+from rummy_ledger.events.models import WebhookEndpoint
 from wallets import references
 from wallets.models import (
     PLATFORM_CURRENCY,
@@ -192,9 +194,21 @@ def real_money_mode(user: AbstractBaseUser) -> list[Line]:
     return [Line("real-money mode", mode, alert=settings.REAL_MONEY != "on")]
 
 
+def webhooks_disabled(user: AbstractBaseUser) -> list[Line]:
+    """Webhook endpoints disabled after failing for WEBHOOK_RETRY_HOURS: a client hears nothing
+    until an operator redelivers (rummy_ledger.events)."""
+    if not _can_view(user, WebhookEndpoint):
+        return []
+    disabled = WebhookEndpoint.objects.filter(disabled_at__isnull=False, deleted_at__isnull=True)
+    shown, any_disabled = _counted(disabled)
+    url = changelist(WebhookEndpoint, state="disabled")
+    yours = user.has_perm("events.redeliver_delivery")
+    return [Line("webhook endpoints disabled", shown, url, any_disabled, yours and any_disabled)]
+
+
 WIDGETS: dict[str, list[Widget]] = {
     WAITS: [withdrawals_waiting, proposals_waiting],
-    WRONG: [reconciliation_last],
+    WRONG: [reconciliation_last, webhooks_disabled],
     TODAY: [money_today, real_money_mode],
 }
 

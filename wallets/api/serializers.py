@@ -4,6 +4,7 @@ returned, as the games' endpoints do (`tournaments.games.api.serializers`)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from django.conf import settings
@@ -20,8 +21,10 @@ from rummy_ledger.api.fields import (
     StrictSerializer,
 )
 from rummy_ledger.api.paging import NEXT, PageQuery, query_parameter
+from rummy_ledger.events.event_types import WITHDRAWAL_EVENTS, EventType
+from rummy_ledger.events.renderers import Renderer
 from wallets import selectors
-from wallets.models import CASH, KycRecord, Player, Withdrawal
+from wallets.models import CASH, GatewayDeposit, KycRecord, Player, Withdrawal
 from wallets.money.amounts import amount_text
 from wallets.money.parsing import MoneyError, amount_pattern, parse_amount
 from wallets.services import regions
@@ -409,6 +412,25 @@ def deposit_out(
     }
 
 
+def deposits_rendered(records: Sequence[GatewayDeposit]) -> dict[int, dict[str, Any]]:
+    """Deposits as their POST answered them, balances as they are now: the data of the
+    `deposit.credited` events (rummy_ledger.events)."""
+    rows = selectors.deposits_by_pk([r.pk for r in records])
+    balances = selectors.wallets_balances(players=[row.player for row in rows])
+    return {
+        row.pk: deposit_out(
+            row.player, row.deposit, row.record.reference, balances.get(row.player.pk, {})
+        )
+        for row in rows
+    }
+
+
+def withdrawals_rendered(withdrawals: Sequence[Withdrawal]) -> dict[int, dict[str, Any]]:
+    """Withdrawals as `GET /withdrawals/{id}` answers them, as the service just saved them: the
+    data of the withdrawal events (rummy_ledger.events)."""
+    return {w.pk: withdrawal_record_out(w) for w in withdrawals}
+
+
 def kyc_out(player: Player, record: KycRecord) -> dict[str, Any]:
     return {
         "player_id": player.external_id,
@@ -491,3 +513,11 @@ def protection_out(player_id: str, state: Protection) -> dict:
         "self_excluded_permanently": state.excluded_permanently,
     }
     return ProtectionOut(body).data
+
+
+# The data of the money's events, as these endpoints answer (rummy_ledger.events): registered
+# from WalletsConfig.ready().
+EVENT_RENDERERS = [
+    Renderer((EventType.DEPOSIT_CREDITED,), deposits_rendered),
+    Renderer(WITHDRAWAL_EVENTS, withdrawals_rendered),
+]

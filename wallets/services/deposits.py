@@ -24,6 +24,8 @@ from django.db import IntegrityError, transaction
 from djmoney.money import Money
 
 from rummy_ledger.api.models import ApiClient
+from rummy_ledger.events.event_types import EventType
+from rummy_ledger.events.record import event_record
 from wallets import references
 from wallets.errors import DepositBelowMinimum, IdempotencyConflict
 from wallets.models import (
@@ -97,11 +99,12 @@ def deposit_register(
     posted = _deposit_post(
         deposit=deposit, amount=amount, split=split, rate=rate, reference=reference, key=key
     )
-    _gateway_record(reference=reference, client=client, transfer_id=posted.transfer_id)
+    record = _gateway_record(reference=reference, client=client, transfer_id=posted.transfer_id)
     gst = Money(split.gst, amount.currency)
     _deposit_bonuses(
         player=player, deposit=deposit, posted=posted, gst=gst, reference=reference, key=key
     )
+    event_record(EventType.DEPOSIT_CREDITED, client_id=record.client_id, subject=record)
     return Deposit(
         posted.transfer_id, posted.created, split.amount, split.gst, split.credited, rate
     )
@@ -173,12 +176,14 @@ def _deposit_post(
     return posted
 
 
-def _gateway_record(*, reference: str, client: ApiClient | None, transfer_id: int) -> None:
+def _gateway_record(
+    *, reference: str, client: ApiClient | None, transfer_id: int
+) -> GatewayDeposit:
     """Who made the deposit under this reference (refused if another player's deposit took the
     reference meanwhile)."""
     try:
         with transaction.atomic():
-            GatewayDeposit.objects.create(
+            return GatewayDeposit.objects.create(
                 reference=reference, client=client, transfer_id=transfer_id
             )
     except IntegrityError as exc:

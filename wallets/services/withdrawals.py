@@ -24,6 +24,7 @@ from, and when no PAN is needed).
 
 from __future__ import annotations
 
+import copy
 from decimal import Decimal
 
 from django.conf import settings
@@ -33,6 +34,8 @@ from django.utils import timezone
 from djmoney.money import Money
 
 from rummy_ledger.api.models import ApiClient
+from rummy_ledger.events.event_types import EventType
+from rummy_ledger.events.record import Happened, events_record
 from wallets import references
 from wallets.errors import (
     IdempotencyConflict,
@@ -111,11 +114,18 @@ def withdrawal_request(
             player=player, accounts=player_accounts(player=player), amount=amount.amount
         )
         raise
-    fields = ["request_transfer"]
+    withdrawal.save(update_fields=["request_transfer"])
+    _events(withdrawal, EventType.WITHDRAWAL_REQUESTED)  # as it is now: requested
     if not withdrawal.needs_approval:
-        fields += _approve(withdrawal)
-    withdrawal.save(update_fields=fields)
+        withdrawal.save(update_fields=_approve(withdrawal))
+        _events(withdrawal, EventType.WITHDRAWAL_APPROVED)
     return withdrawal, True
+
+
+def _events(withdrawal: Withdrawal, *happened: EventType) -> None:
+    """The withdrawal's events, for the client that reported it (none for the service's own)."""
+    if withdrawal.client_id is not None:
+        events_record([Happened(t, withdrawal.client_id, withdrawal) for t in happened])
 
 
 def withdrawal_new(
@@ -277,6 +287,7 @@ def withdrawal_paid(
             withdrawal.save(update_fields=["status", "gateway_reference", "settled_at"])
     except IntegrityError as exc:  # a concurrent result named the same gateway reference
         raise _gateway_reference_taken(gateway_reference, None) from exc
+    _events(withdrawal, EventType.WITHDRAWAL_PAID)
     return withdrawal, True
 
 
@@ -321,6 +332,7 @@ def withdrawal_failed(
     withdrawal.failure_reason = reason
     withdrawal.settled_at = timezone.now()
     withdrawal.save(update_fields=[*fields, "status", "failure_reason", "settled_at"])
+    _events(withdrawal, EventType.WITHDRAWAL_FAILED)
     return withdrawal, True
 
 
@@ -343,6 +355,7 @@ def review_approved(review: WithdrawalReview) -> None:
             details={"player": player.external_id, "kyc_status": player.kyc_status},
         )
     withdrawal.save(update_fields=_approve(withdrawal))
+    _events(withdrawal, EventType.WITHDRAWAL_APPROVED)
 
 
 def review_rejected(review: WithdrawalReview) -> None:
@@ -354,6 +367,7 @@ def review_rejected(review: WithdrawalReview) -> None:
     withdrawal.status = Status.REJECTED
     withdrawal.decided_at = timezone.now()
     withdrawal.save(update_fields=[*fields, "status", "decided_at"])
+    _events(withdrawal, EventType.WITHDRAWAL_REJECTED)
 
 
 def withdrawal_for_review(*, withdrawal_id: int) -> Withdrawal:
@@ -414,6 +428,25 @@ def withdrawals_issue_approved(
         withdrawal.approval_transfer_id = approval.transfer_id
         _approved(withdrawal)
     Withdrawal.objects.bulk_create([w for w, _ in issued])
+    # requested, then approved, as a withdrawal approved at once is told (the first as it would
+    # read before its approval)
+    told = [w for w, _ in issued if w.client_id is not None]
+    events_record(
+        [
+            event
+            for w in told
+            for event in (
+                Happened(EventType.WITHDRAWAL_REQUESTED, w.client_id, _as_requested(w)),
+                Happened(EventType.WITHDRAWAL_APPROVED, w.client_id, w),
+            )
+        ]
+    )
+
+
+def _as_requested(withdrawal: Withdrawal) -> Withdrawal:
+    requested = copy.copy(withdrawal)
+    requested.status = Status.REQUESTED
+    return requested
 
 
 def _ids_reserved(n: int) -> list[int]:

@@ -4,6 +4,7 @@ representations in OpenAPI (a test checks real responses against them)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from drf_spectacular.utils import extend_schema_field
@@ -19,6 +20,7 @@ from rummy_ledger.api.fields import (
 from rummy_ledger.api.paging import NEXT, PageQuery
 from tournaments import rummy
 from tournaments.games.services.escrow import contributions
+from tournaments.games.services.settlement import DealSettled, GameClosed
 from tournaments.models import SEATS_MAX, Deal, Format, Game, GamePlayer, GameTemplate
 from wallets.models import CHIPS
 from wallets.money.amounts import amount_text
@@ -224,7 +226,11 @@ def template_out(template: GameTemplate) -> dict[str, Any]:
     }
 
 
-def deal_out(deal: Deal) -> dict[str, Any]:
+def deal_out(deal: Deal, transfers: list[int] | None = None) -> dict[str, Any]:
+    """A deal as `GET /games/{id}` shows it; `transfers` when the caller has them (settlement),
+    else its links are read."""
+    if transfers is None:
+        transfers = [link.transfer_id for link in deal.transfer_links.all()]
     return {
         "deal_no": deal.deal_no,
         "status": deal.status,
@@ -233,7 +239,7 @@ def deal_out(deal: Deal) -> dict[str, Any]:
         "points": deal.points,
         "discrepancies": deal.discrepancies,
         "settled_at": deal.settled_at.isoformat() if deal.settled_at else None,
-        "transfers": [link.transfer_id for link in deal.transfer_links.all()],
+        "transfers": transfers,
     }
 
 
@@ -263,6 +269,27 @@ def game_out(game: Game, seats: list[GamePlayer] | None = None) -> dict[str, Any
         deals = list(game.deals.order_by("deal_no").prefetch_related("transfer_links"))
     else:
         deals = []
+    return _game_state(game, seats, deals)
+
+
+def games_rendered(closed: Sequence[GameClosed]) -> dict[int, dict[str, Any]]:
+    """Games as `GET /games/{id}` answers them, from the rows as the service wrote them: the
+    data of the `game.closed` and `game.cancelled` events (rummy_ledger.events)."""
+    return {c.pk: _game_state(c.game, c.seats, c.deals, c.transfers) for c in closed}
+
+
+def deals_rendered(settled: Sequence[DealSettled]) -> dict[int, dict[str, Any]]:
+    """Deals as `GET /games/{id}` shows them, with their `game_id`, as settlement wrote them:
+    the data of the `deal.settled` events."""
+    return {s.pk: {**deal_out(s.deal, s.transfers), "game_id": s.game_id} for s in settled}
+
+
+def _game_state(
+    game: Game,
+    seats: list[GamePlayer],
+    deals: list[Deal],
+    transfers: dict[int, list[int]] | None = None,
+) -> dict[str, Any]:
     return {
         "game_id": game.game_id,
         "template": game.terms["template"],
@@ -291,7 +318,7 @@ def game_out(game: Game, seats: list[GamePlayer] | None = None) -> dict[str, Any
             }
             for s in seats
         ],
-        "deals": [deal_out(d) for d in deals],
+        "deals": [deal_out(d, None if transfers is None else transfers[d.pk]) for d in deals],
     }
 
 

@@ -18,12 +18,15 @@ from __future__ import annotations
 
 import logging
 import time
+from dataclasses import dataclass
 
 from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
 from rummy_ledger.errors import Retryable
+from rummy_ledger.events.event_types import EventType
+from rummy_ledger.events.record import Happened, event_record, events_record
 from tournaments import metrics
 from tournaments.games.formats import Table, format_of
 from tournaments.games.queries import games_with_stored_deals_locked, seating
@@ -34,7 +37,7 @@ from tournaments.games.services.escrow import (
     settlement_release,
 )
 from tournaments.games.services.write_back import settlement_write_back
-from tournaments.models import Deal, Game, GamePlayer
+from tournaments.models import Deal, DealTransfer, Game, GamePlayer
 from tournaments.payouts import Settlement
 
 logger = logging.getLogger(__name__)
@@ -112,6 +115,9 @@ def games_settle(*, games: list[Game]) -> int:
     """Settle, in deal order, every stored deal of these games (the caller holds their locks):
     score, standings, the money in one `transfers_post`, everything written back at once."""
     by_pk = {g.pk: g for g in games}
+    # open games with no deal settled before: all their deals are the ones settled here
+    fresh = {g.pk for g in games if g.status == Game.Status.OPEN and g.deals_played == 0}
+    was_open = {g.pk for g in games if g.status == Game.Status.OPEN}
     deals = list(Deal.objects.filter(game_id__in=by_pk, status=Deal.Status.STORED).order_by("pk"))
     if not deals:
         return 0
@@ -129,14 +135,90 @@ def games_settle(*, games: list[Game]) -> int:
         spans.append((deal, first, len(release.requests)))
     posted = release_post(release)
     links = [(deal.pk, p.transfer_id) for deal, first, last in spans for p in posted[first:last]]
+    now = timezone.now()
     settlement_write_back(
         [by_pk[pk] for pk in seats],
         [s for game_seats in seats.values() for s in game_seats],
         deals,
         links,
+        settled_at=now,
     )
+    for deal in deals:  # as written back
+        deal.status, deal.settled_at = Deal.Status.SETTLED, now
+    transfers: dict[int, list[int]] = {deal.pk: [] for deal in deals}
+    for deal_pk, transfer_id in links:
+        transfers[deal_pk].append(transfer_id)
+    events_record(_settled_events(by_pk, was_open, fresh, seats, deals, transfers))
     metrics.deals_settled(deals)
     return len(deals)
+
+
+@dataclass(frozen=True)
+class DealSettled:
+    """A deal as settlement wrote it: what its `deal.settled` event reports."""
+
+    deal: Deal
+    game_id: str  # the game server's id of its game
+    transfers: list[int]
+
+    @property
+    def pk(self) -> int:
+        return self.deal.pk
+
+
+@dataclass(frozen=True)
+class GameClosed:
+    """A game as its closing wrote it, its seats and every deal (with the transfers each
+    posted): what its `game.closed` or `game.cancelled` event reports."""
+
+    game: Game
+    seats: list[GamePlayer]
+    deals: list[Deal]
+    transfers: dict[int, list[int]]
+
+    @property
+    def pk(self) -> int:
+        return self.game.pk
+
+
+def game_closed_read(game: Game, seats: list[GamePlayer]) -> GameClosed:
+    """The closing of a game whose earlier deals are not at hand: they are read (two queries)."""
+    deals = list(Deal.objects.filter(game=game).order_by("deal_no"))
+    transfers: dict[int, list[int]] = {deal.pk: [] for deal in deals}
+    links = DealTransfer.objects.filter(deal__game=game).order_by("pk")
+    for deal_pk, transfer_id in links.values_list("deal_id", "transfer_id"):
+        transfers[deal_pk].append(transfer_id)
+    return GameClosed(game, seats, deals, transfers)
+
+
+def _settled_events(
+    by_pk: dict[int, Game],
+    was_open: set[int],
+    fresh: set[int],
+    seats: dict[int, list[GamePlayer]],
+    deals: list[Deal],
+    transfers: dict[int, list[int]],
+) -> list[Happened]:
+    """What a settlement tells the game servers: each deal settled, each game it closed, from
+    what it holds (a game that had deals settled before reads them)."""
+    events = [
+        Happened(
+            EventType.DEAL_SETTLED,
+            by_pk[d.game_id].client_id,
+            DealSettled(d, by_pk[d.game_id].game_id, transfers[d.pk]),
+        )
+        for d in deals
+    ]
+    for pk, game in by_pk.items():
+        if pk not in was_open or game.status == Game.Status.OPEN:
+            continue
+        if pk in fresh:
+            mine = sorted((d for d in deals if d.game_id == pk), key=lambda d: d.deal_no)
+            closed = GameClosed(game, seats[pk], mine, transfers)
+        else:
+            closed = game_closed_read(game, seats[pk])
+        events.append(Happened(EventType.GAME_CLOSED, game.client_id, closed))
+    return events
 
 
 def _score(
@@ -192,4 +274,6 @@ def game_finish(
     game.outcome = outcome
     game.finished_at = timezone.now()
     settlement_write_back([game], seats, [], [])
+    closed = EventType.GAME_CANCELLED if status == Game.Status.CANCELLED else EventType.GAME_CLOSED
+    event_record(closed, client_id=game.client_id, subject=game_closed_read(game, seats))
     return [p.transfer_id for p in posted]

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from datetime import datetime
 
 from django.db import connection
 
@@ -15,7 +16,7 @@ WRITE_BACK_SQL = f"""
 WITH d AS (
     UPDATE {Deal._meta.db_table} AS x
        SET points = u.points::jsonb, discrepancies = u.disc::jsonb, status = 'settled',
-           settled_at = now()
+           settled_at = coalesce(%(settled_at)s::timestamptz, now())
       FROM unnest(%(deal_ids)s::bigint[], %(deal_points)s::text[], %(deal_discrepancies)s::text[])
            AS u(id, points, disc)
      WHERE x.id = u.id RETURNING 1),
@@ -48,13 +49,17 @@ def settlement_write_back(
     seats: Sequence[GamePlayer],
     deals: Sequence[Deal],
     deal_transfers: Sequence[tuple[int, int]],
+    settled_at: datetime | None = None,
 ) -> None:
     """Deals (and the transfers they posted, in order), seats and games in ONE statement:
-    settlement throughput is bounded by the round trips made while the locks are held."""
+    settlement throughput is bounded by the round trips made while the locks are held. The deals
+    are settled at `settled_at` (the time settlement tells in their events; the transaction's
+    time when None)."""
     with connection.cursor() as cursor:
         cursor.execute(
             WRITE_BACK_SQL,
             {
+                "settled_at": settled_at,
                 "deal_ids": [d.pk for d in deals],
                 "deal_points": [json.dumps(d.points) for d in deals],
                 "deal_discrepancies": [json.dumps(d.discrepancies) for d in deals],

@@ -3,6 +3,7 @@ content) and the tournament's representation `T`, with output serializers docume
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from decimal import Decimal
 from typing import Any
 
@@ -55,6 +56,12 @@ class RoundIn(StrictSerializer):
     tables = serializers.ListField(
         child=TableIn(), min_length=1, max_length=MAX_TABLES, help_text="Every table of the round."
     )
+
+
+def tournaments_rendered(tournaments: Sequence[Tournament]) -> dict[int, dict[str, Any]]:
+    """Tournaments as `GET /tournaments/{slug}` answers them, as the service just saved them:
+    the data of the `tournament.finished` and `tournament.cancelled` events."""
+    return {t.pk: tournament_out(t) for t in tournaments}
 
 
 def tournament_out(tournament: Tournament) -> dict[str, Any]:

@@ -27,6 +27,8 @@ from djmoney.money import Money
 
 from rummy_ledger.api.models import ApiClient
 from rummy_ledger.errors import Retryable
+from rummy_ledger.events.event_types import EventType
+from rummy_ledger.events.record import event_record
 from tournaments.errors import GameErrorCode, RoundRejected, TournamentRefused
 from tournaments.games.services.escrow import fee_account_id
 from tournaments.games.services.settlement import Failing
@@ -129,6 +131,7 @@ def _cancel(tournament: Tournament) -> None:
     tournament.round = None
     tournament.finished_at = timezone.now()
     tournament.save(update_fields=["collected", "refunded", "status", "round", "finished_at"])
+    event_record(EventType.TOURNAMENT_CANCELLED, client_id=tournament.client_id, subject=tournament)
 
 
 def _hash(tables: Any) -> str:
@@ -321,11 +324,16 @@ def round_settle(*, round_id: int) -> bool:
         stored = TournamentRound.objects.get(pk=round_id)
         if stored.status == TournamentRound.Status.SETTLED:
             return False
-        if stored.number == len(tournament.rounds) and tournament.status == Status.RUNNING:
+        final = stored.number == len(tournament.rounds) and tournament.status == Status.RUNNING
+        if final:
             _pay(tournament)
         stored.status = TournamentRound.Status.SETTLED
         stored.settled_at = timezone.now()
         stored.save(update_fields=["status", "settled_at"])
+        if final:  # told once the final is settled too, as GET /tournaments/{slug} then shows it
+            event_record(
+                EventType.TOURNAMENT_FINISHED, client_id=tournament.client_id, subject=tournament
+            )
         return True
 
 

@@ -30,6 +30,7 @@ from rummy_ledger import db, instance
 from rummy_ledger.dev import embedded
 from rummy_ledger.dev.supervisor import Child, Daemon, Supervisor
 from rummy_ledger.errors import DomainError
+from rummy_ledger.events.tasks import webhook_queue
 from rummy_ledger.metrics import MULTIPROC_ENV
 from wallets.services.wind_down import real_money_start_check
 
@@ -185,6 +186,11 @@ class Command(BaseCommand):
                                    f"worker{n}-{port}@%h",
                                    "--loglevel", level], env=celery_env)
               for n in range(1, workers + 1)),
+            # Webhook deliveries on their own queue and worker (a run sends WEBHOOK_CONCURRENCY
+            # at once, in threads), so a slow receiver never holds up settlement.
+            Child("webhooks", [*celery, "worker", "--pool", "solo", "-Q", webhook_queue(),
+                               "-n", f"webhooks-{port}@%h", "--loglevel", level],
+                  env=celery_env),
         ]  # fmt: skip
         if demo:  # the demo's note once the web answers; a game-server simulator plays real
             # games over HTTP, then stops

@@ -1,0 +1,158 @@
+"""The feed: a client's events in the order of the transactions that wrote them, read from a
+cursor, every event exactly once.
+
+The trap of an outbox read by id: ids are taken when a row is inserted, not when it commits, so a
+transaction that took id 7 and commits after the one that took id 8 would be skipped by a reader
+that had read up to 8. Here each event carries its transaction's id (`txid`, an `xid8`), the
+cursor is a (txid, event id) pair, and a read returns only events of transactions older than the
+oldest one still running (`txid < pg_snapshot_xmin(pg_current_snapshot())`): those have all
+committed or rolled back, and every transaction still to commit has a larger txid than anything
+read. A long transaction therefore delays the feed (for everyone) until it ends.
+
+The cursor a client sees is `<txid>-<event id>` (opaque to it); `next` is the last event read, or
+the cursor given when nothing is new. Events are kept EVENTS_RETENTION_DAYS: `events_purge`
+deletes older ones and remembers the last it deleted (`PurgedThrough`); a cursor before that is
+410 `cursor_expired`.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from datetime import timedelta
+
+from django.conf import settings
+from django.db import connection, transaction
+from django.utils import timezone
+
+from rummy_ledger.events.errors import CursorExpired
+from rummy_ledger.events.event_types import EventType
+from rummy_ledger.events.models import Delivery, Event, PurgedThrough
+
+CURSOR = r"[0-9]{1,19}-[0-9]{1,19}"
+_CURSOR = re.compile(CURSOR)
+_BIGINT_MAX = 2**63 - 1
+
+
+@dataclass(frozen=True, order=True)
+class Cursor:
+    txid: int
+    event_id: int
+
+    def __str__(self) -> str:
+        return f"{self.txid}-{self.event_id}"
+
+
+START = Cursor(0, 0)
+
+
+def cursor_parsed(text: str) -> Cursor | None:
+    """The cursor a client passed back, or None when it is not one."""
+    if not _CURSOR.fullmatch(text):
+        return None
+    txid, event_id = (int(part) for part in text.split("-"))
+    return Cursor(txid, event_id) if max(txid, event_id) <= _BIGINT_MAX else None
+
+
+FEED_SQL = f"""
+SELECT id, txid::text::bigint, type, created_at, data
+  FROM {Event._meta.db_table}
+ WHERE client_id = %(client)s
+   AND (txid, id) > (%(txid)s::text::xid8, %(event_id)s)
+   AND txid < pg_snapshot_xmin(pg_current_snapshot())
+   AND type = ANY(%(types)s)
+ ORDER BY txid, id
+ LIMIT %(limit)s
+"""
+
+
+@dataclass(frozen=True)
+class FeedEvent:
+    id: int
+    txid: int
+    type: str
+    created_at: object
+    data: dict
+
+    @property
+    def cursor(self) -> Cursor:
+        return Cursor(self.txid, self.id)
+
+
+def events_after(
+    *,
+    client_id: int,
+    after: Cursor,
+    limit: int,
+    types: list[str] | None = None,
+    expired_ok: bool = False,
+) -> list[FeedEvent]:
+    """The client's events after `after` (of `types`, all when None), `limit` at most, in feed
+    order; CursorExpired when events after `after` were purged (unless `expired_ok`: a webhook
+    endpoint left disabled for the retention goes on with what is kept)."""
+    with transaction.atomic():  # the purge mark and the events of one snapshot
+        purged = PurgedThrough.objects.filter(pk=1).first()
+        if not expired_ok and purged is not None and after < Cursor(purged.txid, purged.event_id):
+            raise CursorExpired(
+                f"events after cursor {after} were purged (kept "
+                f"{settings.EVENTS_RETENTION_DAYS} days): read the feed from its start",
+                details={"retention_days": settings.EVENTS_RETENTION_DAYS},
+            )
+        with connection.cursor() as cursor:
+            cursor.execute(
+                FEED_SQL,
+                {
+                    "client": client_id,
+                    "txid": str(after.txid),
+                    "event_id": after.event_id,
+                    "types": types or [t.value for t in EventType],
+                    "limit": limit,
+                },
+            )
+            rows = cursor.fetchall()
+    # Django reads jsonb as text (its JSONField parses it): so does this raw query
+    return [FeedEvent(i, txid, t, at, json.loads(data)) for i, txid, t, at, data in rows]
+
+
+def feed_start() -> Cursor:
+    """Where a reader starting now begins: after every transaction already finished (what a new
+    webhook endpoint is sent: the events committed from now on)."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_snapshot_xmin(pg_current_snapshot())::text::bigint")
+        (xmin,) = cursor.fetchone()
+    return Cursor(xmin, 0)
+
+
+PURGE_SQL = f"""
+WITH old AS (
+    SELECT id FROM {Event._meta.db_table}
+     WHERE created_at < %(before)s ORDER BY created_at LIMIT %(limit)s),
+deliveries AS (
+    DELETE FROM {Delivery._meta.db_table} WHERE event_id IN (SELECT id FROM old)),
+gone AS (
+    DELETE FROM {Event._meta.db_table} WHERE id IN (SELECT id FROM old)
+ RETURNING txid::text::bigint AS txid, id)
+SELECT count(*), (array_agg(txid ORDER BY txid DESC, id DESC))[1],
+       (array_agg(id ORDER BY txid DESC, id DESC))[1]
+  FROM gone
+"""
+
+
+def events_purge(*, limit: int = 10_000) -> int:
+    """Delete up to `limit` events older than EVENTS_RETENTION_DAYS (and their deliveries),
+    remembering the last deleted in feed order; returns how many were deleted."""
+    before = timezone.now() - timedelta(days=settings.EVENTS_RETENTION_DAYS)
+    with transaction.atomic():
+        with connection.cursor() as cursor:
+            cursor.execute(PURGE_SQL, {"before": before, "limit": limit})
+            deleted, txid, event_id = cursor.fetchone()
+        if not deleted:
+            return 0
+        last = Cursor(txid, event_id)
+        mark = PurgedThrough.objects.select_for_update().filter(pk=1).first()
+        if mark is None or Cursor(mark.txid, mark.event_id) < last:
+            PurgedThrough.objects.update_or_create(
+                pk=1, defaults={"txid": last.txid, "event_id": last.event_id}
+            )
+        return deleted
