@@ -29,6 +29,7 @@ Run: `python3 ha/cluster.py start|status|switchover|failover [--mode kill|freeze
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import shutil
@@ -93,6 +94,17 @@ def multi_host_url(user: str = APP_ROLE) -> str:
 
 def pgbouncer_url(user: str) -> str:
     return f"postgres://{user}@127.0.0.1:{PGBOUNCER_PORT}/{DATABASE}"
+
+
+def service_environ() -> dict[str, str]:
+    """A node of the service on this cluster: web and workers through PgBouncer, each as its
+    role; beat's and migrate's locks on a session of their own, straight to the primary."""
+    return {
+        "DATABASE_URL": pgbouncer_url(APP_ROLE),
+        "WEB_DATABASE_URL": pgbouncer_url(WEB_ROLE),
+        "DIRECT_DATABASE_URL": multi_host_url(),
+        "DATABASE_POOLING": "transaction",
+    }
 
 
 def request_bounds() -> tuple[str, str]:
@@ -332,10 +344,8 @@ def process_tree(root: int) -> list[int]:
 
 def signal_all(pids: list[int], signum: int) -> None:
     for pid in pids:
-        try:
+        with contextlib.suppress(ProcessLookupError):
             os.kill(pid, signum)
-        except ProcessLookupError:
-            pass
 
 
 # --- commands ---------------------------------------------------------------------------------
