@@ -82,6 +82,8 @@ if FAILOVER:  # the database is the HA cluster, up before the settings are read
         print(f"ha cluster: {json.dumps(ha_cluster.start())}", flush=True)
     os.environ |= ha_cluster.service_environ()
     os.environ.setdefault("CELERY_BROKER_URL", "amqp://guest:guest@127.0.0.1:5672//")
+    os.environ.setdefault("DJANGO_SECRET_KEY", secrets.token_urlsafe(50))
+    os.environ["RUMMY_EMBEDDED"] = "1"  # `serve` (a development command) runs the node
 SYSTEM = bool(os.environ.get("DATABASE_URL"))
 if not SYSTEM:
     os.environ["RUMMY_EMBEDDED"] = "1"
