@@ -57,6 +57,8 @@ PGBOUNCER_PORT = 16432
 FREEZE_SECONDS = 45
 PROMOTION_TIMEOUT = 90
 STRICT = os.environ.get("HA_STRICT", "") == "1"
+ROOT = Path(__file__).resolve().parent.parent
+SERVICE_PORT = int(os.environ.get("HA_SERVICE_PORT", "8000"))
 
 
 @dataclass(frozen=True)
@@ -411,12 +413,36 @@ def roles_and_database(node: Node) -> None:
     psql(node, f"CREATE DATABASE {DATABASE} OWNER {APP_ROLE}")
 
 
+def start_service(python: str) -> None:
+    """One node of the service (`manage.py serve`: web, beat, two workers, the demo's tables)
+    on the cluster, its broker the embedded Redis of a data dir under HA_DIR."""
+    service_dir = HA_DIR / "service"
+    service_dir.mkdir(exist_ok=True)
+    env = {**os.environ, **service_environ(), "RUMMY_EMBEDDED": "1",
+           "RUMMY_DATA_DIR": str(service_dir)}  # fmt: skip
+    env.pop("CELERY_BROKER_URL", None)
+    log = service_dir / "serve.log"
+    process = subprocess.Popen(
+        [python, str(ROOT / "manage.py"), "serve", "--port", str(SERVICE_PORT)],
+        env=env, stdout=log.open("a"), stderr=subprocess.STDOUT, start_new_session=True,
+    )  # fmt: skip
+    save_state(service=process.pid)
+    wait(lambda: "serve: Serving on" in log.read_text() or process.poll() is not None, 300,
+         "the service node serving")  # fmt: skip
+    if process.poll() is not None:
+        raise SystemExit(f"ha: the service node exited:\n{log.read_text()[-3000:]}")
+
+
 def stop() -> None:
     """Everything the cluster started, by the pids it noted, and its directory."""
     known = state()
     if not known:
         print(f"ha: nothing runs under {HA_DIR}")
         return
+    if alive(known.get("service")):  # serve stops its own children
+        os.kill(known["service"], signal.SIGTERM)
+        wait(lambda: not alive(known["service"]) or zombie(known["service"]), 60,
+             "the service node stopping")  # fmt: skip
     for node in NODES:  # SIGCONT first: a frozen node would not hear the rest
         pids = node_processes(node)
         signal_all(pids, signal.SIGCONT)
@@ -490,6 +516,13 @@ def failover(mode: str, freeze_seconds: float = FREEZE_SECONDS, on_promoted=None
             "rejoin_s": round(time.monotonic() - back, 1)}  # fmt: skip
 
 
+def zombie(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0] == "Z"
+    except OSError:
+        return True
+
+
 def describe() -> str:
     roles = members()
     lines = [f"ha: cluster {SCOPE!r} under {HA_DIR} (logs there)",
@@ -506,6 +539,9 @@ def describe() -> str:
         f"  workers: DATABASE_URL={pgbouncer_url(APP_ROLE)}",
         f"  direct:  DIRECT_DATABASE_URL={multi_host_url()}",
     ]
+    if alive(state().get("service")):
+        lines.append(f"  service node (serve)  http://127.0.0.1:{SERVICE_PORT}/ "
+                     f"(log {HA_DIR / 'service' / 'serve.log'})")  # fmt: skip
     return "\n".join(lines)
 
 
@@ -514,12 +550,16 @@ def main() -> None:
     parser.add_argument("command", choices=("start", "status", "switchover", "failover", "stop"))
     parser.add_argument("--mode", choices=("kill", "freeze"), default="kill")
     parser.add_argument("--freeze-seconds", type=float, default=FREEZE_SECONDS)
+    parser.add_argument("--node", metavar="PYTHON", help="start: also one node of the service, "
+                        "run by this Python (the checkout's .venv/bin/python)")  # fmt: skip
     args = parser.parse_args()
     if args.command == "stop":
         stop()
         return
     if args.command == "start":
         print(json.dumps(start()))
+        if args.node:
+            start_service(args.node)
     elif args.command == "switchover":
         print(json.dumps(switchover()))
     elif args.command == "failover":
