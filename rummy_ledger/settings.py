@@ -268,14 +268,14 @@ READYZ_DEADLINE_SECONDS = float(os.environ.get("READYZ_DEADLINE_SECONDS", "2"))
 # (instead of the operating system's minutes), so requests answer 503 while it is away. libpq
 # spends it on each host of a multi-host DATABASE_URL in turn
 # (`postgres://u@h1,h2/db?port=5432,5433&target_session_attrs=read-write`: the node finds the
-# primary after a failover by itself), so the hosts' sum must leave the request its deadline.
+# primary after a failover by itself), so the hosts' sum must stay within the request deadline.
 _hosts = len(DATABASES["default"]["HOST"].split(","))
 DATABASES["default"].setdefault("OPTIONS", {})["connect_timeout"] = int(
     os.environ.get("DB_CONNECT_TIMEOUT", "3" if _hosts == 1 else "2")
 )
-if _hosts * DATABASES["default"]["OPTIONS"]["connect_timeout"] >= REQUEST_DEADLINE_SECONDS:
+if _hosts * DATABASES["default"]["OPTIONS"]["connect_timeout"] > REQUEST_DEADLINE_SECONDS:
     raise ImproperlyConfigured(
-        f"DB_CONNECT_TIMEOUT x {_hosts} host(s) must stay under REQUEST_DEADLINE_SECONDS "
+        f"DB_CONNECT_TIMEOUT x {_hosts} host(s) must stay within REQUEST_DEADLINE_SECONDS "
         f"({REQUEST_DEADLINE_SECONDS:g} s): a request would wait past its deadline to connect"
     )
 # Behind a pool in transaction mode (PgBouncer, `DATABASE_POOLING=transaction`), consecutive
