@@ -11,7 +11,8 @@ export RUMMY_EMBEDDED := 1
 # one process.
 export TEST_WORKERS ?= 2
 
-.PHONY: run test test-services soak lint bench chaos stop clean browser screenshots pgbackrest
+.PHONY: run test test-services soak lint bench chaos stop clean browser screenshots pgbackrest \
+	ha ha-packages ha-packages-if-root ha-switchover ha-failover ha-stop
 
 $(VENV)/.installed: requirements.txt
 	@echo "Installing requirements.txt into $(VENV)"
@@ -33,15 +34,18 @@ test: $(VENV)/.installed lint browser
 
 ## soak: the heavy scenarios (processes killed mid-write, historical migrations replayed, every
 ## role's browser crawl, whole demo runs); CI runs them after `make test`. The point-in-time
-## recovery scenario is left to `make test-services`, which installs what it needs.
+## recovery and failover scenarios are left to `make test-services`, which installs what they
+## need.
 soak: $(VENV)/.installed browser
-	$(PY) -m pytest -q -n $(TEST_WORKERS) -m soak --ignore=tests/ops/test_pitr.py
+	$(PY) -m pytest -q -n $(TEST_WORKERS) -m soak --ignore=tests/ops/test_pitr.py \
+	  --ignore=tests/ops/test_failover.py
 
 ## test-services: the server-dependent tests on this machine's PostgreSQL (127.0.0.1:5432) with
 ## RabbitMQ, and the Celery worker tests again with Redis; says so in one line and skips what does
 ## not answer (the whole suite there: .venv/bin/python -m tests.services_suite --all). Among them
-## the point-in-time recovery test, on Debian's PostgreSQL 15 and pgBackRest (see `pgbackrest`).
-test-services: $(VENV)/.installed pgbackrest
+## the point-in-time recovery test, on Debian's PostgreSQL 15 and pgBackRest (see `pgbackrest`),
+## and the failover under load (tests/ops/test_failover.py, on `make ha`'s cluster).
+test-services: $(VENV)/.installed pgbackrest ha-packages-if-root
 	$(PY) -m tests.services_suite
 
 ## pgbackrest: Debian's pgBackRest for tests/ops/test_pitr.py, if missing and this machine may
@@ -56,6 +60,45 @@ pgbackrest:
 	       pgbackrest >/dev/null; } \
 	  || { echo "Could not install pgbackrest with apt-get" >&2; exit 1; }; \
 	else echo "pgbackrest is not installed (needs root with apt-get): the point-in-time recovery test skips"; \
+	fi
+
+## ha: a local high-availability cluster (ha/cluster.py; needs root: installs Debian's packages
+## with apt-get, see ha-packages): two PostgreSQL 15 (a primary and its synchronous standby)
+## under Patroni and etcd, HAProxy on the primary, PgBouncer in transaction mode, and one node of
+## the service on them at http://127.0.0.1:8000; prints what runs where. ha-switchover moves the
+## primary as planned, ha-failover loses its node (MODE=kill, the default, or MODE=freeze),
+## ha-stop ends it all. docs/operations.md, "A synchronous standby".
+HA_PACKAGES := postgresql-15 patroni etcd-server etcd-client haproxy pgbouncer
+ha: $(VENV)/.installed ha-packages
+	python3 ha/cluster.py start --node $(PY)
+
+ha-switchover:
+	python3 ha/cluster.py switchover
+
+ha-failover:
+	python3 ha/cluster.py failover --mode $(or $(MODE),kill)
+
+ha-stop:
+	python3 ha/cluster.py stop
+
+## ha-packages-if-root: ha-packages where this machine may install them; elsewhere the failover
+## test skips and says why
+ha-packages-if-root:
+	@if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then $(MAKE) --no-print-directory \
+	  ha-packages; else echo "not root with apt-get: the failover test skips"; fi
+
+ha-packages:
+	@if command -v patroni >/dev/null && command -v etcd >/dev/null && command -v haproxy \
+	  >/dev/null && command -v pgbouncer >/dev/null && [ -x /usr/lib/postgresql/15/bin/postgres ]; \
+	then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	  echo "Installing Debian's $(HA_PACKAGES)"; \
+	  export DEBIAN_FRONTEND=noninteractive; \
+	  apt-get install -y -qq --no-install-recommends $(HA_PACKAGES) >/dev/null 2>&1 \
+	  || { apt-get update -qq && apt-get install -y -qq --no-install-recommends \
+	       $(HA_PACKAGES) >/dev/null; } \
+	  || { echo "Could not install $(HA_PACKAGES) with apt-get" >&2; exit 1; }; \
+	else echo "make ha needs $(HA_PACKAGES): run it as root with apt-get" >&2; exit 1; \
 	fi
 
 lint: $(VENV)/.installed

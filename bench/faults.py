@@ -31,8 +31,20 @@ faults phase has one fault: the node whose beat holds the schedule lock (rummy_l
 killed -9 whole (serve and every process under it, at once). Recorded: full recovery, the
 seconds until the other node's beat schedules, and the same checks.
 
+Failover (`--failover kill|freeze`, as root with Debian's packages: `make ha-packages`): the
+database is the local Patroni cluster of ha/cluster.py (a primary and its synchronous standby,
+HAProxy, PgBouncer in transaction mode), started for the run and stopped after it; the node(s)
+reach it as ha/cluster.py's service_environ() says, the broker is the machine's RabbitMQ (or
+CELERY_BROKER_URL). Each table also credits a deposit per game (payments scope). The faults: the
+primary's node lost (every process of it killed -9, or frozen with SIGSTOP for 45 s and let go);
+the standby is promoted, the old node rejoins as the synchronous standby (pg_rewind), then the
+same again the other way. Recorded: acknowledged writes (games with their deal, deposits) against
+what is stored (lost, doubled), games stuck, reconcile on the new primary, each promotion's and
+rejoin's seconds, and how long writes were refused (`unavailable_s`: first to last refused write
+of each failover). The last line's JSON leads with those.
+
 Run: `.venv/bin/python bench/faults.py [--clients 8] [--phase-seconds 20] [--no-faults]
-[--nodes 2]`
+[--nodes 2] [--failover kill|freeze]`
 """
 
 from __future__ import annotations
@@ -61,6 +73,17 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("LOG_LEVEL", "WARNING")
+# `--failover MODE`, read before the settings: the cluster's addresses are their environment
+FAILOVER = next((v for a, v in zip(sys.argv, sys.argv[1:], strict=False) if a == "--failover"), "")
+if FAILOVER:  # the database is the HA cluster, up before the settings are read
+    from ha import cluster as ha_cluster
+
+    if not ha_cluster.state():
+        print(f"ha cluster: {json.dumps(ha_cluster.start())}", flush=True)
+    os.environ |= ha_cluster.service_environ()
+    os.environ.setdefault("CELERY_BROKER_URL", "amqp://guest:guest@127.0.0.1:5672//")
+    os.environ.setdefault("DJANGO_SECRET_KEY", secrets.token_urlsafe(50))
+    os.environ["RUMMY_EMBEDDED"] = "1"  # `serve` (a development command) runs the node
 SYSTEM = bool(os.environ.get("DATABASE_URL"))
 if not SYSTEM:
     os.environ["RUMMY_EMBEDDED"] = "1"
@@ -82,6 +105,7 @@ from rummy_ledger.api.keys import api_client_create  # noqa: E402
 from rummy_ledger.dev import embedded  # noqa: E402
 from rummy_ledger.dev.demo.simulator import Simulator  # noqa: E402
 from tournaments.models import Deal, Game, GameTemplate  # noqa: E402
+from wallets import references as wallet_references  # noqa: E402
 from wallets.models import Account, Transfer  # noqa: E402
 from wallets.services.deposits import deposit_register  # noqa: E402
 
@@ -181,6 +205,12 @@ def process_tree(root: int) -> list[int]:
     return tree
 
 
+def payments_key() -> str:
+    _, key = api_client_create(name=f"chaos-pay-{uuid.uuid4().hex[:8]}", scopes=["payments"])
+    connection.close()
+    return key
+
+
 def seed() -> tuple[str, list[str]]:
     players = [f"chaos-{n}" for n in range(PLAYERS)]
     for p in players:
@@ -205,8 +235,12 @@ def seed() -> tuple[str, list[str]]:
 class Tally:
     answers: Counter = field(default_factory=Counter)  # (operation, status)
     bad: list = field(default_factory=list)  # answers that are neither success nor retryable
-    latency: dict = field(default_factory=lambda: {"open": [], "deal": [], "get": []})
+    latency: dict = field(
+        default_factory=lambda: {"open": [], "deal": [], "get": [], "deposit": []}
+    )
     acked: list = field(default_factory=list)  # (game_id, time acknowledged)
+    deposits: list = field(default_factory=list)  # references of acknowledged deposits
+    refused: list = field(default_factory=list)  # when a write was refused (503, cut, 409)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def add(self, operation: str, status: int | str, seconds: float | None = None) -> None:
@@ -246,6 +280,9 @@ class Client:
             except urllib.error.HTTPError as exc:
                 exc.read()
                 self.tally.add(operation, exc.code)
+                if method == "POST":
+                    with self.tally.lock:
+                        self.tally.refused.append(time.monotonic())
                 retry_after = exc.headers.get("Retry-After")
                 if exc.code not in RETRYABLE or retry_after is None:
                     with self.tally.lock:
@@ -254,6 +291,9 @@ class Client:
                 pause = min(float(retry_after), 2.0) * random.uniform(0.25, 1.0)
             except (OSError, urllib.error.URLError) as exc:  # a killed web worker, a reset
                 self.tally.add(operation, type(exc).__name__)
+                if method == "POST":
+                    with self.tally.lock:
+                        self.tally.refused.append(time.monotonic())
                 self.bases.append(self.bases.pop(0))  # the next node, if there are several
                 pause = 0.2
             if time.monotonic() > deadline:
@@ -264,8 +304,10 @@ class Client:
 class Tables:
     """`clients` threads, each a table that opens a game and posts its deal, again and again."""
 
-    def __init__(self, bases: list[str], key: str, players: list[str], clients: int, run: str):
+    def __init__(self, bases: list[str], key: str, players: list[str], clients: int, run: str,
+                 deposits_key: str | None = None):  # fmt: skip
         self.tally = Tally()
+        self.deposits_key = deposits_key  # each game also credits a deposit (payments scope)
         self.stop = threading.Event()
         self.bases, self.key, self.players, self.run = bases, key, players, run
         templates = Client(bases, key, self.tally).call("get", "GET", "templates")["templates"]
@@ -287,6 +329,7 @@ class Tables:
 
     def _table(self, n: int) -> None:
         client = Client(spread(self.bases, n), self.key, self.tally)
+        gateway = Client(spread(self.bases, n), self.deposits_key or "", self.tally)
         rng = random.Random(f"{self.run}-{n}")
         played = 0
         while not self.stop.is_set():
@@ -304,6 +347,15 @@ class Tables:
                 continue  # counted as bad; the checks afterwards fail the run
             with self.tally.lock:
                 self.tally.acked.append((game_id, time.monotonic()))
+            if self.deposits_key:
+                reference = f"{game_id}-d"
+                deposit = {"amount": "10.00", "reference": reference}
+                try:
+                    gateway.call("deposit", "POST", f"players/{seated[0]}/deposits", deposit)
+                except urllib.error.HTTPError:
+                    continue
+                with self.tally.lock:
+                    self.tally.deposits.append(reference)
 
 
 def spread(bases: list[str], n: int) -> list[str]:
@@ -388,8 +440,9 @@ def settlement_lags(run: str) -> list[float]:
     return [d.total_seconds() for d in lags.values_list("lag", flat=True)]
 
 
-def check(run: str, acked: list[str]) -> dict:
-    """Every acknowledged deal stored and settled once, no game open, reconcile clean."""
+def check(run: str, acked: list[str], deposits: list[str] = ()) -> dict:
+    """Every acknowledged deal (and deposit) stored and settled once, no game open, reconcile
+    clean."""
     games = Game.objects.filter(game_id__startswith=f"{run}-")
     stored = set(run_deals(run).values_list("game__game_id", flat=True))
     doubled = run_deals(run).values("game_id").annotate(n=Count("id")).filter(n__gt=1).count()
@@ -402,6 +455,10 @@ def check(run: str, acked: list[str]) -> dict:
     twice = [s["reference"] for s in settlements if s["n"] != 1]
     open_games = games.filter(status=Game.Status.OPEN)
     open_with_deal = open_games.filter(~Q(deals=None)).count()
+    keys = [wallet_references.join(Transfer.Kind.DEPOSIT, r) for r in deposits]
+    credited = Counter(
+        Transfer.objects.filter(idempotency_key__in=keys).values_list("idempotency_key", flat=True)
+    )
     reconcile = subprocess.run(
         [sys.executable, str(ROOT / "manage.py"), "reconcile"],
         env=os.environ, capture_output=True, text=True, timeout=600,
@@ -409,6 +466,9 @@ def check(run: str, acked: list[str]) -> dict:
     return {
         "acknowledged": len(acked),
         "lost": sorted(set(acked) - stored)[:10],
+        "deposits_acknowledged": len(deposits),
+        "deposits_lost": sorted(set(keys) - set(credited))[:10],
+        "deposits_doubled": sum(1 for n in credited.values() if n > 1),
         "stored_not_acknowledged": len(stored - set(acked)),
         "deals_doubled": doubled,
         "settled_more_than_once": twice[:10],
@@ -526,12 +586,44 @@ def node_faults(stacks: list[Stack], notes: dict) -> list[tuple[str, object]]:
              kill_leader_node)]  # fmt: skip
 
 
+def failover_faults(mode: str, notes: dict) -> list[tuple[str, object]]:
+    """The primary's node lost (ha/cluster.py failover), then the new primary's: over and back."""
+
+    def failover():
+        notes.setdefault("failovers", []).append(ha_cluster.failover(mode))
+
+    return [(f"failover {n} ({mode}: every process of the primary's node)", failover)
+            for n in (1, 2)]  # fmt: skip
+
+
+def failover_summary(figures: dict) -> dict:
+    """The failover run's headline, first in the last line's JSON."""
+    checked = figures.get("fault_check", {})
+    failovers = figures.get("failovers", [])
+    return {
+        "failover": FAILOVER,
+        "acknowledged": checked.get("acknowledged", 0) + checked.get("deposits_acknowledged", 0),
+        "lost": len(checked.get("lost", [])) + len(checked.get("deposits_lost", [])),
+        "doubled": checked.get("deals_doubled", 0) + checked.get("deposits_doubled", 0)
+        + len(checked.get("settled_more_than_once", [])),
+        "stuck_games": checked.get("games_open_with_a_deal", 0),
+        "reconcile_clean": checked.get("reconcile_exit") == 0,
+        "promotion_s": [f["promotion_s"] for f in failovers],
+        "rejoin_s": [f["rejoin_s"] for f in failovers],
+        "unavailable_s": figures.get("unavailable_s", []),
+    }  # fmt: skip
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--clients", type=int, default=8)
     parser.add_argument("--phase-seconds", type=float, default=20)
     parser.add_argument("--web-workers", type=int, default=3)
     parser.add_argument("--no-faults", action="store_true")
+    parser.add_argument(
+        "--failover", choices=("kill", "freeze"),
+        help="lose the database's primary node under load (ha/cluster.py), over and back",
+    )  # fmt: skip
     parser.add_argument(
         "--nodes", type=int, default=1, choices=(1, 2),
         help="2: two serve instances on the machine's servers, load over both, one killed -9",
@@ -540,7 +632,8 @@ def main() -> None:
     if args.nodes > 1 and not SYSTEM:
         raise SystemExit("--nodes 2 runs on the machine's servers: set DATABASE_URL and "
                          "CELERY_BROKER_URL (e.g. PostgreSQL 15 and RabbitMQ)")  # fmt: skip
-    if args.nodes > 1:  # nodes behind one load balancer share the key (sessions, signed links)
+    # nodes behind one load balancer share the key (sessions, signed links)
+    if args.nodes > 1 or args.failover:
         os.environ.setdefault("DJANGO_SECRET_KEY", secrets.token_urlsafe(50))
     node_dirs = [Path(tempfile.mkdtemp(prefix=f"rl-node-{n}-")) for n in range(args.nodes)]
     # One after the other (serve's migrate would take turns anyway, under an advisory lock).
@@ -556,6 +649,9 @@ def main() -> None:
                      "database": "postgresql-15" if SYSTEM else "embedded"}  # fmt: skip
     try:
         key, players = seed()
+        if args.failover:
+            figures |= fault_run(stacks, bases, key, players, args)
+            return
         get_per_s, get_tally = get_rate(bases, key, args.clients, args.phase_seconds)
 
         run = f"c{uuid.uuid4().hex[:6]}"
@@ -603,30 +699,54 @@ def main() -> None:
         for node_dir in node_dirs:
             shutil.rmtree(node_dir, ignore_errors=True)
         connection.close()
+        if FAILOVER:
+            ha_cluster.stop()
+            figures = failover_summary(figures) | figures
+            report(figures)
         if not SYSTEM:
             embedded.stop_redis(settings.DATA_DIR)
             embedded.stop_postgres(settings.DATA_DIR)
             shutil.rmtree(settings.DATA_DIR, ignore_errors=True)
-    print(json.dumps(figures, default=str))
+    if not FAILOVER:
+        report(figures)
+
+
+def report(figures: dict) -> None:
+    """The verdict, then the figures: the last line is one JSON object."""
     failed = [
         name for name in ("no_fault_check", "fault_check") if name in figures
         and (figures[name]["lost"] or figures[name]["deals_doubled"]
              or figures[name]["settled_more_than_once"] or figures[name]["games_open_with_a_deal"]
-             or figures[name]["reconcile_exit"])
+             or figures[name]["reconcile_exit"] or figures[name].get("deposits_lost")
+             or figures[name].get("deposits_doubled"))
     ] + (["bad_answers"] if figures.get("bad_answers") else [])  # fmt: skip
+    if FAILOVER and "fault_check" not in figures:
+        failed.append("the failover run did not finish")
     if failed:
-        raise SystemExit(f"faults: FAILED {failed}")
-    print("faults: every acknowledged deal settled exactly once, no game stuck, reconcile clean")
+        print(f"faults: FAILED {failed}", flush=True)
+    else:
+        print("faults: every acknowledged write stored exactly once, every deal settled once, "
+              "no game stuck, reconcile clean")  # fmt: skip
+    print(json.dumps(figures, default=str), flush=True)
+    if failed:
+        raise SystemExit(1)
 
 
 def fault_run(stacks: list[Stack], bases: list[str], key: str, players: list[str], args) -> dict:
     run = f"f{uuid.uuid4().hex[:6]}"
-    tables = Tables(bases, key, players, args.clients, run)
+    tables = Tables(bases, key, players, args.clients, run,
+                    deposits_key=payments_key() if args.failover else None)  # fmt: skip
     started = time.perf_counter()
     tables.start()
     recoveries: dict = {}
     notes: dict = {}
-    injected_faults = faults(stacks[0]) if len(stacks) == 1 else node_faults(stacks, notes)
+    windows = []
+    if args.failover:
+        injected_faults = failover_faults(args.failover, notes)
+    elif len(stacks) == 1:
+        injected_faults = faults(stacks[0])
+    else:
+        injected_faults = node_faults(stacks, notes)
     try:
         time.sleep(args.phase_seconds / 2)
         for name, inject in injected_faults:
@@ -638,6 +758,7 @@ def fault_run(stacks: list[Stack], bases: list[str], key: str, players: list[str
                 time.sleep(0.1)
             wait_settled(run, acked, 300)
             recoveries[name] = round(time.monotonic() - injected, 2)
+            windows.append((injected, time.monotonic()))
             print(f"fault: {name}: full recovery in {recoveries[name]} s", flush=True)
             connection.close()
             time.sleep(args.phase_seconds / 2)
@@ -651,6 +772,7 @@ def fault_run(stacks: list[Stack], bases: list[str], key: str, players: list[str
     answers = {f"{op} {status}": n for (op, status), n in sorted(tables.tally.answers.items(),
                                                                   key=str)}  # fmt: skip
     result = {
+        "unavailable_s": [refused_span(tables.tally.refused, w) for w in windows],
         "fault_seconds": round(elapsed, 1),
         "fault_deals_per_s": round(len(lat["deal"]) / elapsed, 1),
         "fault_ingest_p50_ms": round(percentile(lat["deal"], 50) * 1000, 1),
@@ -671,8 +793,14 @@ def fault_run(stacks: list[Stack], bases: list[str], key: str, players: list[str
         f"answers {answers}",
         flush=True,
     )
-    result["fault_check"] = check(run, acked)
+    result["fault_check"] = check(run, acked, tables.tally.deposits)
     return result
+
+
+def refused_span(refused: list[float], window: tuple[float, float]) -> float:
+    """Seconds from the first to the last write refused during a fault (0: none was)."""
+    inside = [t for t in refused if window[0] <= t <= window[1]]
+    return round(max(inside) - min(inside), 1) if inside else 0.0
 
 
 if __name__ == "__main__":

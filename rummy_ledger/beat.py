@@ -65,8 +65,9 @@ def lock_connection_options(timeout_s: float, check_s: float) -> dict:
 class Leadership:
     """The advisory lock on a connection of its own, checked when the schedule needs it."""
 
-    def __init__(self, alias: str = "default"):
-        self.alias = alias
+    def __init__(self, alias: str | None = None):
+        # a session of its own, outside any pool in transaction mode (DIRECT_DATABASE_URL)
+        self.alias = alias or settings.SESSION_DATABASE_ALIAS
         self.connection = None
         self.held = False
         self.checked_at = float("-inf")

@@ -4,6 +4,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 
+from django.conf import settings
 from django.db import DEFAULT_DB_ALIAS, connection, connections, transaction
 
 # The alias a finance page's reads go to while it runs (rummy_ledger/replica.py: the standby's
@@ -37,14 +38,22 @@ def snapshot() -> Iterator[None]:
 MIGRATE_LOCK = 0x6D696772
 
 
+def session_connection():
+    """The connection for what holds a session (a session-level advisory lock): the primary's
+    outside the pool (`DIRECT_DATABASE_URL`) when a pool in transaction mode is in front of it,
+    else the default one."""
+    return connections[settings.SESSION_DATABASE_ALIAS]
+
+
 @contextmanager
 def advisory_lock(key: int) -> Iterator[None]:
-    """Hold a session-level PostgreSQL advisory lock on the default connection, waiting for it:
-    e.g. two nodes' `serve` starting at once migrate one after the other, not both at once."""
-    with connection.cursor() as cursor:
+    """Hold a session-level PostgreSQL advisory lock, waiting for it: e.g. two nodes' `serve`
+    starting at once migrate one after the other, not both at once."""
+    session = session_connection()
+    with session.cursor() as cursor:
         cursor.execute("SELECT pg_advisory_lock(%s)", [key])
     try:
         yield
     finally:
-        with connection.cursor() as cursor:
+        with session.cursor() as cursor:
             cursor.execute("SELECT pg_advisory_unlock(%s)", [key])

@@ -268,10 +268,47 @@ METRICS_TOKEN = os.environ.get("METRICS_TOKEN", "").strip()
 # /readyz (rummy_ledger.health) calls the database not ready when it has not answered in this long.
 READYZ_DEADLINE_SECONDS = float(os.environ.get("READYZ_DEADLINE_SECONDS", "2"))
 # A database host that does not answer fails a connection attempt after this many seconds
-# (instead of the operating system's minutes), so requests answer 503 while it is away.
+# (instead of the operating system's minutes), so requests answer 503 while it is away. libpq
+# spends it on each host of a multi-host DATABASE_URL in turn
+# (`postgres://u@h1,h2/db?port=5432,5433&target_session_attrs=read-write`: the node finds the
+# primary after a failover by itself), so the hosts' sum must stay within the request deadline.
+_hosts = len(DATABASES["default"]["HOST"].split(","))
 DATABASES["default"].setdefault("OPTIONS", {})["connect_timeout"] = int(
-    os.environ.get("DB_CONNECT_TIMEOUT", "3")
+    os.environ.get("DB_CONNECT_TIMEOUT", "3" if _hosts == 1 else "2")
 )
+if _hosts * DATABASES["default"]["OPTIONS"]["connect_timeout"] > REQUEST_DEADLINE_SECONDS:
+    raise ImproperlyConfigured(
+        f"DB_CONNECT_TIMEOUT x {_hosts} host(s) must stay within REQUEST_DEADLINE_SECONDS "
+        f"({REQUEST_DEADLINE_SECONDS:g} s): a request would wait past its deadline to connect"
+    )
+# Behind a pool in transaction mode (PgBouncer, `DATABASE_POOLING=transaction`), consecutive
+# transactions of one connection run on different server sessions: nothing may rely on a
+# session. The request bounds are then the web role's settings (`ALTER ROLE ... SET
+# lock_timeout`, `statement_timeout`: web and workers connect as different roles; ha/cluster.py
+# creates them), Django opens no server-side cursor, and what needs a session of its own (beat's
+# leader lock, the migrate lock: rummy_ledger.db.session_connection) takes DIRECT_DATABASE_URL,
+# a connection to the primary outside the pool. Django's psycopg 3 backend binds parameters on
+# the client (no `server_side_binding` option): no prepared statement outlives its transaction.
+DATABASE_POOLING = os.environ.get("DATABASE_POOLING", "session").strip()
+if DATABASE_POOLING not in {"session", "transaction"}:
+    raise ImproperlyConfigured(f"DATABASE_POOLING: session or transaction, not {DATABASE_POOLING}")
+REQUEST_BOUNDS_ON_ROLE = DATABASE_POOLING == "transaction"
+DIRECT_DATABASE_URL = os.environ.get("DIRECT_DATABASE_URL", "").strip()
+if REQUEST_BOUNDS_ON_ROLE:
+    DATABASES["default"]["DISABLE_SERVER_SIDE_CURSORS"] = True
+    if not DIRECT_DATABASE_URL:
+        raise ImproperlyConfigured(
+            "DATABASE_POOLING=transaction needs DIRECT_DATABASE_URL (the primary, outside the "
+            "pool) for what holds a session: beat's leader lock, the migrate lock"
+        )
+SESSION_DATABASE_ALIAS = "direct" if DIRECT_DATABASE_URL else "default"
+if DIRECT_DATABASE_URL:
+    DATABASES["direct"] = dj_database_url.parse(DIRECT_DATABASE_URL)
+    DATABASES["direct"]["OPTIONS"] = {
+        **DATABASES["direct"].get("OPTIONS", {}),
+        "connect_timeout": DATABASES["default"]["OPTIONS"]["connect_timeout"],
+    }
+    DATABASES["direct"]["TEST"] = {"MIRROR": "default"}
 # Finance reads (statements, tax reports, the fee and tournament P&L reports) from a streaming
 # standby when REPLICA_DATABASE_URL names one (rummy_ledger/replica.py, docs/operations.md); every
 # write, and every other read, goes to the primary. Past REPLICA_MAX_LAG_SECONDS behind, or when

@@ -33,7 +33,9 @@ REDIS = "redis://127.0.0.1:6379/5"  # when RabbitMQ does not answer; a database 
 # locks and isolation under real concurrent connections, the set-based SQL of reconciliation and
 # of the hot paths, RabbitMQ under real Celery workers and broker faults, beat's leader lock and
 # /readyz over TCP, and pgBackRest's backup and point-in-time restore on a scratch cluster of
-# Debian's PostgreSQL 15 (tests/ops/test_pitr.py; it skips without them). The rest of the suite
+# Debian's PostgreSQL 15 (tests/ops/test_pitr.py; it skips without them), and a failover under
+# load on a Patroni cluster of Debian's PostgreSQL 15 with a node behind PgBouncer
+# (tests/ops/test_failover.py; it skips without root and the packages). The rest of the suite
 # (the property tests, the rules, the API's and the admin's Python over the same SQL, our own
 # processes killed mid-run, the simulators, the data migrations' ORM round trips) has just run in
 # `make test` against the embedded PostgreSQL, and would only run again.
@@ -64,6 +66,7 @@ SERVER_DEPENDENT = [
     "tests/ops/test_health.py",
     "tests/ops/test_task_retries.py",
     "tests/ops/test_pitr.py",
+    "tests/ops/test_failover.py",  # a Patroni cluster of its own, behind PgBouncer (make ha's)
     "tests/test_db_snapshot.py",
 ]
 

@@ -13,7 +13,9 @@
 
 The bounds are session settings of the connection, set before a request's first statement
 once per connection (outside a transaction, so they stay) and checked for free after that; a
-management command or a Celery task on the same code runs without them.
+management command or a Celery task on the same code runs without them. Behind a pool in
+transaction mode (`DATABASE_POOLING=transaction`) a session is not the client's: there the bounds
+are the web role's own settings, and none is set here.
 """
 
 from __future__ import annotations
@@ -66,6 +68,8 @@ SET_BOUNDS = (
 def needs_bounds() -> bool:
     """Does this thread's connection lack the request bounds? They are remembered as set only
     when set outside a transaction (inside one, its rollback would undo them)."""
+    if settings.REQUEST_BOUNDS_ON_ROLE:  # a pool in transaction mode: the web role has them
+        return False
     raw = connection.connection
     return raw is None or _bounded.get(raw) != limits()
 

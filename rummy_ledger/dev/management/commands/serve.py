@@ -147,6 +147,8 @@ class Command(BaseCommand):
         debug = settings.LOG_LEVEL == "DEBUG"
         metrics = _metrics_dir()
         web_env = {**os.environ, instance.ENV: token, MULTIPROC_ENV: str(metrics)}
+        if os.environ.get("WEB_DATABASE_URL"):  # the web's role of its own (its request bounds)
+            web_env["DATABASE_URL"] = os.environ["WEB_DATABASE_URL"]
         # Celery's banners and its warning about running as root (a demo on a root shell) are
         # noise in an operator's log; they come back with LOG_LEVEL=DEBUG.
         celery = [
