@@ -1,6 +1,7 @@
-"""What a request's rate limit costs (rummy_ledger/api/limits.py): one token taken from a client's
-bucket (the Lua script, EVALSHA over a Redis socket) against the baseline of a Redis `PING` round
-trip, in alternated rounds of the same run; and the web process's CPU for a take. A private
+"""What a request's rate limit costs (rummy_ledger/api/limits.py): one token taken as a request
+takes it (from this process's lease, and one EVALSHA over a Redis socket per lease) against the
+baseline of a Redis `PING` round trip, in alternated rounds of the same run; and the web process's
+CPU for a take. A private
 embedded Redis under /tmp; no database.
 
 Printed per round: microseconds a ping and a take take (wall clock), the take's CPU in this

@@ -412,10 +412,13 @@ if os.environ.get("CELERY_TASK_DEFAULT_QUEUE"):
 # second, every client thread on one key, docs/benchmarks.md).
 API_RATE_LIMIT = int(os.environ.get("API_RATE_LIMIT", "5000"))
 API_RATE_BURST_SECONDS = int(os.environ.get("API_RATE_BURST_SECONDS", "2"))
-if API_RATE_LIMIT < 1 or API_RATE_BURST_SECONDS < 1:
+# A process takes this long's worth of a client's tokens from Redis at once (at least one) and
+# spends them from memory for at most this long: one round trip per lease, not per request.
+API_RATE_LEASE_SECONDS = float(os.environ.get("API_RATE_LEASE_SECONDS", "0.05"))
+if API_RATE_LIMIT < 1 or API_RATE_BURST_SECONDS < 1 or not 0 <= API_RATE_LEASE_SECONDS <= 1:
     raise ImproperlyConfigured(
-        "API_RATE_LIMIT and API_RATE_BURST_SECONDS are at least 1, not"
-        f" {API_RATE_LIMIT} and {API_RATE_BURST_SECONDS}"
+        "API_RATE_LIMIT and API_RATE_BURST_SECONDS are at least 1 and API_RATE_LEASE_SECONDS"
+        f" 0 to 1, not {API_RATE_LIMIT}, {API_RATE_BURST_SECONDS} and {API_RATE_LEASE_SECONDS}"
     )
 # The buckets' Redis: the broker's when the broker is Redis, else named here (required then).
 RATE_LIMIT_REDIS_URL = os.environ.get("RATE_LIMIT_REDIS_URL", "").strip() or (

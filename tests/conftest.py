@@ -51,6 +51,7 @@ def rate_limits(private_redis, settings, monkeypatch):
 
     settings.RATE_LIMIT_REDIS_URL = private_redis
     monkeypatch.setattr(limits, "_down_until", {})
+    monkeypatch.setattr(limits, "_leases", {})
     return private_redis
 
 

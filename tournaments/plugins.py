@@ -103,7 +103,6 @@ def plug_ins() -> dict[str, list]:
             ),
         ],
         "flow_finders": [queries.pair_flows, tournament_queries.tournament_pair_flows],
-        "flow_finders": [queries.pair_flows],
         "event_renderers": [
             Renderer((EventType.DEAL_SETTLED,), game_serializers.deals_rendered),
             Renderer(

@@ -1,4 +1,4 @@
-"""Rate limits per client: a token bucket in Redis, one round trip a request.
+"""Rate limits per client: a token bucket in Redis, one round trip per lease of tokens.
 
 Each client has one bucket, shared by every web process on every node (never one process's
 memory): it holds up to `limit * API_RATE_BURST_SECONDS` tokens and refills at `limit` a second,
@@ -18,6 +18,15 @@ fixed windows with the cache's add and incr (up to twice the limit across a wind
 `limits` (Flask-Limiter's) has no token bucket, and its moving window stores every request and
 needs a second call for the reset time. The script is DRF's throttle hook
 (`DEFAULT_THROTTLE_CLASSES`), which runs after authentication and the scope.
+
+**Leases.** A process takes a client's tokens in leases: up to `limit * API_RATE_LEASE_SECONDS`
+of them (at least one) in the one round trip, spent from its memory for at most that long, what is
+left then dropped. Every token still comes out of the one bucket, so the clients' processes
+together never pass the limit; a lease only lets one process hold a few tokens another might
+have used, a client refused at most that many tokens early. A round trip a request cost a quarter
+of the hot paths' throughput on 2 cores (bench/hot_path.py, docs/benchmarks.md); at the default
+limit a lease is 250 requests. A client limited to under 1 / API_RATE_LEASE_SECONDS a second
+leases one token at a time: a round trip a request, exactly as before.
 
 A client's bucket is named by its key's prefix (`ApiClient.key_prefix`: random, unique), so
 two databases sharing one Redis (a staging and a production service, parallel test runs) never
@@ -53,11 +62,12 @@ logger = logging.getLogger(__name__)
 KEY_PREFIX = "rummy-ledger:rate:"
 MICROSECONDS = 1_000_000
 # KEYS[1]: the bucket, a hash of its tokens and when they were counted (microseconds of Redis's
-# clock). ARGV: the limit (tokens a second) and the burst (the most it holds). Takes a token and
-# returns 0, or takes none and returns the microseconds until one is back. A missing bucket is
-# full; it expires once it would be full again.
+# clock). ARGV: the limit (tokens a second), the burst (the most it holds) and the lease (the most
+# to take). Takes what it holds of the lease and returns {taken, 0}, or takes none and returns
+# {0, the microseconds until one is back}. A missing bucket is full; it expires once it would be
+# full again.
 TOKEN_BUCKET = """
-local rate, burst = tonumber(ARGV[1]), tonumber(ARGV[2])
+local rate, burst, lease = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
 local clock = redis.call('TIME')
 local now = tonumber(clock[1]) * 1000000 + tonumber(clock[2])
 local bucket = redis.call('HMGET', KEYS[1], 'tokens', 'at')
@@ -67,15 +77,17 @@ if bucket[1] then
   tokens = math.min(burst, tonumber(bucket[1]) + elapsed * rate / 1000000)
 end
 if tokens < 1 then
-  return math.ceil((1 - tokens) * 1000000 / rate)
+  return {0, math.ceil((1 - tokens) * 1000000 / rate)}
 end
-redis.call('HSET', KEYS[1], 'tokens', tokens - 1, 'at', now)
+local taken = math.min(lease, math.floor(tokens))
+redis.call('HSET', KEYS[1], 'tokens', tokens - taken, 'at', now)
 redis.call('PEXPIRE', KEYS[1], math.ceil(burst * 1000 / rate) + 1000)
-return 0
+return {taken, 0}
 """
 
 _scripts: dict[str, Script] = {}  # by URL: the script on a client of that Redis
 _down_until: dict[str, float] = {}  # by URL: asked again after this (time.monotonic())
+_leases: dict[str, tuple[int, float]] = {}  # by bucket: tokens this process holds, and until when
 
 
 class RateLimited(exceptions.Throttled):
@@ -97,14 +109,20 @@ def client_limit(client: ApiClient) -> tuple[int, int]:
 
 
 def bucket_take(client: ApiClient) -> float:
-    """Take a token from the client's bucket: 0 when taken, else the seconds until one is back.
-    0 too when Redis cannot be asked (fail open)."""
+    """Take a token from the client's bucket (this process's lease first): 0 when taken, else the
+    seconds until one is back. 0 too when Redis cannot be asked (fail open)."""
+    bucket = KEY_PREFIX + client.key_prefix
+    held, until = _leases.get(bucket, (0, 0.0))
+    if held > 0 and time.monotonic() < until:
+        _leases[bucket] = (held - 1, until)
+        return 0.0
     url = settings.RATE_LIMIT_REDIS_URL
     if time.monotonic() < _down_until.get(url, 0.0):
         return 0.0
     limit, burst = client_limit(client)
+    lease = max(1, int(limit * settings.API_RATE_LEASE_SECONDS))
     try:
-        wait = _script(url)(keys=[KEY_PREFIX + client.key_prefix], args=[limit, burst])
+        taken, wait = _script(url)(keys=[bucket], args=[limit, burst, lease])
     except redis.RedisError as exc:
         if url not in _down_until:
             logger.warning("rate limits off: their Redis does not answer (%s)", exc)
@@ -112,7 +130,10 @@ def bucket_take(client: ApiClient) -> float:
         return 0.0
     if _down_until.pop(url, None) is not None:
         logger.info("rate limits on again: their Redis answers")
-    return wait / MICROSECONDS
+    if not taken:
+        return wait / MICROSECONDS
+    _leases[bucket] = (taken - 1, time.monotonic() + settings.API_RATE_LEASE_SECONDS)
+    return 0.0
 
 
 def _script(url: str) -> Script:

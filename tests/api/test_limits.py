@@ -1,6 +1,7 @@
 """Rate limits per client (rummy_ledger/api/limits.py): a token bucket in a real Redis, shared by
 every process; past it 429 `rate_limited` with Retry-After and nothing written; one script call
-a request; Redis down or hung lets requests through (fail open), asking it once per interval."""
+a lease of tokens; Redis down or hung lets requests through (fail open), asking it once per
+interval."""
 
 from __future__ import annotations
 
@@ -86,18 +87,38 @@ def test_a_client_without_a_limit_of_its_own_has_the_services(rate_limits, setti
 
 
 @pytest.mark.django_db
-def test_a_request_costs_one_script_call(rate_limits):
-    api, _ = make_api("games")
-    assert api.get("/api/v1/templates").status_code == 200  # the script is loaded once
+def test_a_lease_of_tokens_costs_one_script_call(rate_limits, settings):
+    settings.API_RATE_LIMIT, settings.API_RATE_LEASE_SECONDS = 500, 1.0  # leases of 500
+    api, client = make_api("games")
     server = _redis(rate_limits)
+    assert api.get("/api/v1/templates").status_code == 200  # a lease taken; the script loaded
     server.config_resetstat()
 
     for _ in range(3):
         assert api.get("/api/v1/templates").status_code == 200
+    in_lease = server.info("commandstats")
+    waits = [limits.bucket_take(client) for _ in range(600)]
 
+    assert "cmdstat_evalsha" not in in_lease  # the first request's lease still held
+    assert waits == [0.0] * 600
     stats = server.info("commandstats")
-    assert stats["cmdstat_evalsha"]["calls"] == 3
+    assert stats["cmdstat_evalsha"]["calls"] == 1  # 496 from the lease, then one more lease
     assert not {"cmdstat_eval", "cmdstat_script", "cmdstat_get", "cmdstat_set"} & set(stats)
+
+
+@pytest.mark.django_db
+def test_a_lease_lasts_its_seconds_then_the_bucket_is_asked_again(rate_limits, settings):
+    settings.API_RATE_LIMIT, settings.API_RATE_LEASE_SECONDS = 100, 0.2  # leases of 20
+    _, client = make_api("games")
+    server = _redis(rate_limits)
+    assert limits.bucket_take(client) == 0.0
+    server.config_resetstat()
+
+    assert limits.bucket_take(client) == 0.0  # from the lease
+    time.sleep(0.25)
+    assert limits.bucket_take(client) == 0.0  # the lease ran out: its 18 tokens dropped
+
+    assert server.info("commandstats")["cmdstat_evalsha"]["calls"] == 1
 
 
 # --- two processes, one bucket ------------------------------------------------------------------
