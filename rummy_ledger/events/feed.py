@@ -56,7 +56,7 @@ def cursor_parsed(text: str) -> Cursor | None:
 
 
 FEED_SQL = f"""
-SELECT id, txid::text::bigint, type, created_at, data
+SELECT id, txid::text::bigint, type, created_at, data::text
   FROM {Event._meta.db_table}
  WHERE client_id = %(client)s
    AND (txid, id) > (%(txid)s::text::xid8, %(event_id)s)
@@ -111,7 +111,7 @@ def events_after(
                 },
             )
             rows = cursor.fetchall()
-    # Django reads jsonb as text (its JSONField parses it): so does this raw query
+    # the data as stored (`json` text), parsed here once
     return [FeedEvent(i, txid, t, at, json.loads(data)) for i, txid, t, at, data in rows]
 
 

@@ -22,6 +22,23 @@ class Xid8Field(models.BigIntegerField):
         return value  # written by its default, pg_current_xact_id()
 
 
+class JsonTextField(models.JSONField):
+    """PostgreSQL's `json`, not `jsonb`: an event's data is written once and read whole, never
+    looked into by a query, and `json` keeps the text as sent (checked, not parsed into jsonb's
+    tree), which settlement writes for every deal it settles."""
+
+    def db_type(self, connection) -> str:
+        return "json"
+
+    def from_db_value(self, value, expression, connection):
+        # psycopg parses `json` itself (Django leaves only `jsonb` as text for JSONField)
+        return (
+            value
+            if not isinstance(value, str)
+            else super().from_db_value(value, expression, connection)
+        )
+
+
 class Event(models.Model):
     """One change a client's integrator hears about. `txid` is the writing transaction's id
     (`pg_current_xact_id()`): the feed reads in (txid, id) order and never past the oldest
@@ -33,7 +50,7 @@ class Event(models.Model):
     client = models.ForeignKey(ApiClient, on_delete=models.PROTECT, related_name="+")
     type = models.CharField(max_length=40, choices=EventType.choices)
     created_at = models.DateTimeField(db_default=models.Func(function="now"))
-    data = models.JSONField()
+    data = JsonTextField()
 
     class Meta:
         indexes = [

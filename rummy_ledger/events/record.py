@@ -17,10 +17,10 @@ from rummy_ledger.events.renderers import renderer_of
 
 # One parameter, a JSON array of the events (a text[] of JSON documents would be escaped by the
 # driver character by character: most of the insert's cost at a settlement of 64 deals), read as
-# `json` (text, checked) and each event's data parsed into jsonb once.
+# `json` (text, checked): each event's data is stored as its text, never parsed into jsonb.
 INSERT_SQL = f"""
 INSERT INTO {Event._meta.db_table} (client_id, type, data)
-SELECT (e->>'client')::bigint, e->>'type', (e->'data')::jsonb
+SELECT (e->>'client')::bigint, e->>'type', e->'data'
   FROM json_array_elements(%(events)s::json) WITH ORDINALITY AS x(e, n)
  ORDER BY x.n
 """

@@ -44,7 +44,7 @@ class Migration(migrations.Migration):
                     ),
                 ),
                 ("created_at", models.DateTimeField(db_default=models.Func(function="now"))),
-                ("data", models.JSONField()),
+                ("data", rummy_ledger.events.models.JsonTextField()),
                 (
                     "client",
                     models.ForeignKey(
