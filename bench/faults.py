@@ -91,6 +91,7 @@ if not SYSTEM:
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "rummy_ledger.settings")
 
 from bench.startup import django_start  # noqa: E402
+from ha.cluster import process_tree  # noqa: E402
 
 django_start()
 
@@ -187,22 +188,6 @@ class Stack:
                 self.process.wait(timeout=60)
             except subprocess.TimeoutExpired:
                 self.process.kill()
-
-
-def process_tree(root: int) -> list[int]:
-    """`root` and its descendants, from `ps`."""
-    children: dict[int, list[int]] = {}
-    for line in subprocess.run(
-        ["ps", "-e", "-o", "pid=,ppid="], capture_output=True, text=True, check=True
-    ).stdout.splitlines():
-        pid, ppid = map(int, line.split())
-        children.setdefault(ppid, []).append(pid)
-    tree, todo = [], [root]
-    while todo:
-        pid = todo.pop()
-        tree.append(pid)
-        todo.extend(children.get(pid, []))
-    return tree
 
 
 def payments_key() -> str:

@@ -294,16 +294,20 @@ def test_an_amount_that_is_not_a_plain_decimal_is_refused_on_the_form(operator, 
     assert Adjustment.objects.count() == count
 
 
-def test_a_decision_other_than_approve_or_reject_decides_nothing(operator, approver, world):
-    player = Account.objects.get(code="player:b:deposit").player
-    adj = adjustment_propose(
+def _credit_of_b_proposed(operator) -> Adjustment:
+    """A ₹25 credit to b's deposit, proposed by `operator`."""
+    return adjustment_propose(
         proposed_by=operator,
-        player=player,
+        player=Account.objects.get(code="player:b:deposit").player,
         bucket="deposit",
         direction="credit",
         amount=Money("25.00", "INR"),
         reason="refund of a disconnect",
     )
+
+
+def test_a_decision_other_than_approve_or_reject_decides_nothing(operator, approver, world):
+    adj = _credit_of_b_proposed(operator)
     decide = reverse("admin:wallets_adjustment_decide", args=[adj.pk])
 
     page = login(approver).post(decide, {"decision": "maybe", "note": "hmm"}, follow=True)
@@ -320,15 +324,7 @@ def test_a_second_decision_in_admin_is_refused_and_logs_nothing(
 ):
     from django.contrib.admin.models import LogEntry
 
-    player = Account.objects.get(code="player:b:deposit").player
-    adj = adjustment_propose(
-        proposed_by=operator,
-        player=player,
-        bucket="deposit",
-        direction="credit",
-        amount=Money("25.00", "INR"),
-        reason="refund of a disconnect",
-    )
+    adj = _credit_of_b_proposed(operator)
     decide = reverse("admin:wallets_adjustment_decide", args=[adj.pk])
     login(approver).post(decide, {"decision": "approve", "note": "checked the logs"}, follow=True)
     logged = LogEntry.objects.count()
