@@ -1,12 +1,12 @@
-"""docs/layout.md (the README's map of the code) matches the tree: every module of the three
-packages is named there, and every module it names exists. A new module without a line in the
-map, or a line left behind by a move, fails here."""
+"""docs/layout.md (the README's map of the code) matches the tree: every module of the product's
+packages and of ha/ is named there, and every module it names exists. A new module without a
+line in the map, or a line left behind by a move, fails here."""
 
 import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-PACKAGES = ("rummy_ledger", "wallets", "tournaments")
+PACKAGES = ("rummy_ledger", "wallets", "tournaments", "ha")
 LAYOUT = (ROOT / "docs" / "layout.md").read_text()
 
 

@@ -26,7 +26,8 @@ PGBOUNCER = "postgres://rummy_web@127.0.0.1:16432/rummy_ledger"
 def settings_under(**env: str) -> dict:
     """The settings' databases, read by a fresh process from this environment (or its error)."""
     clean = {k: v for k, v in os.environ.items() if not k.startswith(("RUMMY_", "DJANGO_"))}
-    for name in ("DATABASE_URL", "CELERY_BROKER_URL", "DIRECT_DATABASE_URL", "DATABASE_POOLING"):
+    for name in ("DATABASE_URL", "CELERY_BROKER_URL", "DIRECT_DATABASE_URL", "DATABASE_POOLING",
+                 "RATE_LIMIT_REDIS_URL"):  # fmt: skip
         clean.pop(name, None)
     code = (
         "import json; from rummy_ledger import settings as s; print(json.dumps({'db': "
@@ -36,7 +37,7 @@ def settings_under(**env: str) -> dict:
     result = subprocess.run(
         [sys.executable, "-c", code],
         cwd=ROOT,
-        env={**clean, "CELERY_BROKER_URL": "amqp://mq//",
+        env={**clean, "CELERY_BROKER_URL": "amqp://mq//", "RATE_LIMIT_REDIS_URL": "redis://r/0",
              "DJANGO_SECRET_KEY": secrets.token_urlsafe(50), **env},
         capture_output=True, text=True, timeout=60,
     )  # fmt: skip

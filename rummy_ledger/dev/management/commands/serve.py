@@ -194,17 +194,21 @@ class Command(BaseCommand):
                                "-n", f"webhooks-{port}@%h", "--loglevel", level],
                   env=celery_env),
         ]  # fmt: skip
-        if demo:  # the demo's note once the web answers; a game-server simulator plays real
-            # games over HTTP, then stops
-            ready = f"http://127.0.0.1:{port}/readyz"
-            children.append(Probe("probe", ready, when_done=self._answering))
-            simulate = [
-                sys.executable, str(settings.BASE_DIR / "manage.py"), "simulate",
-                "--base-url", f"http://127.0.0.1:{port}", "--instance", token,
-                "--rounds", os.environ.get("SIMULATE_ROUNDS", "3"), "-v", "2" if debug else "1",
-            ]  # fmt: skip
-            children.append(Child("simulator", simulate, restart=False, when_done=self._started))
-        return children
+        return children + (self._demo(port, token, debug) if demo else [])
+
+    def _demo(self, port: int, token: str, debug: bool) -> list:
+        """The demo's note once the web answers; a game-server simulator plays real games over
+        HTTP, then stops."""
+        ready = f"http://127.0.0.1:{port}/readyz"
+        simulate = [
+            sys.executable, str(settings.BASE_DIR / "manage.py"), "simulate",
+            "--base-url", f"http://127.0.0.1:{port}", "--instance", token,
+            "--rounds", os.environ.get("SIMULATE_ROUNDS", "3"), "-v", "2" if debug else "1",
+        ]  # fmt: skip
+        return [
+            Probe("probe", ready, when_done=self._answering),
+            Child("simulator", simulate, restart=False, when_done=self._started),
+        ]
 
 
 class Probe:
