@@ -156,11 +156,17 @@ def _keep(
         raise _Recorded
 
 
-def _key_and_hash(request: Request) -> tuple[str, str]:
+def key_read(request: Request) -> str:
+    """The request's Idempotency-Key: `KeyRequired` when it is missing or not 1 to 128 visible
+    ASCII."""
     key = request.headers.get(HEADER, "")
     if _KEY.fullmatch(key) is None:
         raise KeyRequired(f"this operation needs an {HEADER} header of 1 to 128 visible ASCII")
-    return key, request_hash(request)
+    return key
+
+
+def _key_and_hash(request: Request) -> tuple[str, str]:
+    return key_read(request), request_hash(request)
 
 
 def _replayed(record: IdempotencyRecord, key: str, digest: str) -> HttpResponse:

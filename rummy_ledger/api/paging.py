@@ -30,13 +30,19 @@ LIMIT_MAX = 500
 CURSOR = r"[0-9]{1,18}"  # a row id below 10**18 (PostgreSQL's bigint holds it)
 _LIMIT = re.compile(r"[1-9][0-9]{0,2}")
 
-AFTER_PARAMETER = OpenApiParameter(
-    "after",
-    {"type": "string", "pattern": f"^(?!.*\\n){CURSOR}$", "example": "1234"},
-    OpenApiParameter.QUERY,
-    description="A cursor: the `next` of the previous page, passed back as it is (opaque). "
-    "Without it, the list starts at its oldest item.",
-)
+
+def after_parameter(cursor: str, example: str, start: str) -> OpenApiParameter:
+    """`after` as the schema shows it: a cursor matching `cursor`; without it, `start`."""
+    return OpenApiParameter(
+        "after",
+        {"type": "string", "pattern": f"^(?!.*\\n){cursor}$", "example": example},
+        OpenApiParameter.QUERY,
+        description="A cursor: the `next` of the previous page, passed back as it is (opaque). "
+        f"Without it, {start}.",
+    )
+
+
+AFTER_PARAMETER = after_parameter(CURSOR, "1234", "the list starts at its oldest item")
 LIMIT_PARAMETER = OpenApiParameter(
     "limit",
     {"type": "integer", "minimum": 1, "maximum": LIMIT_MAX, "default": LIMIT_DEFAULT},

@@ -2,20 +2,13 @@
 
 from __future__ import annotations
 
-import re
-
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
 from rest_framework.response import Response
 
 from rummy_ledger.api.fields import StrictSerializer
-from rummy_ledger.api.idempotency import (
-    HEADER,
-    IDEMPOTENCY_HEADER_OPTIONAL,
-    KEY_PATTERN,
-    KeyRequired,
-)
-from rummy_ledger.api.paging import LIMIT_PARAMETER, query_read
+from rummy_ledger.api.idempotency import HEADER, IDEMPOTENCY_HEADER_OPTIONAL, key_read
+from rummy_ledger.api.paging import LIMIT_PARAMETER, after_parameter, query_read
 from rummy_ledger.api.schema import error_codes
 from rummy_ledger.api.views import ScopedView, valid_data
 from rummy_ledger.events import feed
@@ -23,14 +16,8 @@ from rummy_ledger.events.api import serializers as s
 from rummy_ledger.events.errors import EventErrorCode as E
 from rummy_ledger.events.webhooks import endpoints
 
-_KEY = re.compile(KEY_PATTERN)
-
-CURSOR_PARAMETER = OpenApiParameter(
-    "after",
-    {"type": "string", "pattern": f"^(?!.*\\n){feed.CURSOR}$", "example": "74211-1893"},
-    OpenApiParameter.QUERY,
-    description="A cursor: the `next` of the previous page, passed back as it is (opaque). "
-    "Without it, the feed starts at its oldest event kept.",
+CURSOR_PARAMETER = after_parameter(
+    feed.CURSOR, "74211-1893", "the feed starts at its oldest event kept"
 )
 
 
@@ -80,9 +67,7 @@ class EndpointsView(EventsScope):
         extensions=error_codes({409: [E.WEBHOOK_ENDPOINTS_FULL], 422: [E.WEBHOOK_URL_INVALID]}),
     )
     def post(self, request):
-        key = request.headers.get(HEADER, "")
-        if key and not _KEY.fullmatch(key):
-            raise KeyRequired(f"an {HEADER} header is 1 to 128 visible ASCII")
+        key = key_read(request) if HEADER in request.headers else ""
         data = valid_data(s.EndpointIn, request)
         endpoint, created = endpoints.endpoint_create(
             client=self.client, url=data["url"], types=data["types"], idempotency_key=key

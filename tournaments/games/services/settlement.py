@@ -209,12 +209,14 @@ def _settled_events(
         )
         for d in deals
     ]
+    by_game: dict[int, list[Deal]] = {}
+    for deal in sorted(deals, key=lambda d: d.deal_no):
+        by_game.setdefault(deal.game_id, []).append(deal)
     for pk, game in by_pk.items():
         if pk not in was_open or game.status == Game.Status.OPEN:
             continue
         if pk in fresh:
-            mine = sorted((d for d in deals if d.game_id == pk), key=lambda d: d.deal_no)
-            closed = GameClosed(game, seats[pk], mine, transfers)
+            closed = GameClosed(game, seats[pk], by_game[pk], transfers)
         else:
             closed = game_closed_read(game, seats[pk])
         events.append(Happened(EventType.GAME_CLOSED, game.client_id, closed))
