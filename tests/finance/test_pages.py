@@ -5,7 +5,7 @@ game, what a reversal moves. The browser tests show the same to a person."""
 import codecs
 import csv
 import io
-from datetime import timedelta
+from datetime import datetime, time, timedelta
 
 import pytest
 from django.db import connection
@@ -324,7 +324,9 @@ def test_the_nightly_close_stores_each_closed_day_once_and_the_report_then_skips
     span = {"start": (today - timedelta(days=29)).isoformat(), "end": today.isoformat()}
     before = login(viewer).get(url, span).content.decode()
     assert fee_days_close(fee_account=fee) == 0  # today is still open: nothing to store
-    tomorrow_night = timezone.now() + timedelta(days=1, hours=2)
+    # 02:00 the next night (local time): today has closed, and no day after it yet, whatever
+    # the hour the test runs at (now + 26 h, run after 22:00 local, closed tomorrow too)
+    tomorrow_night = timezone.make_aware(datetime.combine(today + timedelta(days=1), time(2)))
 
     stored = fee_days_close(fee_account=fee, now=tomorrow_night)
     again = fee_days_close(fee_account=fee, now=tomorrow_night)
