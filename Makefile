@@ -35,9 +35,10 @@ test: $(VENV)/.installed lint browser
 ## soak: the heavy scenarios (processes killed mid-write, historical migrations replayed, every
 ## role's browser crawl, whole demo runs); CI runs them after `make test`. The point-in-time
 ## recovery and failover scenarios are left to `make test-services`, which installs what they
-## need.
+## need. SECONDS=3600: the API's state machine (tests/simulation) runs that long too (without it,
+## not at all: make test runs its fixed budget).
 soak: $(VENV)/.installed browser
-	$(PY) -m pytest -q -n $(TEST_WORKERS) -m soak --ignore=tests/ops/test_pitr.py \
+	SIM_SECONDS=$(SECONDS) $(PY) -m pytest -q -n $(TEST_WORKERS) -m soak --ignore=tests/ops/test_pitr.py \
 	  --ignore=tests/ops/test_failover.py
 
 ## test-services: the server-dependent tests on this machine's PostgreSQL (127.0.0.1:5432) with
@@ -127,6 +128,7 @@ screenshots: $(VENV)/.installed browser
 	$(PY) -m pytest -q tests/browser/test_money_out.py tests/browser/test_home_page.py \
 	  -k "first_withdrawal or operator_and_an_approver"
 	$(PY) -m pytest -q tests/browser/test_tournament_pages.py -k tournament_pnl
+	$(PY) -m pytest -q tests/browser/test_month_close.py
 	mkdir -p docs/screenshots
 	cp test-output/screenshots/game--viewer.png docs/screenshots/game.png
 	cp test-output/screenshots/reversal--approver.png docs/screenshots/reversal.png
@@ -135,6 +137,7 @@ screenshots: $(VENV)/.installed browser
 	cp test-output/screenshots/dashboard--approver.png docs/screenshots/dashboard.png
 	cp test-output/screenshots/withdrawal-review--operator.png docs/screenshots/withdrawal-review.png
 	cp test-output/screenshots/withdrawals-to-review--operator.png docs/screenshots/withdrawals-to-review.png
+	cp test-output/screenshots/month-close-approved--approver.png docs/screenshots/month-close-approved.png
 
 ## bench: every benchmark (figures are ratios to a baseline measured in the same run)
 bench: $(VENV)/.installed
@@ -145,6 +148,7 @@ bench: $(VENV)/.installed
 	$(PY) bench/rate_limits.py
 	$(PY) bench/batch.py
 	$(PY) bench/reconcile.py
+	$(PY) bench/verify_ledger.py
 	$(PY) bench/admin_pages.py
 	$(PY) bench/wind_down.py
 	$(PY) bench/tournaments.py

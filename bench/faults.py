@@ -35,10 +35,13 @@ Failover (`--failover kill|freeze`, as root with Debian's packages: `make ha-pac
 database is the local Patroni cluster of ha/cluster.py (a primary and its synchronous standby,
 HAProxy, PgBouncer in transaction mode), started for the run and stopped after it; the node(s)
 reach it as ha/cluster.py's service_environ() says, the broker is the machine's RabbitMQ (or
-CELERY_BROKER_URL). Each table also credits a deposit per game (payments scope). The faults: the
+CELERY_BROKER_URL). Each table also credits a deposit per game, requests a withdrawal of ₹1 from
+its previous game's winner (payments scope; a winner not settled yet is refused, not counted) and
+registers one more of its players in a tournament (games scope). The faults: the
 primary's node lost (every process of it killed -9, or frozen with SIGSTOP for 45 s and let go);
 the standby is promoted, the old node rejoins as the synchronous standby (pg_rewind), then the
-same again the other way. Recorded: acknowledged writes (games with their deal, deposits) against
+same again the other way. Recorded: acknowledged writes (games with their deal, deposits,
+withdrawals, registrations) against
 what is stored (lost, doubled), games stuck, reconcile on the new primary, each promotion's and
 rejoin's seconds, and how long writes were refused (`unavailable_s`: first to last refused write
 of each failover). The last line's JSON leads with those.
@@ -95,20 +98,29 @@ from ha.cluster import process_tree  # noqa: E402
 
 django_start()
 
+from datetime import timedelta  # noqa: E402
 from decimal import Decimal  # noqa: E402
 
 from django.conf import settings  # noqa: E402
 from django.db import connection  # noqa: E402
 from django.db.models import Count, F, Q  # noqa: E402
+from django.utils import timezone  # noqa: E402
 from djmoney.money import Money  # noqa: E402
 
 from rummy_ledger.api.keys import api_client_create  # noqa: E402
+from rummy_ledger.api.models import ApiClient  # noqa: E402
 from rummy_ledger.dev import embedded  # noqa: E402
 from rummy_ledger.dev.demo.simulator import Simulator  # noqa: E402
-from tournaments.models import Deal, Game, GameTemplate  # noqa: E402
+from tournaments.models import Deal, Game, GameTemplate, Registration  # noqa: E402
+from tournaments.references import tournament_key  # noqa: E402
+from tournaments.tournaments.services.setup import (  # noqa: E402
+    tournament_create,
+    tournament_fields_checked,
+)
 from wallets import references as wallet_references  # noqa: E402
-from wallets.models import Account, Transfer  # noqa: E402
+from wallets.models import Account, Transfer, Withdrawal  # noqa: E402
 from wallets.services.deposits import deposit_register  # noqa: E402
+from wallets.services.kyc import kyc_report  # noqa: E402
 
 TEMPLATE = "chaos-points-4"
 SEATS = 4
@@ -198,19 +210,38 @@ def payments_key() -> str:
 
 def seed() -> tuple[str, list[str]]:
     players = [f"chaos-{n}" for n in range(PLAYERS)]
-    for p in players:
+    for n, p in enumerate(players):
         if not Account.objects.filter(code=f"player:{p}:deposit").exists():
             deposit_register(
                 player_external_id=p, amount=Money("5000000.00", "INR"), reference=f"seed-{p}"
             )
+            if FAILOVER:  # a verified PAN: real money withdraws winnings only, with one
+                pan = f"CHAOS{n:04d}{'ABCDEFGHIJKLMNOPQRSTUVWXYZ'[n % 26]}"
+                kyc_report(player_external_id=p, pan=pan, status="verified", reference=f"kyc-{p}")
     GameTemplate.objects.get_or_create(
         slug=TEMPLATE,
         defaults={"format": "points", "seats": SEATS, "point_value": Decimal("0.10"),
                   "fee_percent": Decimal("15")},
     )  # fmt: skip
-    _, key = api_client_create(name=f"chaos-{uuid.uuid4().hex[:8]}", scopes=["games"])
+    client, key = api_client_create(name=f"chaos-{uuid.uuid4().hex[:8]}", scopes=["games"])
+    if FAILOVER:
+        tournament_create(
+            spec=tournament_fields_checked(tournament_spec(client)), created_by="faults"
+        )
     connection.close()
     return key, players
+
+
+def tournament_spec(client: ApiClient) -> dict:
+    """The run's tournament: a seat for every player, registration open for a day."""
+    closes = timezone.now() + timedelta(days=1)
+    return {
+        "slug": f"chaos-{client.pk}", "name": "Chaos", "client": client.name, "currency": "INR",
+        "entry_fee": "10.00", "fee_percent": "10.00", "min_players": 2, "max_players": PLAYERS,
+        "table_size": 6, "registration_closes_at": closes.isoformat(),
+        "rounds": [{"qualify_top": 1}, {"final": True}],
+        "prizes": [{"ranks": "1", "percent": "100.00"}],
+    }  # fmt: skip
 
 
 # --- the tables -------------------------------------------------------------------------------
@@ -221,10 +252,14 @@ class Tally:
     answers: Counter = field(default_factory=Counter)  # (operation, status)
     bad: list = field(default_factory=list)  # answers that are neither success nor retryable
     latency: dict = field(
-        default_factory=lambda: {"open": [], "deal": [], "get": [], "deposit": []}
-    )
+        default_factory=lambda: {
+            "open": [], "deal": [], "get": [], "deposit": [], "withdrawal": [], "registration": []
+        }
+    )  # fmt: skip
     acked: list = field(default_factory=list)  # (game_id, time acknowledged)
     deposits: list = field(default_factory=list)  # references of acknowledged deposits
+    withdrawals: list = field(default_factory=list)  # references of acknowledged withdrawals
+    registrations: list = field(default_factory=list)  # players whose registration was acked
     refused: list = field(default_factory=list)  # when a write was refused (503, cut, 409)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -248,7 +283,11 @@ class Client:
     def base(self) -> str:
         return self.bases[0]
 
-    def call(self, operation: str, method: str, path: str, body: dict | None = None) -> dict:
+    def call(
+        self, operation: str, method: str, path: str, body: dict | None = None, refusal: str = ""
+    ) -> dict:
+        """The answer's body; `refusal`: an error code the run expects now and then (raised as
+        `Refused`, not counted as a bad answer)."""
         headers = {"Authorization": f"Api-Key {self.key}", "Content-Type": "application/json"}
         if method == "POST":
             headers["Idempotency-Key"] = uuid.uuid4().hex
@@ -263,8 +302,10 @@ class Client:
                 self.tally.add(operation, response.status, time.perf_counter() - started)
                 return payload
             except urllib.error.HTTPError as exc:
-                exc.read()
+                error = json.loads(exc.read() or b"{}").get("error", {})
                 self.tally.add(operation, exc.code)
+                if refusal and error.get("code") == refusal:
+                    raise Refused(refusal) from exc
                 if method == "POST":
                     with self.tally.lock:
                         self.tally.refused.append(time.monotonic())
@@ -286,13 +327,20 @@ class Client:
             time.sleep(pause)
 
 
+class Refused(Exception):
+    """An answer the run expects now and then (a withdrawal before its winnings settled)."""
+
+
 class Tables:
     """`clients` threads, each a table that opens a game and posts its deal, again and again."""
 
     def __init__(self, bases: list[str], key: str, players: list[str], clients: int, run: str,
                  deposits_key: str | None = None):  # fmt: skip
         self.tally = Tally()
-        self.deposits_key = deposits_key  # each game also credits a deposit (payments scope)
+        # each game also credits a deposit, withdraws and registers (payments and games scope)
+        self.deposits_key = deposits_key
+        self.tournament = next(iter(Client(bases, key, self.tally).call(
+            "get", "GET", "tournaments")["tournaments"]), {}).get("slug")  # fmt: skip
         self.stop = threading.Event()
         self.bases, self.key, self.players, self.run = bases, key, players, run
         templates = Client(bases, key, self.tally).call("get", "GET", "templates")["templates"]
@@ -317,6 +365,8 @@ class Tables:
         gateway = Client(spread(self.bases, n), self.deposits_key or "", self.tally)
         rng = random.Random(f"{self.run}-{n}")
         played = 0
+        winner = None  # of this table's previous game
+        entrants = iter(self.players[n :: len(self.threads)])  # each registers once
         while not self.stop.is_set():
             played += 1
             game_id = f"{self.run}-{n}-{played}"
@@ -333,14 +383,36 @@ class Tables:
             with self.tally.lock:
                 self.tally.acked.append((game_id, time.monotonic()))
             if self.deposits_key:
-                reference = f"{game_id}-d"
-                deposit = {"amount": "10.00", "reference": reference}
+                self._payments(client, gateway, game_id, seated[0], winner, next(entrants, None))
+            declared = next(r for r in body["results"] if r["outcome"] == "declared")
+            winner = declared["player"]
+
+    def _payments(self, client: Client, gateway: Client, game_id: str, depositor: str,
+                  winner: str | None, entrant: str | None) -> None:  # fmt: skip
+        """A deposit; a withdrawal of ₹1 from the previous game's winner; a registration."""
+        try:
+            reference = f"{game_id}-d"
+            deposit = {"amount": "10.00", "reference": reference}
+            gateway.call("deposit", "POST", f"players/{depositor}/deposits", deposit)
+            with self.tally.lock:
+                self.tally.deposits.append(reference)
+            if winner is not None:
+                reference = f"{game_id}-w"
+                withdrawal = {"amount": "1.00", "reference": reference}
                 try:
-                    gateway.call("deposit", "POST", f"players/{seated[0]}/deposits", deposit)
-                except urllib.error.HTTPError:
-                    continue
+                    gateway.call("withdrawal", "POST", f"players/{winner}/withdrawals",
+                                 withdrawal, refusal="insufficient_funds")  # fmt: skip
+                    with self.tally.lock:
+                        self.tally.withdrawals.append(reference)
+                except Refused:
+                    pass
+            if entrant is not None and self.tournament:
+                path = f"tournaments/{self.tournament}/registrations"
+                client.call("registration", "POST", path, {"player": entrant})
                 with self.tally.lock:
-                    self.tally.deposits.append(reference)
+                    self.tally.registrations.append(entrant)
+        except urllib.error.HTTPError:
+            pass  # counted as bad; the checks afterwards fail the run
 
 
 def spread(bases: list[str], n: int) -> list[str]:
@@ -425,9 +497,10 @@ def settlement_lags(run: str) -> list[float]:
     return [d.total_seconds() for d in lags.values_list("lag", flat=True)]
 
 
-def check(run: str, acked: list[str], deposits: list[str] = ()) -> dict:
-    """Every acknowledged deal (and deposit) stored and settled once, no game open, reconcile
-    clean."""
+def check(run: str, acked: list[str], tally: Tally | None = None) -> dict:
+    """Every acknowledged deal stored and settled once (and each deposit, withdrawal and
+    registration the tally records present once), no game open, reconcile clean."""
+    deposits = tally.deposits if tally else []
     games = Game.objects.filter(game_id__startswith=f"{run}-")
     stored = set(run_deals(run).values_list("game__game_id", flat=True))
     doubled = run_deals(run).values("game_id").annotate(n=Count("id")).filter(n__gt=1).count()
@@ -444,6 +517,7 @@ def check(run: str, acked: list[str], deposits: list[str] = ()) -> dict:
     credited = Counter(
         Transfer.objects.filter(idempotency_key__in=keys).values_list("idempotency_key", flat=True)
     )
+    payments = payments_check(tally) if tally else {}
     reconcile = subprocess.run(
         [sys.executable, str(ROOT / "manage.py"), "reconcile"],
         env=os.environ, capture_output=True, text=True, timeout=600,
@@ -454,6 +528,7 @@ def check(run: str, acked: list[str], deposits: list[str] = ()) -> dict:
         "deposits_acknowledged": len(deposits),
         "deposits_lost": sorted(set(keys) - set(credited))[:10],
         "deposits_doubled": sum(1 for n in credited.values() if n > 1),
+        **payments,
         "stored_not_acknowledged": len(stored - set(acked)),
         "deals_doubled": doubled,
         "settled_more_than_once": twice[:10],
@@ -462,6 +537,35 @@ def check(run: str, acked: list[str], deposits: list[str] = ()) -> dict:
         "reconcile_exit": reconcile.returncode,
         "reconcile_tail": reconcile.stdout.strip().splitlines()[-3:],
     }
+
+
+def payments_check(tally: Tally) -> dict:
+    """Each acknowledged withdrawal stored once with its request's transfer; each acknowledged
+    registration stored once with its entry's transfer (references and keys are unique, so
+    "doubled" counts a row whose money moved twice under two keys: none can)."""
+    withdrawals = dict(
+        Withdrawal.objects.filter(reference__in=tally.withdrawals)
+        .exclude(request_transfer=None)
+        .values_list("reference", "pk")
+    )
+    registrations = Registration.objects.filter(
+        player__external_id__in=tally.registrations, tournament__slug__startswith="chaos-"
+    ).values_list("player__external_id", "tournament_id", "pk")
+    keys = {tournament_key(t, "entry", pk): player for player, t, pk in registrations}
+    entered = Counter(
+        keys[k]
+        for k in Transfer.objects.filter(idempotency_key__in=keys).values_list(
+            "idempotency_key", flat=True
+        )
+    )
+    return {
+        "withdrawals_acknowledged": len(tally.withdrawals),
+        "withdrawals_lost": sorted(set(tally.withdrawals) - set(withdrawals))[:10],
+        "registrations_acknowledged": len(tally.registrations),
+        "registrations_lost": sorted(set(tally.registrations) - set(entered))[:10],
+        "registrations_doubled": sum(1 for n in Counter(p for p, _, _ in registrations).values()
+                                     if n > 1),
+    }  # fmt: skip
 
 
 # --- faults -----------------------------------------------------------------------------------
@@ -581,15 +685,20 @@ def failover_faults(mode: str, notes: dict) -> list[tuple[str, object]]:
             for n in (1, 2)]  # fmt: skip
 
 
+# the acknowledged writes a failover run counts: games with their deal, then the payments'
+KINDS = ("", "deposits_", "withdrawals_", "registrations_")
+
+
 def failover_summary(figures: dict) -> dict:
     """The failover run's headline, first in the last line's JSON."""
     checked = figures.get("fault_check", {})
     failovers = figures.get("failovers", [])
     return {
         "failover": FAILOVER,
-        "acknowledged": checked.get("acknowledged", 0) + checked.get("deposits_acknowledged", 0),
-        "lost": len(checked.get("lost", [])) + len(checked.get("deposits_lost", [])),
+        "acknowledged": sum(checked.get(f"{kind}acknowledged", 0) for kind in KINDS),
+        "lost": sum(len(checked.get(f"{kind}lost", [])) for kind in KINDS),
         "doubled": checked.get("deals_doubled", 0) + checked.get("deposits_doubled", 0)
+        + checked.get("registrations_doubled", 0)
         + len(checked.get("settled_more_than_once", [])),
         "stuck_games": checked.get("games_open_with_a_deal", 0),
         "reconcile_clean": checked.get("reconcile_exit") == 0,
@@ -702,8 +811,10 @@ def report(figures: dict) -> None:
         name for name in ("no_fault_check", "fault_check") if name in figures
         and (figures[name]["lost"] or figures[name]["deals_doubled"]
              or figures[name]["settled_more_than_once"] or figures[name]["games_open_with_a_deal"]
-             or figures[name]["reconcile_exit"] or figures[name].get("deposits_lost")
-             or figures[name].get("deposits_doubled"))
+             or figures[name]["reconcile_exit"]
+             or any(figures[name].get(f"{kind}lost") for kind in KINDS)
+             or figures[name].get("deposits_doubled")
+             or figures[name].get("registrations_doubled"))
     ] + (["bad_answers"] if figures.get("bad_answers") else [])  # fmt: skip
     if FAILOVER and "fault_check" not in figures:
         failed.append("the failover run did not finish")
@@ -778,7 +889,7 @@ def fault_run(stacks: list[Stack], bases: list[str], key: str, players: list[str
         f"answers {answers}",
         flush=True,
     )
-    result["fault_check"] = check(run, acked, tables.tally.deposits)
+    result["fault_check"] = check(run, acked, tables.tally if args.failover else None)
     return result
 
 

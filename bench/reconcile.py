@@ -24,6 +24,7 @@ import os
 import statistics
 import sys
 import time
+from datetime import datetime, timedelta
 from decimal import Decimal
 from pathlib import Path
 from urllib.parse import urlparse, urlunparse
@@ -32,6 +33,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 DB_NAME = os.environ.get("BENCH_DATABASE", "bench_reconcile")  # bench/admin_pages.py: its own
 GOAL_RATIO = 3.0
+GOAL_HISTORY_RATIO = 1.3  # with history in closed months, to the open month alone
 
 
 def _use_own_database() -> None:
@@ -53,13 +55,20 @@ django_start()
 
 import psycopg  # noqa: E402
 from django.conf import settings  # noqa: E402
+from django.contrib.auth.models import Group, User  # noqa: E402
 from django.core.management import call_command  # noqa: E402
 from django.db import connection  # noqa: E402
+from django.utils import timezone  # noqa: E402
 
 from rummy_ledger.api.models import ApiClient  # noqa: E402
 from tournaments.models import GameTemplate  # noqa: E402
-from wallets.models import ReconciliationReport  # noqa: E402
+from wallets.models import MonthClose, ReconciliationReport  # noqa: E402
+from wallets.months import Month, months_between  # noqa: E402
 from wallets.reconciliation import reconcile_run  # noqa: E402
+from wallets.roles import APPROVER, OPERATOR  # noqa: E402
+from wallets.services.months import month_close_propose  # noqa: E402
+from wallets.services.partitions import entry_partition_ensure  # noqa: E402
+from wallets.services.proposals import proposal_decide  # noqa: E402
 
 
 def recreate_database() -> None:
@@ -75,7 +84,7 @@ def recreate_database() -> None:
         conn.execute(f'CREATE DATABASE "{DB_NAME}"')
 
 
-SEED = """
+SETUP = """
 SET session_replication_role = replica;  -- bulk load: no append-only or per-row checks
 INSERT INTO wallets_account (kind, code, bucket, balance, balance_currency, created_at)
 SELECT 'platform', 'platform:' || code, '', 0, cur, now()
@@ -90,17 +99,25 @@ SELECT 'player', 'player:' || pl.external_id || ':' || b.bucket, pl.id, b.bucket
  CROSS JOIN (VALUES ('deposit', 'INR'), ('winnings', 'INR'), ('bonus', 'INR'), ('chips', 'CHP'))
        AS b(bucket, cur);
 
+SET session_replication_role = origin;
+"""
+
+# One period's transfers, entries and games, dated in the `days` days before %(end)s, ids after
+# %(offset)s (transfers) and %(goffset)s (games).
+LEDGER = """
+SET session_replication_role = replica;
+DROP TABLE IF EXISTS seed, gseed;
 CREATE TEMP TABLE seed AS
 SELECT i,
        CASE WHEN i %% 10 < 6 THEN 'deposit' WHEN i %% 10 < 7 THEN 'chips_grant'
             ELSE 'settlement' END AS kind,
        1 + ((i / 10) %% %(players)s) AS p,
-       now() - ((i %% 30) || ' days')::interval - ((i %% 86400) || ' seconds')::interval AS at
-  FROM generate_series(1, %(transfers)s) AS i;
+       %(end)s::timestamptz - (((i %% %(days)s) + 1) || ' days')::interval
+           + ((i %% 86400) || ' seconds')::interval AS at
+  FROM generate_series(%(offset)s + 1, %(offset)s + %(transfers)s) AS i;
 
 INSERT INTO wallets_transfer (id, kind, reference, idempotency_key, content_hash, memo, created_at)
 SELECT i, kind, kind || '-' || i, 'bench:' || i, '', '', at FROM seed;
-SELECT setval(pg_get_serial_sequence('wallets_transfer', 'id'), %(transfers)s);
 
 -- Deposits: clearing -> deposit bucket (100.00 .. 199.00). Chips: issuance -> chips bucket.
 -- Settlements: a small fee (0.50) from the deposit bucket to the fee account; every player
@@ -130,11 +147,13 @@ SELECT s.i, leg.account_id, leg.amount, leg.cur, s.at
 -- Games: finished pool games of four seats, stake 50 each into the game's escrow, 180 to the
 -- winner's winnings, 20 fee; 6 transfers and 12 entries per game, like the real settlement.
 INSERT INTO wallets_account (kind, code, bucket, balance, balance_currency, created_at)
-SELECT 'escrow', 'escrow:bench:' || g, '', 0, 'INR', now() FROM generate_series(1, %(games)s) g;
+SELECT 'escrow', 'escrow:bench:' || g, '', 0, 'INR', now()
+  FROM generate_series(%(goffset)s + 1, %(goffset)s + %(games)s) g;
 CREATE TEMP TABLE gseed AS
 SELECT g, a.id AS escrow_id,
-       now() - ((g %% 30) || ' days')::interval - ((g %% 86400) || ' seconds')::interval AS at
-  FROM generate_series(1, %(games)s) AS g
+       %(end)s::timestamptz - (((g %% %(days)s) + 1) || ' days')::interval
+           + ((g %% 86400) || ' seconds')::interval AS at
+  FROM generate_series(%(goffset)s + 1, %(goffset)s + %(games)s) AS g
   JOIN wallets_account a ON a.code = 'escrow:bench:' || g;
 INSERT INTO tournaments_game
     (client_id, game_id, template_id, escrow_id, format, currency, terms, status, deals_played,
@@ -143,13 +162,14 @@ SELECT %(client)s, 'bench-' || g, %(template)s, escrow_id, 'pool101', 'INR', '{}
        'finished', 3, 200, 180, 0, 20, 'won', at, at
   FROM gseed;
 INSERT INTO wallets_transfer (id, kind, reference, idempotency_key, content_hash, memo, created_at)
-SELECT %(transfers)s + (s.g - 1) * 6 + k, CASE WHEN k <= 4 THEN 'entry' ELSE 'settlement' END,
+SELECT %(offset)s + %(transfers)s + (s.g - %(goffset)s - 1) * 6 + k,
+       CASE WHEN k <= 4 THEN 'entry' ELSE 'settlement' END,
        'game:' || gm.id, 'bench:game:' || s.g || ':' || k, '', '', s.at
   FROM gseed s JOIN tournaments_game gm ON gm.escrow_id = s.escrow_id
  CROSS JOIN generate_series(1, 6) AS k;
-SELECT setval(pg_get_serial_sequence('wallets_transfer', 'id'), %(transfers)s + %(games)s * 6);
 INSERT INTO wallets_entry (transfer_id, account_id, amount, amount_currency, created_at)
-SELECT %(transfers)s + (s.g - 1) * 6 + k, v.account_id, v.amount, 'INR', s.at
+SELECT %(offset)s + %(transfers)s + (s.g - %(goffset)s - 1) * 6 + k, v.account_id, v.amount,
+       'INR', s.at
   FROM gseed s
  CROSS JOIN generate_series(1, 6) AS k
   JOIN wallets_player pl
@@ -167,10 +187,19 @@ SELECT %(transfers)s + (s.g - 1) * 6 + k, v.account_id, v.amount, 'INR', s.at
  ) AS v
  ORDER BY 1;
 
+SELECT setval(pg_get_serial_sequence('wallets_transfer', 'id'),
+              (SELECT max(id) FROM wallets_transfer));
+SET session_replication_role = origin;
+"""
+
+BALANCES = """
 UPDATE wallets_account a SET balance = s.total
   FROM (SELECT account_id, sum(amount) AS total FROM wallets_entry GROUP BY account_id) s
  WHERE s.account_id = a.id AND a.kind <> 'platform';
+"""
 
+STATEMENT = """
+SET session_replication_role = replica;
 -- A gateway statement for one day, matching that day's deposits exactly.
 INSERT INTO wallets_gatewaystatement
     (name, sha256, imported_at, period_start, period_end, line_count)
@@ -189,40 +218,66 @@ SET session_replication_role = origin;
 BASELINE = "SELECT account_id, sum(amount) FROM wallets_entry GROUP BY account_id"
 
 
-def seed(entries: int) -> dict:
-    """Half the entries from deposits, chips and fees, half from settled games."""
-    transfers = entries // 4
-    games = entries // 24
-    players = max(100, min(entries // 50, transfers // 10))  # every player gets deposits
-    started = time.perf_counter()
+def seed_setup(players: int) -> dict:
+    """The platform accounts, the players and their accounts; the params every period shares."""
     client = ApiClient.objects.create(name="bench", key_prefix="bench", key_hash="-", scopes=[])
     template = GameTemplate.objects.create(
         slug="bench-pool101", format="pool101", entry_fee=Decimal("50.00"), fee_percent=10
     )
     params = {
         "players": players,
-        "transfers": transfers,
-        "games": games,
         "client": client.pk,
         "template": template.pk,
         "tz": settings.TIME_ZONE,
     }
     with connection.cursor() as cursor:
-        cursor.execute(SEED, params)
+        cursor.execute(SETUP, params)
+    return params
+
+
+def seed_period(params: dict, entries: int, *, end: datetime, days: int) -> dict:
+    """Half the entries from deposits, chips and fees, half from settled games, dated in the
+    `days` days before `end` (their months' partitions made first), then the cached balances."""
+    transfers, games = entries // 4, entries // 24
+    first = Month.of(end - timedelta(days=days))
+    for month in months_between(first, Month.of(end)):
+        entry_partition_ensure(month)
+    started = time.perf_counter()
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT coalesce(max(id), 0) FROM wallets_transfer")
+        (offset,) = cursor.fetchone()
+        cursor.execute("SELECT count(*) FROM tournaments_game")
+        (goffset,) = cursor.fetchone()
+        period = {**params, "transfers": transfers, "games": games, "end": end, "days": days}
+        cursor.execute(LEDGER, {**period, "offset": offset, "goffset": goffset})
+        cursor.execute(BALANCES)
     with connection.cursor() as cursor:
         cursor.execute("VACUUM ANALYZE")
+    return {
+        "transfers": transfers + games * 6,
+        "games": games,
+        "seed_s": round(time.perf_counter() - started, 2),
+    }
+
+
+def seed(entries: int, *, days: int = 30) -> dict:
+    """ENTRIES entries over the last `days` days, and a gateway statement for one day."""
+    transfers = entries // 4
+    players = max(100, min(entries // 50, transfers // 10))  # every player gets deposits
+    params = seed_setup(players)
+    figures = seed_period(params, entries, end=timezone.now(), days=days)
+    with connection.cursor() as cursor:
+        cursor.execute(STATEMENT, params)
         cursor.execute("SELECT count(*) FROM wallets_entry")
         (count,) = cursor.fetchone()
         cursor.execute("SELECT count(*) FROM wallets_gatewaystatementline")
         (lines,) = cursor.fetchone()
     return {
+        **figures,
         "entries": count,
-        "transfers": transfers + games * 6,
-        "games": games,
         "players": players,
-        "accounts": players * 4 + 7 + games,
+        "accounts": players * 4 + 7 + figures["games"],
         "statement_lines": lines,
-        "seed_s": round(time.perf_counter() - started, 2),
     }
 
 
@@ -273,10 +328,15 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--entries", type=int, default=1_000_000)
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--history-entries", type=int, help="with --open-entries: closes' mode")
+    parser.add_argument("--open-entries", type=int)
     args = parser.parse_args()
 
     recreate_database()
     call_command("migrate", verbosity=0)
+    if args.history_entries is not None or args.open_entries is not None:
+        history_main(args.history_entries or 0, args.open_entries or 0, runs=args.runs)
+        return
     figures = seed(args.entries)
     print(f"seeded {figures['entries']:,} entries in {figures['seed_s']} s", flush=True)
 
@@ -315,6 +375,95 @@ def main() -> None:
         "planted_found_all": set(planted) >= PLANTED_KINDS,
     }
     print(json.dumps(result))
+
+
+def reconcile_median(runs: int) -> tuple[float, list[float], ReconciliationReport]:
+    time_reconcile()  # warm-up
+    timings, report = [], None
+    for _ in range(runs):
+        elapsed, report = time_reconcile()
+        timings.append(elapsed)
+    return statistics.median(timings), timings, report
+
+
+def months_close(months: list[Month]) -> list[float]:
+    """Close each month, oldest first, as two people; the seconds each close took."""
+    operator = User.objects.create_user("bench-operator", is_staff=True)
+    approver = User.objects.create_user("bench-approver", is_staff=True)
+    operator.groups.add(Group.objects.get(name=OPERATOR))
+    approver.groups.add(Group.objects.get(name=APPROVER))
+    timings = []
+    for month in months:
+        proposed = month_close_propose(proposed_by=operator, month=month.name, reason="bench")
+        t0 = time.perf_counter()
+        proposal_decide(
+            model=MonthClose, proposal_id=proposed.pk, decided_by=approver, approve=True
+        )
+        timings.append(round(time.perf_counter() - t0, 2))
+    return timings
+
+
+def history_main(history: int, open_entries: int, *, runs: int) -> None:
+    """Reconciliation over OPEN entries alone, then with HISTORY entries spread over the six
+    closed months before this one: the nightly run must cost about the same."""
+    now = timezone.now()
+    this = Month.of(now)
+    elapsed_days = max(1, (now - this.start).days)
+    players = max(100, min(open_entries // 50, open_entries // 40))
+    params = seed_setup(players)
+    opened = seed_period(params, open_entries, end=now, days=elapsed_days)
+    with connection.cursor() as cursor:
+        cursor.execute(STATEMENT, params)
+    print(f"seeded {open_entries:,} open entries in {opened['seed_s']} s", flush=True)
+    open_only, open_runs, open_report = reconcile_median(runs)
+    print(f"open month alone: reconcile {open_only:.3f} s, {open_report.status}", flush=True)
+
+    first = this.next(-6)
+    closed = seed_period(params, history, end=this.start, days=(this.start - first.start).days)
+    print(
+        f"seeded {history:,} entries over {first}..{this.previous()} in {closed['seed_s']} s",
+        flush=True,
+    )
+    close_s = months_close(months_between(first, this.previous()))
+    print(f"closed six months: {close_s} s", flush=True)
+    with_history, history_runs, report = reconcile_median(runs)
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT count(*) FROM wallets_entry")
+        (entries,) = cursor.fetchone()
+    ratio = with_history / open_only
+    for name, check in report.stats["checks"].items():
+        print(f"  {name}: {check['seconds']} s, {check['found']} found")
+    print(
+        f"with history: reconcile {with_history:.3f} s, {report.status}; ratio {ratio:.2f} "
+        f"(goal <= {GOAL_HISTORY_RATIO})"
+    )
+    print(
+        json.dumps(
+            {
+                "history_entries": history,
+                "open_entries": open_entries,
+                "entries": entries,
+                "players": players,
+                "seed_open_s": opened["seed_s"],
+                "seed_history_s": closed["seed_s"],
+                "close_s": close_s,
+                "open_only_s": round(open_only, 4),
+                "open_only_runs_s": [round(t, 4) for t in open_runs],
+                "open_only_status": open_report.status,
+                "open_only_checks_s": {
+                    n: c["seconds"] for n, c in open_report.stats["checks"].items()
+                },
+                "reconcile_s": round(with_history, 4),
+                "reconcile_runs_s": [round(t, 4) for t in history_runs],
+                "report_status": report.status,
+                "entries_read": report.stats.get("entries"),
+                "ratio": round(ratio, 3),
+                "goal_ratio": GOAL_HISTORY_RATIO,
+                "meets_goal": ratio <= GOAL_HISTORY_RATIO,
+                "checks_s": {name: c["seconds"] for name, c in report.stats["checks"].items()},
+            }
+        )
+    )
 
 
 if __name__ == "__main__":

@@ -9,6 +9,10 @@
    relays every message and costs a third of the throughput), and the clock runs until every
    deal is settled (scored with the engine, standings, the prize, fee and refunds posted).
 The figure is deals/s and its ratio to the single-transfer rate. Goals: >= 300/s, ratio >= 0.5.
+3. With `--outbox-rounds N`: what the outbox (the settlement's events, rummy_ledger/events)
+   costs a settlement, on the wall clock: N rounds, each settling `--games` deals once with the
+   product's workers and once with workers that record no events (bench/settlement_worker.py),
+   in alternating order; the cost is 1 - with/without per round, and its median. Goal <= 10 %.
 Settlement batching (SETTLEMENT_BATCH, default 64 games per transaction, and
 SETTLEMENT_RUN_TRANSACTIONS per run) is read by the worker.
 The last line is one JSON object with every figure.
@@ -22,6 +26,7 @@ import json
 import os
 import random
 import signal
+import statistics
 import subprocess
 import sys
 import time
@@ -141,11 +146,13 @@ def open_games(client: ApiClient, players: list[str], n: int, run: str) -> list[
     return deal_ids
 
 
-def start_workers(pool: str) -> list[subprocess.Popen]:
+def start_workers(pool: str, *, events: bool = True) -> list[subprocess.Popen]:
     """Two worker processes: two `--pool solo` workers (each settles in its own main process), or
-    one prefork worker with two children (plus its parent, which relays every message by pipe)."""
+    one prefork worker with two children (plus its parent, which relays every message by pipe);
+    `events=False`: workers that record no events (bench/settlement_worker.py)."""
     env = {**os.environ, "CELERY_TASK_DEFAULT_QUEUE": QUEUE}
-    common = [sys.executable, "-m", "celery", "-A", "rummy_ledger", "worker", "-Q", QUEUE,
+    celery = ["-m", "celery"] if events else [str(ROOT / "bench" / "settlement_worker.py")]
+    common = [sys.executable, *celery, "-A", "rummy_ledger", "worker", "-Q", QUEUE,
               "--loglevel", "WARNING", "--without-gossip", "--without-mingle",
               "--without-heartbeat"]  # fmt: skip
     if pool == "solo":
@@ -179,11 +186,56 @@ def wait_settled(client: ApiClient, timeout: float) -> None:
         time.sleep(0.1)
 
 
+def settle_timed(
+    client: ApiClient, players: list[str], games: int, run: str, pool: str, events: bool = True
+) -> float:
+    """Start the workers, warm them up, store `games` deals, and time their settlement (s)."""
+    warm = open_games(client, players, 40, f"{run}-warm")
+    connection.close()
+    workers = start_workers(pool, events=events)
+    try:
+        # Warm the worker up first, then store the measured deals: a settlement batch takes any
+        # stored deal, so none of the measured ones may exist while the warm-up runs.
+        for _ in warm:
+            settle_waiting.delay()
+        wait_settled(client, 60)
+        t0 = time.perf_counter()
+        deal_ids = open_games(client, players, games, run)
+        print(f"opened {games} games, stored their deals in {time.perf_counter() - t0:.1f}s")
+        connection.close()
+        started = time.perf_counter()
+        for _ in deal_ids:
+            settle_waiting.delay()
+        wait_settled(client, 600)
+        return time.perf_counter() - started
+    finally:
+        stop(workers)
+
+
+def outbox_cost(client: ApiClient, players: list[str], games: int, run: str, args) -> dict:
+    """Rounds with and without the outbox, alternating which goes first; the cost per round."""
+    costs = []
+    for n in range(args.outbox_rounds):
+        rates = {}
+        for events in (True, False) if n % 2 == 0 else (False, True):
+            tag = f"{run}-o{n}-{int(events)}"
+            rates[events] = games / settle_timed(client, players, games, tag, args.pool, events)
+        costs.append(1 - rates[True] / rates[False])
+        print(
+            f"round {n + 1}: with the outbox {rates[True]:,.0f} deals/s, without "
+            f"{rates[False]:,.0f} deals/s: it costs {costs[-1]:.1%}"
+        )
+    median = statistics.median(costs)
+    print(f"the outbox costs a settlement {median:.1%} (median of {len(costs)} rounds; goal 10 %)")
+    return {"outbox_cost": round(median, 4), "outbox_costs": [round(c, 4) for c in costs]}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--games", type=int, default=3000)
     parser.add_argument("--transfers", type=int, default=3000)
     parser.add_argument("--pool", choices=["solo", "prefork"], default="solo")
+    parser.add_argument("--outbox-rounds", type=int, default=0)
     args = parser.parse_args()
     if embedded.redis_url(settings.DATA_DIR) == settings.CELERY_BROKER_URL:
         embedded.ensure_redis(settings.DATA_DIR)
@@ -193,43 +245,30 @@ def main() -> None:
     single = single_transfer_rate(players, args.transfers, run)
     print(f"ledger single transfers (transfer_post in a loop): {single:,.0f}/s (baseline)")
 
-    warm = open_games(client, players, 40, f"{run}-warm")
-    connection.close()
-    workers = start_workers(args.pool)
-    try:
-        # Warm the worker up first, then store the measured deals: a settlement batch takes any
-        # stored deal, so none of the measured ones may exist while the warm-up runs.
-        for _ in warm:
-            settle_waiting.delay()
-        wait_settled(client, 60)
-        t0 = time.perf_counter()
-        deal_ids = open_games(client, players, args.games, run)
-        print(f"opened {args.games} games, stored their deals in {time.perf_counter() - t0:.1f}s")
-        connection.close()
-        started = time.perf_counter()
-        for _ in deal_ids:
-            settle_waiting.delay()
-        wait_settled(client, 600)
-        elapsed = time.perf_counter() - started
-    finally:
-        stop(workers)
+    elapsed = settle_timed(client, players, args.games, run, args.pool)
     rate = args.games / elapsed
     ratio = rate / single
-    finished = Game.objects.filter(
-        client=client, status=Game.Status.FINISHED, game_id__startswith=f"{run}-"
-    ).count()
+    finished = (
+        Game.objects.filter(client=client, status=Game.Status.FINISHED)
+        .filter(game_id__startswith=f"{run}-")
+        .exclude(game_id__startswith=f"{run}-warm-")
+        .count()
+    )
     print(
         f"settled {args.games} 6-player points deals in {elapsed:.2f}s with 2 worker processes "
         f"({args.pool}): "
         f"{rate:,.0f} deals/s (goal 300) = {ratio:.2f} x single transfers (goal 0.5)"
     )
-    print(json.dumps({
+    figures = {
         "deals": args.games, "workers": 2, "pool": args.pool, "seconds": round(elapsed, 3),
         "deals_per_s": round(rate, 1), "single_transfer_per_s": round(single, 1),
         "ratio": round(ratio, 3), "goal_deals_per_s": 300, "goal_ratio": 0.5,
         "games_finished": finished, "transfers_measured": args.transfers,
         "players": PLAYERS, "settlement_batch": settings.SETTLEMENT_BATCH,
-    }))  # fmt: skip
+    }  # fmt: skip
+    if args.outbox_rounds:
+        figures |= outbox_cost(client, players, args.games, run, args)
+    print(json.dumps(figures))
 
 
 if __name__ == "__main__":

@@ -33,3 +33,15 @@ def csv_write(stream: IO[str], header: list[str], rows: Iterable[Iterable[Any]])
     writer = csv.writer(stream)
     writer.writerow([cell(value) for value in header])
     writer.writerows([cell(value) for value in row] for row in rows)
+
+
+def csv_response(name: str, header: list[str], rows: Iterable[Iterable[Any]]):
+    """A CSV download (`name`, with any `:` of an account code or player id made `_`): the header
+    names the unit, the values stay plain decimals; no cell runs as a formula. Every download is
+    an export in the staff audit list (rummy_ledger/staff/middleware.py sees it go out)."""
+    from django.http import HttpResponse
+
+    response = HttpResponse(content_type=CONTENT_TYPE)
+    response["Content-Disposition"] = f'attachment; filename="{name.replace(":", "_")}"'
+    csv_write(response, header, rows)
+    return response

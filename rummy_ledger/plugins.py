@@ -17,7 +17,9 @@ The kinds, and the app that offers each (`offer(kind, add)`, from its own `ready
 - `reports` (`wallets/admin/reports.py`) and `dashboard_widgets` (`wallets/admin/dashboard.py`,
   `(section, widget)`): what finance's home page lists;
 - `wind_down_steps` (`wallets/services/wind_down.py`): a `CancelStep` of the wind-down;
-- `flow_finders` (`wallets/services/flows.py`): money between players, for the one-way-flow report.
+- `flow_finders` (`wallets/services/flows.py`): money between players, for the one-way-flow report;
+- `chain_witnesses` (`wallets/chain/witnesses.py`): a `WitnessProvider`, what caused a transfer
+  (a settlement's deal), covered by the transfer's link in the ledger's hash chain.
 
 An app's `ready()` runs after those of the apps listed before it in `INSTALLED_APPS`, so an app
 offers its kinds before the apps after it register into them. A kind that no app offers is

@@ -123,9 +123,10 @@ def read_source() -> ReadSource:
 
 
 @contextmanager
-def finance_reads() -> Iterator[ReadSource]:
-    """Reads inside go where `read_source()` says; writes still go to the primary."""
-    source = read_source()
+def finance_reads(*, standby: bool = True) -> Iterator[ReadSource]:
+    """Reads inside go where `read_source()` says (the primary's when `standby` is false: for a
+    read that needs it); writes still go to the primary."""
+    source = read_source() if standby else ReadSource(DEFAULT_DB_ALIAS)
     token = reading_alias.set(source.alias)
     try:
         yield source

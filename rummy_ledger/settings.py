@@ -82,6 +82,17 @@ AXES_COOLOFF_TIME = timedelta(minutes=int(os.environ.get("AXES_COOLOFF_MINUTES",
 AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
 AXES_RESET_ON_SUCCESS = True
 AXES_VERBOSE = False
+
+# Staff sign-in (rummy_ledger/staff): a second factor (TOTP, or a recovery code) for everyone who
+# can propose or approve what moves money or changes what players pay; viewers only if asked.
+# A staff session ends after STAFF_IDLE_MINUTES without a request and STAFF_SESSION_HOURS in all.
+# A rotated API key keeps working this long beside the new one (rummy_ledger/api/keys.py).
+API_KEY_ROTATION_HOURS = int(os.environ.get("API_KEY_ROTATION_HOURS", "24"))
+STAFF_OTP_REQUIRED_FOR_VIEWERS = env_bool("STAFF_OTP_REQUIRED_FOR_VIEWERS", False)
+STAFF_IDLE_MINUTES = int(os.environ.get("STAFF_IDLE_MINUTES", "15"))
+STAFF_SESSION_HOURS = int(os.environ.get("STAFF_SESSION_HOURS", "8"))
+SESSION_COOKIE_AGE = STAFF_SESSION_HOURS * 3600
+OTP_TOTP_ISSUER = os.environ.get("STAFF_OTP_ISSUER", "rummy-ledger")
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",  # first: refuses a locked-out username
     "django.contrib.auth.backends.ModelBackend",
@@ -99,9 +110,13 @@ INSTALLED_APPS = [
     "drf_spectacular_sidecar",
     "djmoney",
     "axes",
+    "django_otp",
+    "django_otp.plugins.otp_totp",
+    "django_otp.plugins.otp_static",
     "rummy_ledger",
     "rummy_ledger.api",
     "rummy_ledger.events",
+    "rummy_ledger.staff",  # after django.contrib.auth's and django-otp's admins: it replaces them
     "wallets",
     "tournaments",
 ]
@@ -118,7 +133,9 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django_otp.middleware.OTPMiddleware",  # request.user.is_verified(): the second factor passed
     "django.contrib.messages.middleware.MessageMiddleware",
+    "rummy_ledger.staff.middleware.StaffAccessMiddleware",  # the session's limits, 2FA
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "axes.middleware.AxesMiddleware",  # last, as django-axes requires
 ]
@@ -396,6 +413,12 @@ CELERY_BEAT_SCHEDULE["settle-waiting-rounds"] = {
     "task": "tournaments.tasks.settle_waiting_rounds",
     "schedule": SETTLEMENT_WAKE_SECONDS,
 }
+# A finance ticket's own expiry (tournaments/tournaments/services/tickets.py): how often beat
+# sends the value of the tickets past it back to promotions.
+CELERY_BEAT_SCHEDULE["tournaments-tickets-expire"] = {
+    "task": "tournaments.tasks.tickets_expire",
+    "schedule": float(os.environ.get("TICKETS_EXPIRE_SWEEP_SECONDS", "300")),
+}
 # Celery's Django fixup closes the database connection around EVERY task unless this is set (a
 # new PostgreSQL connection per task costs more than settling a deal). Connections then live by
 # CONN_MAX_AGE; tournaments.tasks drops expired or broken ones before each task.
@@ -490,6 +513,44 @@ CELERY_BEAT_SCHEDULE["wallets-reconcile-nightly"] = {
 CELERY_BEAT_SCHEDULE["tournaments-fee-days-close"] = {
     "task": "tournaments.tasks.fee_days_close",
     "schedule": crontab(hour=1, minute=15),  # CELERY_TIMEZONE
+}
+# Leaderboards (tournaments/leaderboards/): those begun marked running, those ended paid, each
+# once; leaderboards end at an IST midnight, so their prizes leave within this many seconds.
+LEADERBOARDS_PAY_SECONDS = float(os.environ.get("LEADERBOARDS_PAY_SECONDS", "300"))
+CELERY_BEAT_SCHEDULE["tournaments-leaderboards-pay"] = {
+    "task": "tournaments.tasks.leaderboards_pay",
+    "schedule": LEADERBOARDS_PAY_SECONDS,
+}
+# The ledger's hash chain (wallets/chain/): the job chains every committed transfer this often,
+# which bounds the window between a transfer's commit and its link (docs/trust-model.md).
+CHAIN_EXTEND_SECONDS = float(os.environ.get("CHAIN_EXTEND_SECONDS", "5"))
+CHAIN_BATCH = int(os.environ.get("CHAIN_BATCH", "5000"))  # transfers a transaction, read or chained
+# reconciliation reports committed transfers left unchained this long (the job stopped)
+CHAIN_BEHIND_MINUTES = float(os.environ.get("CHAIN_BEHIND_MINUTES", "10"))
+CHAIN_DIFFERENCES_KEPT = 100  # a verification lists this many differences (and counts them all)
+CELERY_BEAT_SCHEDULE["wallets-chain-extend"] = {"task": "wallets.tasks.chain_extend",
+                                               "schedule": CHAIN_EXTEND_SECONDS}  # fmt: skip
+# The entries' monthly partitions (wallets.services.partitions): the daily job keeps this many
+# IST months after the current one; reconciliation reports fewer than the minimum.
+LEDGER_PARTITIONS_AHEAD = int(os.environ.get("LEDGER_PARTITIONS_AHEAD", "3"))
+LEDGER_PARTITIONS_AHEAD_MINIMUM = 2
+if LEDGER_PARTITIONS_AHEAD < LEDGER_PARTITIONS_AHEAD_MINIMUM:
+    raise ImproperlyConfigured(
+        f"LEDGER_PARTITIONS_AHEAD is at least {LEDGER_PARTITIONS_AHEAD_MINIMUM}, "
+        f"not {LEDGER_PARTITIONS_AHEAD}"
+    )
+# Archiving a closed month (manage.py archive_month, wallets.services.archives): only a month
+# with at least this many whole IST months between it and the current one; its entries go to a
+# gzip file under LEDGER_ARCHIVE_DIR (keep that directory on storage that is backed up).
+LEDGER_ARCHIVE_AFTER_MONTHS = int(os.environ.get("LEDGER_ARCHIVE_AFTER_MONTHS", "12"))
+if LEDGER_ARCHIVE_AFTER_MONTHS < 0:
+    raise ImproperlyConfigured(
+        f"LEDGER_ARCHIVE_AFTER_MONTHS is 0 or more, not {LEDGER_ARCHIVE_AFTER_MONTHS}"
+    )
+LEDGER_ARCHIVE_DIR = Path(os.environ.get("LEDGER_ARCHIVE_DIR", DATA_DIR / "archive")).resolve()
+CELERY_BEAT_SCHEDULE["wallets-entry-partitions"] = {
+    "task": "wallets.tasks.entry_partitions_ensure",
+    "schedule": crontab(hour=0, minute=20),  # CELERY_TIMEZONE
 }
 RECONCILE_STUCK_GAME_HOURS = float(os.environ.get("RECONCILE_STUCK_GAME_HOURS", "24"))
 # a tournament running longer than this is reported stuck

@@ -4,6 +4,7 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, Spec
 
 from rummy_ledger import health
 from rummy_ledger.metrics.http import metrics_view
+from rummy_ledger.staff import views as staff_views
 
 # The finance admin names the product; "View site" opens the API docs (there is no other site).
 admin.site.site_header = "rummy-ledger finance"
@@ -16,6 +17,9 @@ admin.site.enable_nav_sidebar = False
 
 # The apps' endpoints are named by their URL modules' paths: this module imports no app's code.
 urlpatterns = [
+    # the second factor's pages, before the admin's catch-all
+    path("admin/second-factor/", staff_views.verify, name="staff-verify"),
+    path("admin/second-factor/enrol/", staff_views.enrol, name="staff-enrol"),
     path("admin/", admin.site.urls),
     # for load balancers and Prometheus (docs/operations.md); not under /api/: no API key
     path("healthz", health.healthz, name="healthz"),
@@ -24,6 +28,7 @@ urlpatterns = [
     path("api/v1/", include("wallets.api.urls")),
     path("api/v1/", include("tournaments.games.api.urls")),
     path("api/v1/", include("tournaments.tournaments.api.urls")),
+    path("api/v1/", include("tournaments.leaderboards.api.urls")),
     path("api/v1/", include("rummy_ledger.events.api.urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="docs"),

@@ -4,12 +4,18 @@ fixtures that rot); the conftests turn a few of them into fixtures."""
 
 from __future__ import annotations
 
+import time
 import uuid
 from decimal import Decimal
 
 import requests
 from django.contrib.auth.models import Group, User
 from django.db.models import Sum
+from django.test import Client
+from django.utils import timezone
+from django_otp import DEVICE_ID_SESSION_KEY
+from django_otp.oath import TOTP
+from django_otp.plugins.otp_totp.models import TOTPDevice
 from djmoney.money import Money
 from rest_framework.test import APIClient
 
@@ -18,7 +24,18 @@ from tournaments.games.services.intake import deal_store
 from tournaments.games.services.opening import game_open
 from tournaments.games.services.settlement import waiting_settle
 from tournaments.models import Game, GameTemplate
-from wallets.models import CASH, Account, BonusLot, Entry
+from wallets.chain.links import chain_extend
+from wallets.models import (
+    CASH,
+    Account,
+    BonusLot,
+    ChainLink,
+    Entry,
+    FlaggedPair,
+    FlowReport,
+    Player,
+    Transfer,
+)
 from wallets.roles import roles_ensure
 from wallets.services.accounts import player_accounts
 from wallets.services.bonuses import bonus_grant
@@ -84,6 +101,25 @@ def funded_player(external_id: str, amount: str = "1000.00"):
     return player_accounts(player=player_get_or_create(external_id=external_id))
 
 
+def flagged_pair(
+    loser: str, winner: str, review: str = FlaggedPair.Review.UNDER_REVIEW
+) -> FlaggedPair:
+    """A one-way-flow report of its own (the latest now) flagging this pair of players."""
+    now = timezone.now()
+    report = FlowReport.objects.create(trigger="command", since=now, thresholds={})
+    return FlaggedPair.objects.create(
+        report=report,
+        loser=Player.objects.get(external_id=loser),
+        winner=Player.objects.get(external_id=winner),
+        games=5,
+        amount=Decimal("500.00"),
+        returned=Decimal("0.00"),
+        first_game_at=now,
+        last_game_at=now,
+        review=review,
+    )
+
+
 def bonus_granted(external_id: str, amount: str, key: str | None = None) -> Posted:
     """Grant `amount` INR of bonus (a lot expiring after BONUS_EXPIRY_DAYS) to the player."""
     key = key or f"bonus-{external_id}-{uuid.uuid4().hex[:8]}"
@@ -104,6 +140,18 @@ def move(source: Account, target: Account, amount, key: str, kind: str = "transf
         idempotency_key=key,
         legs=[Leg(source.pk, -Money(amount, CASH)), Leg(target.pk, Money(amount, CASH))],
     )
+
+
+def chain_caught_up(timeout: float = 30) -> None:
+    """Run the chain's job until every transfer is chained (a transaction another test process
+    holds open keeps the commit-order reader back until it ends)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        chain_extend(wait=True)
+        if ChainLink.objects.count() == Transfer.objects.count():
+            return
+        assert time.monotonic() < deadline, "the chain did not catch up"
+        time.sleep(0.1)
 
 
 # --- games --------------------------------------------------------------------------------------
@@ -203,6 +251,31 @@ def points_game(client, game_id: str, players=("a", "b", "c", "d"), settle: bool
 
 
 # --- finance staff ------------------------------------------------------------------------------
+
+
+def staff_client(user: User, **client_options) -> Client:
+    """A test client signed in as `user` past the second factor: the one way tests sign in to
+    the admin. The user gets a confirmed authenticator (kept if it has one) and the session is
+    marked verified by it, as `django_otp.login` marks it after a code."""
+    client = Client(**client_options)
+    client.force_login(user)
+    session = client.session
+    session[DEVICE_ID_SESSION_KEY] = authenticator(user).persistent_id
+    session.save()
+    return client
+
+
+def authenticator(user: User) -> TOTPDevice:
+    """The user's confirmed authenticator (made if it has none): the phone app of a test."""
+    device = TOTPDevice.objects.filter(user=user, confirmed=True).first()
+    return device or TOTPDevice.objects.create(user=user, name="authenticator", confirmed=True)
+
+
+def totp_code(device: TOTPDevice, steps_ahead: int = 0) -> str:
+    """The code the device's app shows now (or `steps_ahead` 30 s steps later)."""
+    totp = TOTP(device.bin_key, device.step, device.t0, device.digits, device.drift)
+    totp.time = time.time() + steps_ahead * device.step
+    return f"{totp.token():0{device.digits}d}"
 
 
 def staff(username: str, *groups: str, superuser: bool = False) -> User:

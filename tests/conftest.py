@@ -94,6 +94,7 @@ def pytest_testnodedown(node, error):
 # run them first and the short ones fill the gaps (longest-first scheduling).
 SLOW_FIRST = (
     "tests/browser/test_every_page.py",
+    "tests/simulation/test_api_machine.py",
     "tests/ops/test_serve.py",
     "tests/wallets/test_money_migration.py",
     "tests/wallets/test_gst_migration.py",

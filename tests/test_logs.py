@@ -12,7 +12,7 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from tests.builders import staff
+from tests.builders import staff, staff_client
 
 pytestmark = pytest.mark.django_db
 
@@ -34,8 +34,7 @@ def console_output():
 
 
 def test_a_refused_admin_page_is_one_warning_line_without_a_traceback(caplog):
-    client = Client()
-    client.force_login(staff("viewer", "finance viewer"))
+    client = staff_client(staff("viewer", "finance viewer"))
 
     with caplog.at_level(logging.INFO), console_output() as out:
         response = client.get(reverse("admin:wallets_adjustment_add"))

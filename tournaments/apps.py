@@ -7,18 +7,22 @@ class TournamentsConfig(AppConfig):
     # What finance roles may do here beyond viewing (wallets.roles). Operators edit templates'
     # other fields and propose money terms; an approver applies them; only superusers add a
     # template (its money terms are a new table's, with no approval). Operators propose a new
-    # tournament; an approver creates it by approving.
+    # tournament or leaderboard; an approver creates it by approving.
     finance_permissions = {
         "finance operator": [
             "change_gametemplate",
             "add_templatechange",
             "add_tournamentchange",
             "add_newtournament",
+            "add_ticketissue",
+            "add_newleaderboard",
         ],
         "finance approver": [
             "approve_templatechange",
             "approve_tournamentchange",
             "approve_newtournament",
+            "approve_ticketissue",
+            "approve_newleaderboard",
         ],
     }
 

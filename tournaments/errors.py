@@ -53,6 +53,8 @@ class GameErrorCode(StrEnum):
     ROUND_INVALID = "round_invalid"
     ROUND_EXISTS = "round_exists"
     ROUND_REJECTED = "round_rejected"
+    # leaderboards
+    LEADERBOARD_NOT_FOUND = "leaderboard_not_found"
 
 
 class TermsInvalid(DomainError):
@@ -104,6 +106,10 @@ class DealExists(Conflict):
 
 class TournamentNotFound(NotFound):
     code = GameErrorCode.TOURNAMENT_NOT_FOUND
+
+
+class LeaderboardNotFound(NotFound):
+    code = GameErrorCode.LEADERBOARD_NOT_FOUND
 
 
 class TournamentRefused(Conflict):

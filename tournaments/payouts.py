@@ -242,21 +242,47 @@ def tournament_pool(*, collected: Decimal, fee_percent: Decimal, guarantee: Deci
     return PoolFigures(collected, fee, prize_pool, prize_pool - (collected - fee))
 
 
+MONEY = "money"
+TICKET = "ticket"
+
+
 @dataclass(frozen=True)
 class PrizeRow:
-    """One row of a prize table: each of ranks `rank_from`..`rank_to` gets `percent` % of the
-    pool. `kind` is "money" (tickets and satellite seats will be other kinds)."""
+    """One row of a prize table: each of ranks `rank_from`..`rank_to` gets `percent` % of what
+    the pool holds after the seats (kind "money"), or a seat: a ticket to the tournament
+    `target` (kind "ticket", no percent), worth its entry fee. A leaderboard's money rows pay a
+    fixed `amount` per rank instead (no percent)."""
 
     rank_from: int
     rank_to: int
-    percent: Decimal
-    kind: str = "money"
+    percent: Decimal | None
+    kind: str = MONEY
+    target: str | None = None
+    amount: Decimal | None = None
 
 
-def rank_prizes(pool: Decimal, rows: Sequence[PrizeRow]) -> list[Decimal]:
-    """The prize of each paid rank (index 0: rank 1); they add up to the pool exactly."""
-    weights = [row.percent for row in rows for _ in range(row.rank_from, row.rank_to + 1)]
-    return largest_remainder(pool, weights)
+def seats_of(rows: Sequence[PrizeRow]) -> int:
+    """How many ranks the table pays a ticket (a satellite's seats)."""
+    return sum(row.rank_to - row.rank_from + 1 for row in rows if row.kind == TICKET)
+
+
+def rank_prizes(
+    pool: Decimal, rows: Sequence[PrizeRow], seat_value: Decimal = ZERO
+) -> list[Decimal]:
+    """The prize of each paid rank (index 0: rank 1); they add up to the pool exactly. The seats
+    (ticket rows, the first ranks) take `seat_value` each first; the money rows share the rest
+    by their percentages, or, with none, the rank after the seats takes it (the bubble)."""
+    seats = seats_of(rows)
+    rest = pool - seats * seat_value
+    if rest < 0:
+        raise ValueError("the pool does not cover the seats")
+    weights = [
+        row.percent
+        for row in rows
+        if row.kind == MONEY
+        for _ in range(row.rank_from, row.rank_to + 1)
+    ]
+    return [seat_value] * seats + (largest_remainder(rest, weights) if weights else [rest])
 
 
 def prize_runs(prizes: Sequence[Decimal]) -> list[tuple[int, int, Decimal]]:
@@ -315,6 +341,12 @@ def prizes_by_player(groups: Sequence[RankGroup], prizes: Sequence[Decimal]) -> 
         shares = largest_remainder(spanned, [1] * len(group.players))
         out.update(zip(group.players, shares, strict=True))
     return out
+
+
+def ticket_winners(groups: Sequence[RankGroup], seats: int) -> set[str]:
+    """Who wins a seat: the players of a group lying wholly within the first `seats` ranks (a
+    group across the last seat shares the seats' value in money, `prizes_by_player`)."""
+    return {p for group in groups if group.rank_to <= seats for p in group.players}
 
 
 def paid_from(

@@ -1,6 +1,8 @@
 """The games' part of the nightly reconciliation, registered with the ledger's runner: finished
 games leave nothing in escrow and pay out exactly what they collected, no game stays open too
-long, no deal result waits unsettled.
+long, no deal result waits unsettled. After a month close, the games finished since it (the
+ledger's pass starts there too: `ctx["since"]`); an escrow's flows are the close's plus those
+since.
 """
 
 from __future__ import annotations
@@ -10,11 +12,10 @@ from datetime import timedelta
 from django.conf import settings
 from django.utils import timezone
 
-from tournaments.models import Deal, Game, Registration, Tournament, TournamentEscrow
+from tournaments.models import Deal, Game, Registration, Ticket, Tournament, TournamentEscrow
 from tournaments.references import game_reference
-from wallets.models import Reversal
+from wallets.models import MonthCloseBalance, Reversal
 from wallets.reconciliation import Check
-from wallets.reconciliation.discrepancies import INSERT
 
 _TABLES = {
     "game": Game._meta.db_table,
@@ -23,42 +24,51 @@ _TABLES = {
     "tournament": Tournament._meta.db_table,
     "registration": Registration._meta.db_table,
     "tescrow": TournamentEscrow._meta.db_table,
+    "closes": MonthCloseBalance._meta.db_table,
+    "ticket": Ticket._meta.db_table,
 }
+SINCE_CLOSE = "(%(since)s::timestamptz IS NULL OR g.finished_at >= %(since)s)"
 
 
 ESCROW_NOT_EMPTY = """
-SELECT %(report)s, 'escrow_not_empty', 'game ' || g.game_id, 0, a.balance, a.balance_currency,
+SELECT 'escrow_not_empty', 'game ' || g.game_id, 0, a.balance, a.balance_currency,
        jsonb_build_object('game_pk', g.id, 'status', g.status, 'escrow', a.code)
   FROM {game} g JOIN wallets_account a ON a.id = g.escrow_id
  WHERE g.status IN ('finished', 'cancelled', 'reversed') AND a.balance <> 0
+   AND {since_close}
 """
 
 # What the game recorded must balance (payouts + fee + refunds == collected), and must be what
 # its escrow really received and paid out: those flows come from the ledger's one pass over the
-# entries (`recon_ledger`, rows '_escrow': expected = in, actual = out), so this check reads no
-# entry. A game reversed as a whole (an approved reversal) has mirrored flows: only its
+# entries (`ctx["escrow_flows"]`: the escrows' accounts, ins and outs, three arrays), so this check
+# reads no entry. A game reversed as a whole (an approved reversal) has mirrored flows: only its
 # recorded figures are checked.
 GAME_UNBALANCED = """
-SELECT %(report)s, 'game_unbalanced', 'game ' || g.game_id, g.collected,
+SELECT 'game_unbalanced', 'game ' || g.game_id, g.collected,
        g.paid_out + g.fee + g.refunded, g.currency,
        jsonb_build_object('game_pk', g.id, 'status', g.status,
                           'collected', g.collected::text, 'paid_out', g.paid_out::text,
                           'fee', g.fee::text, 'refunded', g.refunded::text,
-                          'escrow_in', coalesce(r.expected, 0)::text,
-                          'escrow_out', coalesce(r.actual, 0)::text)
+                          'escrow_in', coalesce(r.expected, c.inflow, 0)::text,
+                          'escrow_out', coalesce(r.actual, c.inflow - c.balance, 0)::text)
   FROM {game} g
-  LEFT JOIN recon_ledger r ON r.kind = '_escrow' AND r.account_id = g.escrow_id
- WHERE g.status IN ('finished', 'cancelled', 'reversed')
+  LEFT JOIN unnest(%(escrows)s::bigint[], %(escrows_in)s::numeric[], %(escrows_out)s::numeric[])
+            AS r(account_id, expected, actual) ON r.account_id = g.escrow_id
+  -- the close's flows, looked up only for an escrow that did not move since (rare)
+  LEFT JOIN LATERAL (SELECT c.inflow, c.balance FROM {closes} c
+                      WHERE r.account_id IS NULL AND c.close_id = %(close)s
+                        AND c.account_id = g.escrow_id) c ON true
+ WHERE g.status IN ('finished', 'cancelled', 'reversed') AND {since_close}
    AND (g.paid_out + g.fee + g.refunded <> g.collected
-        OR ((coalesce(r.expected, 0) <> g.collected
-             OR coalesce(r.actual, 0) <> g.paid_out + g.fee + g.refunded)
+        OR ((coalesce(r.expected, c.inflow, 0) <> g.collected
+             OR coalesce(r.actual, c.inflow - c.balance, 0) <> g.paid_out + g.fee + g.refunded)
             AND NOT EXISTS (SELECT 1 FROM {reversal} v
                              WHERE v.reference = %(game_reference)s || g.id
                                AND v.status = 'approved')))
 """
 
 GAME_STUCK = """
-SELECT %(report)s, 'game_stuck', 'game ' || g.game_id, NULL, NULL, g.currency,
+SELECT 'game_stuck', 'game ' || g.game_id, NULL, NULL, g.currency,
        jsonb_build_object('game_pk', g.id, 'opened', g.created_at,
                           'deals_played', g.deals_played)
   FROM {game} g
@@ -66,7 +76,7 @@ SELECT %(report)s, 'game_stuck', 'game ' || g.game_id, NULL, NULL, g.currency,
 """
 
 DEAL_UNSETTLED = """
-SELECT %(report)s, 'deal_unsettled', 'game ' || g.game_id || ' deal ' || d.deal_no, NULL, NULL,
+SELECT 'deal_unsettled', 'game ' || g.game_id || ' deal ' || d.deal_no, NULL, NULL,
        g.currency, jsonb_build_object('deal_pk', d.id, 'game_pk', g.id, 'stored', d.created_at)
   FROM {deal} d JOIN {game} g ON g.id = d.game_id
  WHERE d.status = 'stored' AND d.created_at < %(unsettled_before)s
@@ -76,7 +86,7 @@ SELECT %(report)s, 'deal_unsettled', 'game ' || g.game_id || ' deal ' || d.deal_
 # A finished tournament paid collected + overlay = prizes + fee, and its players' prizes add up
 # to what it paid; a cancelled one refunded what it collected.
 TOURNAMENT_UNBALANCED = """
-SELECT %(report)s, 'tournament_unbalanced', 'tournament ' || t.slug,
+SELECT 'tournament_unbalanced', 'tournament ' || t.slug,
        t.collected + CASE WHEN t.status = 'finished' THEN t.overlay ELSE 0 END,
        CASE WHEN t.status = 'finished' THEN t.prizes_paid + t.fee ELSE t.refunded END,
        t.currency,
@@ -95,7 +105,7 @@ SELECT %(report)s, 'tournament_unbalanced', 'tournament ' || t.slug,
 """
 
 TOURNAMENT_ESCROW_NOT_EMPTY = """
-SELECT %(report)s, 'tournament_escrow_not_empty', 'tournament ' || t.slug, 0,
+SELECT 'tournament_escrow_not_empty', 'tournament ' || t.slug, 0,
        sum(a.balance), t.currency, jsonb_build_object('tournament_pk', t.id, 'status', t.status)
   FROM {tournament} t
   JOIN {tescrow} e ON e.tournament_id = t.id
@@ -105,8 +115,23 @@ SELECT %(report)s, 'tournament_escrow_not_empty', 'tournament ' || t.slug, 0,
 HAVING sum(a.balance) <> 0
 """
 
+# The tickets outstanding in the books are the active tickets: a tournament's tickets account
+# holds exactly their value, and none is active once it has started or been cancelled.
+TICKETS_OUTSTANDING = """
+SELECT 'tickets_outstanding', 'tournament ' || t.slug, coalesce(k.total, 0),
+       a.balance, t.currency,
+       jsonb_build_object('tournament_pk', t.id, 'status', t.status, 'active', coalesce(k.n, 0),
+                          'account', a.code)
+  FROM {tournament} t
+  JOIN wallets_account a ON a.id = t.tickets_account_id
+  LEFT JOIN (SELECT tournament_id, sum(value) AS total, count(*) AS n FROM {ticket}
+              WHERE status = 'active' GROUP BY tournament_id) k ON k.tournament_id = t.id
+ WHERE a.balance <> coalesce(k.total, 0)
+    OR (t.status <> 'registering' AND coalesce(k.n, 0) > 0)
+"""
+
 TOURNAMENT_STUCK = """
-SELECT %(report)s, 'tournament_stuck', 'tournament ' || t.slug, NULL, NULL, t.currency,
+SELECT 'tournament_stuck', 'tournament ' || t.slug, NULL, NULL, t.currency,
        jsonb_build_object('tournament_pk', t.id, 'started', t.started_at, 'round', t.round)
   FROM {tournament} t
  WHERE t.status = 'running' AND t.started_at < %(tournament_stuck_before)s
@@ -114,18 +139,20 @@ SELECT %(report)s, 'tournament_stuck', 'tournament ' || t.slug, NULL, NULL, t.cu
 
 
 def _check(sql: str):
-    def check(cursor, ctx: dict) -> int:
+    def check(cursor, ctx: dict) -> list[tuple]:
         now = timezone.now()
         params = {
-            "report": ctx["report_id"],
+            "since": ctx.get("since"),
+            "close": ctx.get("close"),
             "game_reference": game_reference(""),
             "stuck_before": now - timedelta(hours=settings.RECONCILE_STUCK_GAME_HOURS),
             "unsettled_before": now - timedelta(minutes=settings.RECONCILE_UNSETTLED_DEAL_MINUTES),
             "tournament_stuck_before": now
             - timedelta(hours=settings.RECONCILE_STUCK_TOURNAMENT_HOURS),
         }
-        cursor.execute(INSERT + sql.format(**_TABLES), params)
-        return cursor.rowcount
+        params["escrows"], params["escrows_in"], params["escrows_out"] = ctx["escrow_flows"]
+        cursor.execute(sql.format(**_TABLES, since_close=SINCE_CLOSE), params)
+        return cursor.fetchall()
 
     return check
 
@@ -159,6 +186,14 @@ CHECKS = [
         "finished tournaments' escrow",
         _check(TOURNAMENT_ESCROW_NOT_EMPTY),
         {"tournament_escrow_not_empty": "finished or cancelled tournament's escrow not empty"},
+    ),
+    Check(
+        "tickets outstanding",
+        _check(TICKETS_OUTSTANDING),
+        {
+            "tickets_outstanding": "a tournament's tickets account differs from its active "
+            "tickets (or tickets active after its start)"
+        },
     ),
     Check(
         "tournaments running too long",

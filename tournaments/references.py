@@ -34,3 +34,13 @@ def tournament_reference(tournament_pk: object) -> str:
 def tournament_key(tournament_pk: object, *parts: object) -> str:
     """An idempotency key of a tournament's transfer: `tournament:<pk>:entry:<registration>`..."""
     return references.join("tournament", tournament_pk, *parts)
+
+
+def leaderboard_reference(leaderboard_pk: object) -> str:
+    """`leaderboard:<pk>`: a leaderboard's prize transfer (from promotions: the promotions-spend
+    report finds leaderboard prizes by this prefix)."""
+    return references.join("leaderboard", leaderboard_pk)
+
+
+def leaderboard_key(leaderboard_pk: object, *parts: object) -> str:
+    return references.join("leaderboard", leaderboard_pk, *parts)

@@ -10,7 +10,9 @@ from django.db import InterfaceError, OperationalError, close_old_connections
 from rummy_ledger.errors import Retryable
 from tournaments.games.services import fee_report, settlement
 from tournaments.games.services.escrow import fee_account_id
+from tournaments.leaderboards.services import payout as leaderboard_payout
 from tournaments.tournaments.services import rounds as tournament_rounds
+from tournaments.tournaments.services import tickets
 from wallets.models import Account
 
 
@@ -64,3 +66,16 @@ def settle_waiting_rounds() -> None:
 def fee_days_close() -> int:
     """Nightly: store the fee report's rows of the day that just ended (and any day missed)."""
     return fee_report.fee_days_close(fee_account=Account.objects.get(pk=fee_account_id()))
+
+
+@shared_task
+def tickets_expire() -> int:
+    """Beat's: finance tickets past their own expiry, their value back to promotions."""
+    return tickets.tickets_expire()
+
+
+@shared_task(**WAKE_RETRIES)
+def leaderboards_pay() -> int:
+    """Every LEADERBOARDS_PAY_SECONDS: leaderboards begun marked running, those ended paid, each
+    once (`payout.leaderboards_due_pay`); returns how many it paid."""
+    return leaderboard_payout.leaderboards_due_pay()

@@ -87,6 +87,15 @@ class LedgerBusy(Retryable):
     code = WalletErrorCode.LEDGER_BUSY
 
 
+class MonthArchived(LedgerError):
+    """A balance asked for inside an archived month, whose entries are out of the ledger."""
+
+
+class ArchiveInvalid(LedgerError):
+    """A month that cannot be archived or restored (yet), or a file that does not match its
+    record."""
+
+
 class StatementInvalid(DomainError):
     code = WalletErrorCode.STATEMENT_INVALID
 

@@ -3,10 +3,12 @@
 from celery import shared_task
 from django.utils import timezone
 
+from wallets.chain.links import chain_extend as chain_extend_run
 from wallets.models import FlowReport, ReconciliationReport
 from wallets.reconciliation import reconcile_run
 from wallets.services.bonuses import bonus_expire
 from wallets.services.flows import flow_report_run
+from wallets.services.partitions import entry_partitions_ensure as partitions_ensure
 from wallets.tax import formulas
 from wallets.tax.tds import tds_year_end as tds_year_end_run
 
@@ -39,3 +41,16 @@ def bonus_expiry() -> int:
 def flow_report() -> int:
     """The one-way-flow report (beat: nightly, apart from reconciliation); each run stores one."""
     return flow_report_run(trigger=FlowReport.Trigger.SCHEDULE).pk
+
+
+@shared_task(name="wallets.tasks.chain_extend")
+def chain_extend() -> int:
+    """Chain the transfers committed since the last run (beat: every CHAIN_EXTEND_SECONDS); a run
+    that finds another at work leaves it to that one."""
+    return chain_extend_run()
+
+
+@shared_task(name="wallets.tasks.entry_partitions_ensure")
+def entry_partitions_ensure() -> list[str]:
+    """Keep the entries' partitions months ahead (beat: daily); a second run creates nothing."""
+    return [month.name for month in partitions_ensure()]

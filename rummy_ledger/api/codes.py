@@ -16,6 +16,8 @@ class ApiErrorCode(StrEnum):
     REQUEST_HEADERS_TOO_LARGE = "request_headers_too_large"  # the same
     NOT_AUTHENTICATED = "not_authenticated"
     AUTHENTICATION_FAILED = "authentication_failed"
+    INVALID_KEY = "invalid_key"  # a key past its end: expired, or rotated out (401)
+    NETWORK_REFUSED = "network_refused"  # a key used from outside its client's networks (403)
     PERMISSION_DENIED = "permission_denied"
     METHOD_NOT_ALLOWED = "method_not_allowed"
     NOT_ACCEPTABLE = "not_acceptable"

@@ -16,6 +16,7 @@ from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
 from rummy_ledger import ids
+from rummy_ledger.api.auth import InvalidKey, NetworkRefused
 from rummy_ledger.api.codes import ApiErrorCode
 from rummy_ledger.api.parsers import PayloadTooLarge
 from rummy_ledger.errors import CommonErrorCode, DomainError, Retryable
@@ -23,8 +24,11 @@ from rummy_ledger.errors import CommonErrorCode, DomainError, Retryable
 API_PREFIX = "/api/"
 
 
-# DRF's own refusals, by class, to the catalogue's codes.
+# DRF's own refusals (and the API key's), by class, to the catalogue's codes: the most specific
+# class listed wins.
 _DRF_CODES = {
+    InvalidKey: ApiErrorCode.INVALID_KEY,
+    NetworkRefused: ApiErrorCode.NETWORK_REFUSED,
     exceptions.ValidationError: CommonErrorCode.INVALID,
     exceptions.NotFound: CommonErrorCode.NOT_FOUND,
     exceptions.ParseError: ApiErrorCode.PARSE_ERROR,

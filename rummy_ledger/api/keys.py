@@ -10,6 +10,10 @@ again within that second, with no message between processes to lose: the bound h
 an entry's second starts before the read that filled it. A save through the ORM in this process
 (the admin, a re-key) forgets every entry at once. An unknown or revoked key is never remembered:
 it is looked up each time, as before, and cannot fill the cache.
+
+A key may end (`key_expires_at`), and a client rotates its key (`api_key_rotate`): the old one
+keeps working until its end time beside the new one, then answers 401 `invalid_key`, as an
+expired key does. Each key's last use is kept, written at most once a minute.
 """
 
 import copy
@@ -17,11 +21,16 @@ import hashlib
 import hmac
 import secrets
 import time
+from datetime import timedelta
+
+from django.db.models import F, Q
+from django.utils import timezone
 
 from rummy_ledger.api.models import ApiClient
 
 CACHE_SECONDS = 1.0  # how stale a client may be: the time a revoked key keeps working at most
 CACHE_SIZE = 1024  # clients remembered per process; more (never seen) and all are forgotten
+USE_RESOLUTION = timedelta(minutes=1)  # a key's last use is written at most this often
 _proved: dict[str, tuple[float, ApiClient]] = {}  # key hash -> (valid until, the client)
 
 
@@ -63,25 +72,79 @@ def api_client_rekey(
     return client, key
 
 
+class KeyExpired(Exception):
+    """A key this service issued, past its end (expired, or the old key of a rotation)."""
+
+
 def api_client_for_key(key: str) -> ApiClient | None:
-    """The active client of `key`, or None. A copy per call: no request sees another's changes
-    to its instance."""
+    """The active client of `key`, or None; `KeyExpired` for a key past its end. A copy per
+    call: no request sees another's changes to its instance. Either of a rotating client's two
+    keys proves it; its last use is written at most once a minute (`_use_record`)."""
     parts = key.split("_", 2)
     if len(parts) != 3 or parts[0] != "rl":
         return None
     digest = _hash(key)
     now = time.monotonic()
     proved = _proved.get(digest)
-    if proved is not None and proved[0] > now:
-        return copy.copy(proved[1])
-    client = ApiClient.objects.filter(key_prefix=parts[1], is_active=True).first()
-    if client is None or not hmac.compare_digest(client.key_hash, digest):
-        _proved.pop(digest, None)
-        return None
-    if len(_proved) >= CACHE_SIZE:
-        _proved.clear()
-    _proved[digest] = (now + CACHE_SECONDS, client)
+    if proved is None or proved[0] <= now:
+        client = _client_of(parts[1], digest)
+        if client is None:
+            _proved.pop(digest, None)
+            return None
+        if len(_proved) >= CACHE_SIZE:
+            _proved.clear()
+        proved = _proved[digest] = (now + CACHE_SECONDS, client)
+    client = proved[1]
+    current = client.key_prefix == parts[1]
+    ends = client.key_expires_at if current else client.previous_key_ends_at
+    wall = timezone.now()
+    if ends is not None and ends <= wall:
+        raise KeyExpired
+    _use_record(client, "key_used_at" if current else "previous_key_used_at", wall)
     return copy.copy(client)
+
+
+def _client_of(prefix: str, digest: str) -> ApiClient | None:
+    """The active client one of whose two keys has this prefix and hash (one query)."""
+    client = (
+        ApiClient.objects.filter(Q(key_prefix=prefix) | Q(previous_key_prefix=prefix))
+        .filter(is_active=True)
+        .first()
+    )
+    if client is None:
+        return None
+    stored = client.key_hash if client.key_prefix == prefix else client.previous_key_hash
+    return client if hmac.compare_digest(stored, digest) else None
+
+
+def _use_record(client: ApiClient, field: str, wall) -> None:
+    """The key's last use, written when the one known here is a minute old or more (at most one
+    UPDATE a minute a process, none on the other requests; the WHERE keeps processes from
+    writing it back in time)."""
+    used = getattr(client, field)
+    if used is not None and wall - used < USE_RESOLUTION:
+        return
+    setattr(client, field, wall)
+    stale = Q(**{f"{field}__isnull": True}) | Q(**{f"{field}__lt": wall - USE_RESOLUTION})
+    ApiClient.objects.filter(stale, pk=client.pk).update(**{field: wall})
+
+
+def api_key_rotate(client: ApiClient, *, overlap: timedelta) -> str:
+    """A new key for the client (returned: the only time it exists in clear); its key until now
+    keeps working for `overlap` (then 401 invalid_key), so the client can deploy the new one.
+    A key rotated out before is forgotten."""
+    key, fields = _new_key(client.scopes)
+    ApiClient.objects.filter(pk=client.pk).update(
+        previous_key_prefix=F("key_prefix"),
+        previous_key_hash=F("key_hash"),
+        previous_key_used_at=F("key_used_at"),
+        previous_key_ends_at=timezone.now() + overlap,
+        key_expires_at=None,
+        key_used_at=None,
+        **{k: v for k, v in fields.items() if k != "scopes"},
+    )
+    api_clients_forget()
+    return key
 
 
 def api_clients_forget(**_signal) -> None:

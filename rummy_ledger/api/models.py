@@ -7,11 +7,27 @@ kept the name it had in the ledger app (`wallets_apiclient`, migration `api.0003
 model moved no row and no foreign key.
 """
 
+import ipaddress
+
+from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import Q
 
 RATE_LIMIT_MAX = 1_000_000  # requests a second: a bound on the field, far above any real need
+NETWORKS_MAX = 32  # networks a client's keys may work from
+
+
+def networks_valid(value) -> None:
+    """A list of at most NETWORKS_MAX CIDR networks (`10.0.0.0/8`, `2001:db8::/32`, or one
+    address)."""
+    if not isinstance(value, list) or len(value) > NETWORKS_MAX:
+        raise ValidationError(f"a list of at most {NETWORKS_MAX} networks")
+    for network in value:
+        try:
+            ipaddress.ip_network(network)
+        except (TypeError, ValueError):
+            raise ValidationError(f"not a network (CIDR, host bits zero): {network!r}") from None
 
 
 class ApiClient(models.Model):
@@ -24,6 +40,29 @@ class ApiClient(models.Model):
     name = models.CharField(max_length=100, unique=True)
     key_prefix = models.CharField(max_length=16, unique=True)
     key_hash = models.CharField(max_length=64)
+    key_expires_at = models.DateTimeField(
+        null=True,
+        blank=True,
+        help_text="the key stops working then (401 invalid_key); empty: never",
+    )
+    key_used_at = models.DateTimeField(null=True, blank=True, editable=False)
+    # While it rotates, a client holds two keys: the one before the last rotation works until
+    # its end time, then answers 401 invalid_key like an expired key.
+    previous_key_prefix = models.CharField(max_length=16, unique=True, null=True, editable=False)
+    previous_key_hash = models.CharField(max_length=64, blank=True, editable=False, db_default="")
+    previous_key_ends_at = models.DateTimeField(null=True, blank=True, editable=False)
+    previous_key_used_at = models.DateTimeField(null=True, blank=True, editable=False)
+    # Its keys work only from these networks (CIDR; empty: from anywhere); a use from elsewhere
+    # answers 403 network_refused, and the last one is kept for the admin.
+    allowed_networks = models.JSONField(
+        default=list,
+        db_default=[],  # a row written without it (an older migration's model) works anywhere
+        blank=True,
+        validators=[networks_valid],
+        help_text='CIDR networks its keys work from, e.g. ["203.0.113.0/24"]; empty: anywhere',
+    )
+    refused_at = models.DateTimeField(null=True, blank=True, editable=False)
+    refused_address = models.GenericIPAddressField(null=True, blank=True, editable=False)
     scopes = models.JSONField(default=list)
     is_active = models.BooleanField(default=True)
     created_at = models.DateTimeField(auto_now_add=True)

@@ -58,8 +58,10 @@ ENVELOPE = {
 
 DESCRIPTIONS = {
     "400": "Malformed: the request or a field is invalid (`details` names the fields).",
-    "401": "No API key, or an unknown or revoked one (`Authorization: Api-Key <key>`).",
-    "403": "The API key lacks the scope this operation needs.",
+    "401": "No API key, or an unknown or revoked one (`Authorization: Api-Key <key>`); "
+    "`invalid_key`: a key past its end (expired, or rotated out).",
+    "403": "The API key lacks the scope this operation needs; `network_refused`: the key was "
+    "used from outside its client's networks.",
     "404": "No such resource (or not this client's), or an id outside the id alphabet.",
     "405": "This path does not take this method.",
     "406": "The client does not accept JSON.",
@@ -88,8 +90,12 @@ Codes = Mapping[int | str, Iterable[StrEnum]]
 # database's absence (503).
 ANY: Codes = {
     400: [CommonErrorCode.INVALID, ApiErrorCode.BAD_REQUEST],
-    401: [ApiErrorCode.NOT_AUTHENTICATED, ApiErrorCode.AUTHENTICATION_FAILED],
-    403: [ApiErrorCode.PERMISSION_DENIED],
+    401: [
+        ApiErrorCode.NOT_AUTHENTICATED,
+        ApiErrorCode.AUTHENTICATION_FAILED,
+        ApiErrorCode.INVALID_KEY,
+    ],
+    403: [ApiErrorCode.PERMISSION_DENIED, ApiErrorCode.NETWORK_REFUSED],
     404: [CommonErrorCode.NOT_FOUND],
     405: [ApiErrorCode.METHOD_NOT_ALLOWED],
     406: [ApiErrorCode.NOT_ACCEPTABLE],

@@ -1,13 +1,8 @@
 """The feed: a client's events in the order of the transactions that wrote them, read from a
-cursor, every event exactly once.
-
-The trap of an outbox read by id: ids are taken when a row is inserted, not when it commits, so a
-transaction that took id 7 and commits after the one that took id 8 would be skipped by a reader
-that had read up to 8. Here each event carries its transaction's id (`txid`, an `xid8`), the
-cursor is a (txid, event id) pair, and a read returns only events of transactions older than the
-oldest one still running (`txid < pg_snapshot_xmin(pg_current_snapshot())`): those have all
-committed or rolled back, and every transaction still to commit has a larger txid than anything
-read. A long transaction therefore delays the feed (for everyone) until it ends.
+cursor, every event exactly once: each event carries its transaction's id (`txid`) and is read
+with the commit-order reader (rummy_ledger/commit_order.py), so an event whose transaction took
+an earlier id but committed later is never skipped, and a long transaction delays the feed (for
+everyone) until it ends.
 
 The cursor a client sees is `<txid>-<event id>` (opaque to it); `next` is the last event read, or
 the cursor given when nothing is new. Events are kept EVENTS_RETENTION_DAYS: `events_purge`
@@ -26,6 +21,8 @@ from django.conf import settings
 from django.db import connection, transaction
 from django.utils import timezone
 
+from rummy_ledger import commit_order
+from rummy_ledger.commit_order import Position
 from rummy_ledger.events.errors import CursorExpired
 from rummy_ledger.events.event_types import EventType
 from rummy_ledger.events.models import Delivery, Event, PurgedThrough
@@ -35,32 +32,19 @@ _CURSOR = re.compile(CURSOR)
 _BIGINT_MAX = 2**63 - 1
 
 
-@dataclass(frozen=True, order=True)
-class Cursor:
-    txid: int
-    event_id: int
-
-    def __str__(self) -> str:
-        return f"{self.txid}-{self.event_id}"
-
-
-START = Cursor(0, 0)
-
-
-def cursor_parsed(text: str) -> Cursor | None:
+def cursor_parsed(text: str) -> Position | None:
     """The cursor a client passed back, or None when it is not one."""
     if not _CURSOR.fullmatch(text):
         return None
     txid, event_id = (int(part) for part in text.split("-"))
-    return Cursor(txid, event_id) if max(txid, event_id) <= _BIGINT_MAX else None
+    return Position(txid, event_id) if max(txid, event_id) <= _BIGINT_MAX else None
 
 
 FEED_SQL = f"""
 SELECT id, txid::text::bigint, type, created_at, data::text
   FROM {Event._meta.db_table}
  WHERE client_id = %(client)s
-   AND (txid, id) > (%(txid)s::text::xid8, %(event_id)s)
-   AND txid < pg_snapshot_xmin(pg_current_snapshot())
+   AND {commit_order.after()}
    AND type = ANY(%(types)s)
  ORDER BY txid, id
  LIMIT %(limit)s
@@ -76,14 +60,14 @@ class FeedEvent:
     data: dict
 
     @property
-    def cursor(self) -> Cursor:
-        return Cursor(self.txid, self.id)
+    def cursor(self) -> Position:
+        return Position(self.txid, self.id)
 
 
 def events_after(
     *,
     client_id: int,
-    after: Cursor,
+    after: Position,
     limit: int,
     types: list[str] | None = None,
     expired_ok: bool = False,
@@ -93,7 +77,7 @@ def events_after(
     endpoint left disabled for the retention goes on with what is kept)."""
     with transaction.atomic():  # the purge mark and the events of one snapshot
         purged = PurgedThrough.objects.filter(pk=1).first()
-        if not expired_ok and purged is not None and after < Cursor(purged.txid, purged.event_id):
+        if not expired_ok and purged is not None and after < Position(purged.txid, purged.event_id):
             raise CursorExpired(
                 f"events after cursor {after} were purged (kept "
                 f"{settings.EVENTS_RETENTION_DAYS} days): read the feed from its start",
@@ -104,8 +88,7 @@ def events_after(
                 FEED_SQL,
                 {
                     "client": client_id,
-                    "txid": str(after.txid),
-                    "event_id": after.event_id,
+                    **commit_order.after_parameters(after),
                     "types": types or [t.value for t in EventType],
                     "limit": limit,
                 },
@@ -115,13 +98,10 @@ def events_after(
     return [FeedEvent(i, txid, t, at, json.loads(data)) for i, txid, t, at, data in rows]
 
 
-def feed_start() -> Cursor:
+def feed_start() -> Position:
     """Where a reader starting now begins: after every transaction already finished (what a new
     webhook endpoint is sent: the events committed from now on)."""
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT pg_snapshot_xmin(pg_current_snapshot())::text::bigint")
-        (xmin,) = cursor.fetchone()
-    return Cursor(xmin, 0)
+    return commit_order.reader_start()
 
 
 PURGE_SQL = f"""
@@ -149,10 +129,10 @@ def events_purge(*, limit: int = 10_000) -> int:
             deleted, txid, event_id = cursor.fetchone()
         if not deleted:
             return 0
-        last = Cursor(txid, event_id)
+        last = Position(txid, event_id)
         mark = PurgedThrough.objects.select_for_update().filter(pk=1).first()
-        if mark is None or Cursor(mark.txid, mark.event_id) < last:
+        if mark is None or Position(mark.txid, mark.event_id) < last:
             PurgedThrough.objects.update_or_create(
-                pk=1, defaults={"txid": last.txid, "event_id": last.event_id}
+                pk=1, defaults={"txid": last.txid, "event_id": last.row_id}
             )
         return deleted

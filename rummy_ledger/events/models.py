@@ -1,25 +1,13 @@
 """The events' tables: the outbox (`Event`), how far the purge went (`PurgedThrough`), and the
 webhooks: a client's endpoints and their deliveries (the deliveries are the delivery queue)."""
 
+from django.contrib.postgres.indexes import BrinIndex
 from django.db import models
 from django.db.models import Q
 
 from rummy_ledger.api.models import ApiClient
+from rummy_ledger.commit_order import Xid8Field
 from rummy_ledger.events.event_types import EventType
-
-
-class Xid8Field(models.BigIntegerField):
-    """PostgreSQL's `xid8`: the id of the transaction that wrote the row (a 64-bit counter that
-    never wraps), read as an integer."""
-
-    def db_type(self, connection) -> str:
-        return "xid8"
-
-    def from_db_value(self, value, expression, connection):
-        return None if value is None else int(value)
-
-    def get_db_prep_value(self, value, connection, prepared=False):
-        return value  # written by its default, pg_current_xact_id()
 
 
 class JsonTextField(models.JSONField):
@@ -47,7 +35,10 @@ class Event(models.Model):
 
     id = models.BigAutoField(primary_key=True)
     txid = Xid8Field(db_default=models.Func(function="pg_current_xact_id"), editable=False)
-    client = models.ForeignKey(ApiClient, on_delete=models.PROTECT, related_name="+")
+    # the feed's index leads with the client: no index of its own
+    client = models.ForeignKey(
+        ApiClient, on_delete=models.PROTECT, related_name="+", db_index=False
+    )
     type = models.CharField(max_length=40, choices=EventType.choices)
     created_at = models.DateTimeField(db_default=models.Func(function="now"))
     data = JsonTextField()
@@ -55,7 +46,9 @@ class Event(models.Model):
     class Meta:
         indexes = [
             models.Index(fields=["client", "txid", "id"], name="event_client_feed"),
-            models.Index(fields=["created_at"], name="event_created"),
+            # the purge's: rows are appended in time order, so a BRIN index (a few pages, next to
+            # nothing to maintain per insert) finds the old ones
+            BrinIndex(fields=["created_at"], name="event_created"),
         ]
 
     def __str__(self) -> str:

@@ -1,9 +1,8 @@
 """The one way an event is written: by the service that makes the change, in its transaction
-(a rollback writes none), with one INSERT however many events it records."""
+(a rollback writes none), with one COPY however many events it records."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
@@ -15,15 +14,11 @@ from rummy_ledger.events.event_types import EventType
 from rummy_ledger.events.models import Event
 from rummy_ledger.events.renderers import renderer_of
 
-# One parameter, a JSON array of the events (a text[] of JSON documents would be escaped by the
-# driver character by character: most of the insert's cost at a settlement of 64 deals), read as
-# `json` (text, checked): each event's data is stored as its text, never parsed into jsonb.
-INSERT_SQL = f"""
-INSERT INTO {Event._meta.db_table} (client_id, type, data)
-SELECT (e->>'client')::bigint, e->>'type', e->'data'
-  FROM json_array_elements(%(events)s::json) WITH ORDINALITY AS x(e, n)
- ORDER BY x.n
-"""
+# COPY, a row per event in order (ids follow it; txid and created_at are the columns' defaults):
+# each event's data is sent as its JSON text and stored as `json`, checked once and never parsed
+# into jsonb. An INSERT of the events as one JSON array had the server parse every document
+# three times (the array, its elements, the column) and cost a settlement twice the server time.
+COPY_SQL = f"COPY {Event._meta.db_table} (client_id, type, data) FROM STDIN"
 
 
 class Happened(NamedTuple):
@@ -47,12 +42,10 @@ def events_record(events: Sequence[Happened]) -> None:
     for event_type in dict.fromkeys(e.type for e in events):
         subjects = [e.subject for e in events if e.type == event_type]
         rendered[event_type] = renderer_of(event_type)(subjects)
-    rows = [
-        {"client": e.client_id, "type": str(e.type), "data": rendered[e.type][e.subject.pk]}
-        for e in events
-    ]
-    with connection.cursor() as cursor:
-        cursor.execute(INSERT_SQL, {"events": json.dumps(rows, cls=DjangoJSONEncoder)})
+    encode = DjangoJSONEncoder().encode
+    with connection.cursor() as cursor, cursor.cursor.copy(COPY_SQL) as copy:
+        for e in events:
+            copy.write_row((e.client_id, str(e.type), encode(rendered[e.type][e.subject.pk])))
     tasks.deliveries_wake()
 
 

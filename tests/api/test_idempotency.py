@@ -12,9 +12,10 @@ from decimal import Decimal
 import pytest
 
 from rummy_ledger.api.models import IdempotencyRecord
-from tests.builders import LOSER_22, WINNER, Server, funded_player, res, template
+from tests.builders import LOSER_22, WINNER, Server, funded_player, make_api, res, template
 from tests.tournaments.games.services.tables import while_held
 from tournaments.models import Deal
+from wallets.models import Withdrawal
 
 
 @pytest.fixture
@@ -97,3 +98,21 @@ def test_a_repeat_meeting_the_first_still_committing_is_in_flight_and_writes_not
     assert 0.25 <= seconds < 5
     assert not Deal.objects.exists()
     assert not IdempotencyRecord.objects.filter(key="k-3").exists()
+
+
+def test_a_key_and_body_sent_to_another_operation_are_a_conflict_not_its_answer(db):
+    # given a deposit under a key, then the same key and the very same body to the withdrawals
+    api, _ = make_api("payments", name="gateway")
+    body = {"amount": "10.00", "reference": "same-1"}
+    deposit = api.post("/api/v1/players/p1/deposits", body, format="json", HTTP_IDEMPOTENCY_KEY="k")
+    assert deposit.status_code == 201, deposit.json()
+
+    # when
+    other = api.post(
+        "/api/v1/players/p1/withdrawals", body, format="json", HTTP_IDEMPOTENCY_KEY="k"
+    )
+
+    # then the request hash covers the path: a conflict, not the deposit's answer replayed
+    assert other.status_code == 409 and other.json()["error"]["code"] == "idempotency_conflict"
+    assert not other.has_header("Idempotent-Replayed")
+    assert not Withdrawal.objects.exists()

@@ -11,6 +11,7 @@ from rummy_ledger.api.codes import catalogue
 from rummy_ledger.events import renderers
 from rummy_ledger.metrics import _READINGS
 from wallets.admin import reports, search
+from wallets.chain import witnesses
 from wallets.reconciliation.runner import CHECKS
 from wallets.services import flows, wind_down
 from wallets.services.proposals import proposal_kinds
@@ -29,6 +30,7 @@ KINDS = {
     "wind_down_steps",
     "flow_finders",
     "event_renderers",
+    "chain_witnesses",
 }
 
 
@@ -45,6 +47,7 @@ def registered() -> dict:
         "wind_down_steps": list(wind_down._STEPS),
         "flow_finders": list(flows._FINDERS),
         "event_renderers": dict(renderers._RENDERERS),
+        "chain_witnesses": dict(witnesses._PROVIDERS),
     }
 
 
@@ -64,3 +67,4 @@ def test_a_second_ready_registers_nothing_twice():
     assert registered() == before
     assert before["readings"] == ["celery", "withdrawals", "reconciliation", "deals"]
     assert before["wind_down_steps"] == ["cash games", "cash tournaments"]
+    assert list(before["chain_witnesses"]) == ["deal"]

@@ -15,13 +15,16 @@ from djmoney.money import Money
 from rummy_ledger.api.keys import api_client_create
 from tests.browser.conftest import GAME_ID
 from tests.builders import bonus_granted, funded_player, points_game, staff, template
+from tests.tournaments.leaderboards.builders import board, board_file, week_passes
 from tests.tournaments.tournament_builders import scheduled, tournament_file
 from tests.wallets.payments import backdate, verified, won
 from tournaments.games.queries import game_transfer_ids
 from tournaments.games.services.games import game_cancel
 from tournaments.games.services.opening import game_open
 from tournaments.games.services.templates import template_change_propose
-from tournaments.models import Game, GameTemplate
+from tournaments.leaderboards.services.payout import leaderboards_due_pay
+from tournaments.leaderboards.services.setup import new_leaderboard_propose
+from tournaments.models import Game, GameTemplate, LeaderboardPoints
 from tournaments.references import game_reference
 from tournaments.tournaments.services.new_tournaments import new_tournament_propose
 from tournaments.tournaments.services.terms_changes import tournament_change_propose
@@ -192,6 +195,22 @@ def _tournaments(maker) -> None:
     new_tournament_propose(proposed_by=maker, spec=spec, reason="Friday series")
 
 
+def _leaderboards(maker) -> None:
+    """A paid leaderboard that skipped a self-excluded player, and a new one waiting."""
+    week = board()
+    for player, points in (("a", "12.00"), ("e", "9.00"), ("f", "9.00")):
+        LeaderboardPoints.objects.create(
+            leaderboard=week,
+            player=Player.objects.get(external_id=player),
+            points=D(points),
+            updated_at=timezone.now(),
+        )
+    self_exclusion_start(player_external_id="f", days=30, changed_by="test")
+    week_passes(week)
+    leaderboards_due_pay()
+    new_leaderboard_propose(proposed_by=maker, spec=board_file(slug="week-2"), reason="week 2")
+
+
 def rich_books(settings) -> dict:
     """Build it all; returns the ids the tests look for."""
     client, _ = api_client_create(name="game-server-1", scopes=["games"])
@@ -201,6 +220,7 @@ def rich_books(settings) -> dict:
     _player_extras()
     _proposals(maker, checker, game)
     _tournaments(maker)
+    _leaderboards(maker)
     _wind_down(maker, settings)
     withdrawals = _withdrawals(maker, checker)
     gateway_statement_import(

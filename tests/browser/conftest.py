@@ -1,7 +1,12 @@
 """Finance admin in a real headless Chromium (Debian's `chromium` package, driven by Playwright),
 against pytest-django's live server on the test database.
 
-- Each role logs in through the real login form, in its own browser context (its own cookies).
+- Each role works in its own browser context (its own cookies), signed in past the second factor
+  as `tests.builders.staff_client` signs a test client in: its session cookie handed to the
+  browser. `login(role, through_form=True)` signs in through the real login form and the second
+  factor's page instead (a code of its authenticator, `second_factor_pass`): each role's own test
+  of it, and the sign-in's tests (`test_staff_sign_in.py`), do (three page loads fewer for every
+  other test).
 - Every page a test visits is saved as `test-output/screenshots/<page>--<role>.png`.
 - A test fails on any console error, uncaught page error or 4xx/5xx response of the page's
   requests, except a refusal the test went to see (`Tab.refused`).
@@ -18,15 +23,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+from django.conf import settings
 from django.contrib.auth.models import User
 
 from rummy_ledger.api.keys import api_client_create
-from tests.builders import points_game, staff
+from tests.builders import authenticator, points_game, staff, staff_client, totp_code
 
 ROOT = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent
 CHROMIUM = Path("/usr/bin/chromium")
 SCREENSHOTS = ROOT / "test-output" / "screenshots"
+SAVED: set[Path] = set()  # the screenshots this process has saved (`Tab.shot`)
 SKIP_REASON = (
     f"browser tests skipped: {CHROMIUM} is missing "
     "(install Debian's chromium and chromium-driver: `make test` does it as root with apt-get)"
@@ -127,10 +134,16 @@ class Tab:
         assert not problems, f"{self.role} at {self.page.url}:\n" + "\n".join(problems)
 
     def shot(self, name: str) -> Path:
-        """Save the whole page as `<name>--<role>.png` and fail on anything it reported."""
+        """Save the whole page as `<name>--<role>.png` and fail on anything it reported.
+
+        A name this process has saved already is not saved again: the file would only be
+        overwritten by the same page (every test signs in, and shoots the login page and the
+        index, again), and a full-page screenshot costs a fifth of a browser test's time."""
         self.page.wait_for_load_state("load")
         path = SCREENSHOTS / f"{name}--{self.role}.png"
-        self.page.screenshot(path=path, full_page=True)
+        if path not in SAVED:
+            self.page.screenshot(path=path, full_page=True)
+            SAVED.add(path)
         self.check()
         return path
 
@@ -179,11 +192,12 @@ def browser_settings(settings):
 
 @pytest.fixture
 def login(chromium, live_server, transactional_db, browser_settings):
-    """`login(role)` -> a Tab of a new staff user in that role, logged in through the form."""
+    """`login(role)` -> a Tab of a new staff user in that role, signed in (through the login form
+    and the second factor's page with `through_form=True`)."""
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     contexts, tabs = [], []
 
-    def open_as(role: str, username: str | None = None) -> Tab:
+    def open_as(role: str, username: str | None = None, *, through_form: bool = False) -> Tab:
         user = staff(username or role, *ROLES[role], superuser=role == "superuser")
         user.set_password(PASSWORD)
         user.save(update_fields=["password"])
@@ -195,12 +209,19 @@ def login(chromium, live_server, transactional_db, browser_settings):
         contexts.append(context)
         tab = Tab(context.new_page(), role, live_server.url, user)
         tabs.append(tab)
-        tab.page.goto(f"{live_server.url}/admin/login/?next=/admin/")
-        tab.shot("login")
-        tab.page.fill("#id_username", user.username)
-        tab.page.fill("#id_password", PASSWORD)
-        tab.page.click("input[type=submit]")
-        tab.page.wait_for_url(f"{live_server.url}/admin/")
+        if through_form:
+            tab.page.goto(f"{live_server.url}/admin/login/?next=/admin/")
+            tab.shot("login")
+            device = authenticator(user)  # enrolled before: the sign-in asks for its code
+            password_sign_in(tab)
+            second_factor_pass(tab, device)
+        else:
+            session = staff_client(user).cookies[settings.SESSION_COOKIE_NAME].value
+            context.add_cookies(
+                [{"name": settings.SESSION_COOKIE_NAME, "value": session, "url": live_server.url}]
+            )
+            tab.page.goto(f"{live_server.url}/admin/")
+        assert tab.page.url == f"{live_server.url}/admin/", tab.page.url
         tab.shot("index")
         return tab
 
@@ -211,6 +232,24 @@ def login(chromium, live_server, transactional_db, browser_settings):
     finally:
         for context in contexts:
             context.close()
+
+
+def password_sign_in(tab: Tab, password: str = PASSWORD) -> None:
+    """The login form, filled and sent: where it leads is the caller's to check."""
+    tab.page.fill("#id_username", tab.user.username)
+    tab.page.fill("#id_password", password)
+    with tab.page.expect_navigation():
+        tab.page.click("input[type=submit]")
+
+
+def second_factor_pass(tab: Tab, device, code: str | None = None) -> None:
+    """The second factor's page, when the sign-in leads there (a viewer's may not): the code
+    the authenticator shows now, or `code`."""
+    if "/admin/second-factor/" not in tab.page.url:
+        return
+    tab.page.fill("#id_code", code or totp_code(device))
+    with tab.page.expect_navigation():
+        tab.page.click("#second-factor-form input[type=submit]")
 
 
 @pytest.fixture

@@ -35,8 +35,10 @@ SCRIPTED = "#toggle-nav-sidebar, .theme-toggle"
 SUBMITS = "button:not([type=button]):not([type=reset]), input[type=submit], input[type=image]"
 SKIPPED_PATHS = ("/admin/logout/", "/admin/r/", "/admin/jsi18n/", "/admin/autocomplete/")
 # a decimal amount with no unit beside it: a word of its own (not in a reference such as
-# `fund-a-500.00`), not after ₹, not before %, chips or seconds
-BARE_AMOUNT = re.compile(r"(?<![\w₹.,:/-])-?\d+(?:,\d{2,3})*\.\d\d(?![\w%-]| ?%| chips?\b| s\b)")
+# `fund-a-500.00`), not after ₹, not before %, chips, points (a leaderboard's) or seconds
+BARE_AMOUNT = re.compile(
+    r"(?<![\w₹.,:/-])-?\d+(?:,\d{2,3})*\.\d\d(?![\w%-]| ?%| chips?\b| points?\b| s\b)"
+)
 
 FILL_REQUIRED = """(button) => {
     // what a person would type into the form's required fields before pressing the button

@@ -12,7 +12,7 @@ from django.utils import timezone
 from rummy_ledger.api.keys import api_client_create
 from tests.browser.test_finance_paths import QUICK_MS, download
 from tests.builders import bonus_granted, funded_player
-from tests.tournaments.tournament_builders import pnl_books, scheduled
+from tests.tournaments.tournament_builders import pnl_books, scheduled, spend_books
 from tournaments.models import NewTournament, Tournament, TournamentChange
 from tournaments.tournaments.services import entries, rounds
 
@@ -84,6 +84,49 @@ def test_each_role_reads_the_tournament_pnl_and_exports_it(login):
         assert "The end comes before the start." in tab.text()
 
 
+def test_each_role_reads_the_promotions_spend_filters_it_and_exports_it(login):
+    """The promotions spend: linked from the home page's reports and the tournaments' list; Show
+    (a period without spend, then today) and Export CSV clicked by every role; a refused period
+    shown on the form."""
+    spend_books(api_client_create(name="lobby", scopes=["games"])[0])
+    today = timezone.localdate()
+    yesterday = today - timedelta(days=1)
+    for role in ("viewer", "operator", "approver"):
+        tab = login(role)
+        tab.page.click("#finance-reports a:text-is('Promotions spend')")
+        tab.shot("promotions-spend")
+        totals = tab.text("#spend-totals")
+        assert "₹117.50" in totals and "₹200.00" in totals and "-₹100.00" in totals
+        assert "₹267.50" in totals and "1,000 chips" in totals  # chips apart
+
+        name, content = download(tab, "text=Export CSV")
+        assert name == f"promotions-spend-{today - timedelta(days=13)}-{today}.csv"
+        assert f"{today},INR,117.50,200.00,-100.00,30.00,20.00,0.00,0.00,267.50" in content
+
+        tab.page.fill("#id_start", yesterday.isoformat())  # a day without spend
+        tab.page.fill("#id_end", yesterday.isoformat())
+        with tab.page.expect_navigation(timeout=QUICK_MS):
+            tab.page.click("input[value=Show]")
+        tab.shot("promotions-spend-yesterday")
+        assert "Nothing moved promotions in this period." in tab.text("#spend-totals")
+        name, content = download(tab, "text=Export CSV")
+        assert name == f"promotions-spend-{yesterday}-{yesterday}.csv"
+        assert len(content.strip().splitlines()) == 1  # the header alone
+        if role != "viewer":
+            continue  # the form's refusal and the list's link are the same for everyone
+
+        tab.visit("/admin/tournaments/tournament/", "tournaments-with-spend")
+        with tab.page.expect_navigation(timeout=QUICK_MS):
+            tab.page.click(".object-tools a:text-is('Promotions spend')")
+        assert "₹267.50" in tab.text("#spend-rows")
+        tab.page.fill("#id_start", today.isoformat())  # a refused period: on the form
+        tab.page.fill("#id_end", yesterday.isoformat())
+        with tab.page.expect_navigation(timeout=QUICK_MS):
+            tab.page.click("input[value=Show]")
+        tab.shot("promotions-spend-refused")
+        assert "The end comes before the start." in tab.text()
+
+
 def fill_terms(tab, **boxes) -> None:
     for name, value in boxes.items():
         tab.page.fill(f"#id_{name}", value)
@@ -151,3 +194,66 @@ def test_a_tournament_and_its_money_terms_are_proposed_and_approved_by_two_peopl
     assert viewer.page.locator("text=Propose new money terms").count() == 0
     viewer.visit("/admin/tournaments/tournament/", "tournaments")
     assert viewer.page.locator("text=Propose a new tournament").count() == 0
+
+
+def test_tickets_are_issued_by_finance_from_promotions_approved_by_another_person(login):
+    """An operator proposes tickets for two players (an unknown one refused first); another
+    person approves; the tickets are active, paid from promotions, and the target's start
+    gives an unused one's value back to promotions, not to winnings."""
+    from tournaments.models import Ticket, TicketIssue
+    from wallets.models import Entry, PlatformAccount
+    from wallets.services.accounts import platform_accounts
+
+    client, _ = api_client_create(name="lobby", scopes=["games"])
+    target = scheduled(slug="main-100", rebuy=None, min_players=2,
+                       prizes=[{"ranks": "1", "percent": "100.00"}])  # fmt: skip
+    for p in ("ana", "bo", "cy"):
+        funded_player(p, "500.00")
+    maker = login("operator")
+    maker.visit("/admin/tournaments/ticketissue/add/", "ticket-issue-add")
+    maker.page.select_option("#id_tournament", str(target.pk))
+    maker.page.fill("#id_players_text", "ana\nbo")
+    maker.page.fill("#id_reason", "Diwali promotion")
+    late = timezone.localtime(target.registration_closes_at) + timedelta(days=1)
+    maker.page.fill("#id_expires_at_0", late.date().isoformat())
+    maker.page.fill("#id_expires_at_1", late.strftime("%H:%M:%S"))
+    maker.page.click("input[name=_save]")
+    assert "at the latest when the tournament's registration closes" in maker.text(".errorlist")
+    expiry = timezone.localtime(target.registration_closes_at) - timedelta(minutes=5)
+    maker.page.fill("#id_expires_at_0", expiry.date().isoformat())
+    maker.page.fill("#id_expires_at_1", expiry.strftime("%H:%M:%S"))
+    maker.page.fill("#id_players_text", "ana\nnobody")
+    maker.page.click("input[name=_save]")
+    assert "no such players: nobody" in maker.text(".errorlist")
+    maker.page.fill("#id_players_text", "ana\nbo")
+    maker.page.click("input[name=_save]")
+    maker.shot("ticket-issue-proposed")
+    issue = TicketIssue.objects.get()
+    assert issue.expires_at == expiry.replace(microsecond=0)
+    assert not Ticket.objects.exists()
+
+    approver = login("approver")
+    approver.visit(f"/admin/tournaments/ticketissue/{issue.pk}/change/", "ticket-issue")
+    assert "ana, bo" in approver.text()
+    with approver.page.expect_navigation(timeout=QUICK_MS):
+        approver.page.click("#decision button[value=approve]")
+    approver.shot("ticket-issue-approved")
+    assert f"#{issue.pk} approved" in approver.messages()
+    assert sorted(Ticket.objects.values_list("player__external_id", "status", "source")) == [
+        ("ana", "active", "finance"), ("bo", "active", "finance"),
+    ]  # fmt: skip
+    target.refresh_from_db()
+    assert target.tickets_account.balance.amount == Decimal("200.00")
+
+    assert entries.registration_create(client=client, slug="main-100", player="ana").paid == [
+        ["ticket", "100.00"]
+    ]
+    entries.registration_create(client=client, slug="main-100", player="cy")
+    rounds.tournament_start(client=client, slug="main-100")
+    back = Entry.objects.filter(
+        account=platform_accounts()[PlatformAccount.PROMOTIONS],
+        transfer__idempotency_key__endswith=":refund",
+    )
+    assert [e.amount.amount for e in back] == [Decimal("100.00")]  # bo's, to promotions
+    assert funded_player("bo", "0")["winnings"].balance.amount == Decimal("0.00")
+    assert Ticket.objects.get(player__external_id="bo").status == "refunded"

@@ -8,34 +8,42 @@ from unittest import mock
 import pytest
 from django.contrib import admin
 from django.core.management import call_command
-from django.test import Client, override_settings
+from django.test import override_settings
 from django.urls import reverse
 from django.utils import timezone
 from djmoney.money import Money
 
 from rummy_ledger.api.keys import api_client_create
-from tests.builders import bonus_granted, funded_player, points_game, staff
+from tests.builders import bonus_granted, funded_player, points_game, staff, staff_client
+from tests.tournaments.leaderboards.builders import board, board_file
 from tests.tournaments.tournament_builders import scheduled, tournament_file
 from tests.wallets.payments import verified, won
 from tournaments.games.queries import game_transfer_ids
 from tournaments.games.services.templates import template_change_propose
+from tournaments.leaderboards.services.setup import new_leaderboard_propose
 from tournaments.tournaments.services.entries import registration_create
 from tournaments.tournaments.services.new_tournaments import new_tournament_propose
 from tournaments.tournaments.services.terms_changes import tournament_change_propose
+from tournaments.tournaments.services.tickets import ticket_issue_propose
+from wallets.chain.canonical import GENESIS
 from wallets.models import (
     Account,
     Adjustment,
+    ChainDigest,
     ClientPairing,
     Entry,
     Player,
     Reversal,
     Transfer,
 )
+from wallets.months import Month
 from wallets.reconciliation import reconcile_run
 from wallets.reconciliation.gateway import gateway_statement_import
 from wallets.services.adjustments import adjustment_propose
 from wallets.services.bonuses import bonus_grant_propose
 from wallets.services.flows import flow_report_run
+from wallets.services.months import month_close_propose
+from wallets.services.pair_clearances import pair_clearance_propose
 from wallets.services.protection import limits_set, self_exclusion_start
 from wallets.services.reversals import reversal_propose
 from wallets.services.wind_down import wind_down_propose
@@ -74,10 +82,16 @@ def world(operator, game_server, settings):
     money_world(operator)
     protection_world(operator)
     reconcile_run(trigger="command")
+    # the chain's job reads committed transfers only (this test's transaction never commits):
+    # a digest as it records one, for its pages
+    ChainDigest.objects.create(day=timezone.localdate(), through_seq=0, head=GENESIS, links=0)
     gateway = api_client_create(name="gateway-1", scopes=["payments"])[0]
     ClientPairing.objects.create(games_client=game_server, payments_client=gateway)
     with override_settings(FLOW_REPORT_MIN_GAMES=1, FLOW_REPORT_MIN_AMOUNT=Decimal("0.01")):
-        assert flow_report_run(trigger="command").pairs.exists()  # the game's losers, flagged
+        report = flow_report_run(trigger="command")
+    pair_clearance_propose(  # the game's losers, flagged; one proposed for clearing
+        proposed_by=operator, pair=report.pairs.order_by("pk").first(), reason="reviewed"
+    )
     template_change_propose(
         proposed_by=operator,
         template=game.template,
@@ -106,6 +120,13 @@ def world(operator, game_server, settings):
         proposed_by=operator, spec=tournament_file(slug="friday-250"), reason="Friday series"
     )
     funded_player("t1", "500.00")
+    ticket_issue_propose(
+        proposed_by=operator,
+        tournament=tournament,
+        players=["t1"],
+        expires_at=tournament.registration_closes_at,
+        reason="welcome ticket",
+    )
     registration_create(client=lobby, slug=tournament.slug, player="t1")
     gst_rate_propose(
         proposed_by=operator,
@@ -114,6 +135,10 @@ def world(operator, game_server, settings):
         source="GST Council notification",
         reason="rate change notified",
     )
+    last_month = Month.of(timezone.now()).previous()
+    month_close_propose(proposed_by=operator, month=last_month.name, reason="month end")
+    board(client="lobby", tournaments=[tournament.slug])
+    new_leaderboard_propose(proposed_by=operator, spec=board_file(slug="week-2"), reason="promo")
     return game
 
 
@@ -147,12 +172,6 @@ def protection_world(operator) -> None:
     self_exclusion_start(player_external_id="a", days=7, changed_by="gateway")
 
 
-def login(user) -> Client:
-    client = Client()
-    client.force_login(user)
-    return client
-
-
 @pytest.fixture
 def users(viewer, operator, approver, superuser):
     return {"viewer": viewer, "operator": operator, "approver": approver, "superuser": superuser}
@@ -168,7 +187,7 @@ def finance_models():
 
 @pytest.mark.parametrize("role", ROLES)
 def test_every_page_renders_for_every_role(role, users, world):
-    client = login(users[role])
+    client = staff_client(users[role])
     pages = [reverse("admin:index")]
     for model, _ in finance_models():
         meta = model._meta
@@ -182,6 +201,7 @@ def test_every_page_renders_for_every_role(role, users, world):
         reverse("admin:wallets_player_statement", args=[player.pk]),
         reverse("admin:tournaments_game_fee_report"),
         reverse("admin:tournaments_tournament_pnl"),
+        reverse("admin:tournaments_tournament_promotions"),
         reverse("admin:wallets_tax_statement") + f"?player=a&fy={fy}",
         reverse("admin:wallets_tds_report") + f"?fy={fy}&quarter=3",
         reverse("admin:wallets_gst_report"),
@@ -192,7 +212,7 @@ def test_every_page_renders_for_every_role(role, users, world):
 
 
 def test_nobody_edits_the_ledger_not_even_a_superuser(superuser, world):
-    client = login(superuser)
+    client = staff_client(superuser)
     entry = Entry.objects.first()
     for model, obj in ((Entry, entry), (Transfer, entry.transfer), (Account, entry.account)):
         name = model._meta.model_name
@@ -218,7 +238,7 @@ SUPERUSER_PAGES = ["api_apiclient", "tournaments_gametemplate"]
 def test_operators_propose_and_import_only_superusers_add_keys_and_templates(
     role, proposes, users, world
 ):
-    client = login(users[role])
+    client = staff_client(users[role])
     for name in PROPOSE_PAGES:
         status = client.get(reverse(f"admin:{name}_add")).status_code
         assert status == (200 if proposes else 403), (role, name, status)
@@ -241,7 +261,9 @@ def test_viewer_cannot_propose(viewer, world):
     player = Account.objects.get(code="player:b:deposit").player
     count = Adjustment.objects.count()
 
-    response = login(viewer).post(reverse("admin:wallets_adjustment_add"), adjustment_form(player))
+    response = staff_client(viewer).post(
+        reverse("admin:wallets_adjustment_add"), adjustment_form(player)
+    )
 
     assert response.status_code == 403
     assert Adjustment.objects.count() == count
@@ -259,7 +281,7 @@ def test_operator_proposes_approver_approves(operator, approver, world):
     player = Account.objects.get(code="player:b:deposit").player
     before = Account.objects.get(code="player:b:deposit").balance.amount
 
-    response = login(operator).post(
+    response = staff_client(operator).post(
         reverse("admin:wallets_adjustment_add"), adjustment_form(player), follow=True
     )
     assert response.status_code == 200
@@ -268,11 +290,11 @@ def test_operator_proposes_approver_approves(operator, approver, world):
     assert Account.objects.get(code="player:b:deposit").balance.amount == before
 
     # the operator has no approve action
-    approve(login(operator), "adjustment", adj.pk)
+    approve(staff_client(operator), "adjustment", adj.pk)
     adj.refresh_from_db()
     assert adj.status == "proposed"
 
-    response = approve(login(approver), "adjustment", adj.pk)
+    response = approve(staff_client(approver), "adjustment", adj.pk)
     assert f"#{adj.pk} approved" in response.content.decode()
     adj.refresh_from_db()
     assert adj.status == "approved"
@@ -285,7 +307,7 @@ def test_an_amount_that_is_not_a_plain_decimal_is_refused_on_the_form(operator, 
     player = Account.objects.get(code="player:b:deposit").player
     count = Adjustment.objects.count()
 
-    response = login(operator).post(
+    response = staff_client(operator).post(
         reverse("admin:wallets_adjustment_add"), adjustment_form(player, amount=amount)
     )
 
@@ -310,7 +332,7 @@ def test_a_decision_other_than_approve_or_reject_decides_nothing(operator, appro
     adj = _credit_of_b_proposed(operator)
     decide = reverse("admin:wallets_adjustment_decide", args=[adj.pk])
 
-    page = login(approver).post(decide, {"decision": "maybe", "note": "hmm"}, follow=True)
+    page = staff_client(approver).post(decide, {"decision": "maybe", "note": "hmm"}, follow=True)
 
     assert "not decided: a decision is approve or reject, not &#x27;maybe&#x27;" in (
         page.content.decode()
@@ -326,18 +348,22 @@ def test_a_second_decision_in_admin_is_refused_and_logs_nothing(
 
     adj = _credit_of_b_proposed(operator)
     decide = reverse("admin:wallets_adjustment_decide", args=[adj.pk])
-    login(approver).post(decide, {"decision": "approve", "note": "checked the logs"}, follow=True)
+    staff_client(approver).post(
+        decide, {"decision": "approve", "note": "checked the logs"}, follow=True
+    )
     logged = LogEntry.objects.count()
 
     for decision, verb in (("approve", "approved"), ("reject", "rejected")):
-        page = login(approver2).post(decide, {"decision": decision, "note": "mine"}, follow=True)
+        page = staff_client(approver2).post(
+            decide, {"decision": decision, "note": "mine"}, follow=True
+        )
         text = page.content.decode()
         assert f"#{adj.pk} {verb}." not in text
         assert (
             f"#{adj.pk} not {verb}: adjustment #{adj.pk} was already approved by approver" in text
         )
     # the list action too
-    text = approve(login(approver2), "adjustment", adj.pk).content.decode()
+    text = approve(staff_client(approver2), "adjustment", adj.pk).content.decode()
     assert f"#{adj.pk} not approved: adjustment #{adj.pk} was already approved" in text
 
     assert LogEntry.objects.count() == logged
@@ -349,13 +375,13 @@ def test_a_second_decision_in_admin_is_refused_and_logs_nothing(
 def test_admin_shows_why_a_debit_or_a_self_approval_is_refused(operator, approver, world):
     both = staff("both", "finance operator", "finance approver")
     player = Account.objects.get(code="player:b:deposit").player
-    login(both).post(reverse("admin:wallets_adjustment_add"), adjustment_form(player))
+    staff_client(both).post(reverse("admin:wallets_adjustment_add"), adjustment_form(player))
     own = Adjustment.objects.get(proposed_by=both)
-    response = approve(login(both), "adjustment", own.pk)
+    response = approve(staff_client(both), "adjustment", own.pk)
     assert "someone other than its proposer" in response.content.decode()
     count = Adjustment.objects.count()
 
-    response = login(operator).post(
+    response = staff_client(operator).post(
         reverse("admin:wallets_adjustment_add"), adjustment_form(player, "debit", "99999.00")
     )
 
@@ -368,17 +394,17 @@ def test_admin_shows_why_a_debit_or_a_self_approval_is_refused(operator, approve
 def test_game_reversal_through_the_admin(operator, approver, game_server):
     game = points_game(game_server, "g1")
     url = reverse("admin:tournaments_game_propose_reversal", args=[game.pk])
-    assert login(staff("v", "finance viewer")).get(url).status_code == 403
-    assert login(approver).post(url, {"reason": "x"}).status_code == 403
+    assert staff_client(staff("v", "finance viewer")).get(url).status_code == 403
+    assert staff_client(approver).post(url, {"reason": "x"}).status_code == 403
 
-    response = login(operator).post(url, {"reason": "collusion ring"})
+    response = staff_client(operator).post(url, {"reason": "collusion ring"})
     assert response.status_code == 302
     rev = Reversal.objects.get(reference=f"game:{game.pk}")
     assert not Transfer.objects.filter(kind="reversal").exists()
 
-    approve(login(operator), "reversal", rev.pk)
+    approve(staff_client(operator), "reversal", rev.pk)
     assert not Transfer.objects.filter(kind="reversal").exists()
-    response = approve(login(approver), "reversal", rev.pk)
+    response = approve(staff_client(approver), "reversal", rev.pk)
     assert f"#{rev.pk} approved" in response.content.decode()
     assert Transfer.objects.filter(kind="reversal").count() == len(rev.transfer_ids)
 
@@ -389,12 +415,12 @@ def test_statement_with_running_balance_and_csv(viewer, world):
     today = timezone.localdate().isoformat()
     params = {"bucket": "deposit", "start": today, "end": today}
 
-    page = login(viewer).get(url, params)
+    page = staff_client(viewer).get(url, params)
     assert page.status_code == 200
     lines = page.context["statement"].lines
     assert [str(line.running_balance.amount) for line in lines] == ["500.00", "340.00", "500.00"]
 
-    csv_response = login(viewer).get(url, {**params, "format": "csv"})
+    csv_response = staff_client(viewer).get(url, {**params, "format": "csv"})
     assert csv_response["Content-Type"] == "text/csv; charset=utf-8"
     rows = csv_response.content.decode("utf-8-sig").splitlines()
     assert rows[0].startswith("time,transfer,kind")
@@ -402,7 +428,7 @@ def test_statement_with_running_balance_and_csv(viewer, world):
 
 
 def test_player_changelist_is_one_query_for_balances(viewer, world, django_assert_max_num_queries):
-    client = login(viewer)
+    client = staff_client(viewer)
     url = reverse("admin:wallets_player_changelist")
     client.get(url)
     with django_assert_max_num_queries(8):
@@ -415,13 +441,13 @@ def test_fee_report_table_chart_and_csv(viewer, world):
     url = reverse("admin:tournaments_game_fee_report")
     today = timezone.localdate().isoformat()
 
-    page = login(viewer).get(url, {"start": today, "end": today})
+    page = staff_client(viewer).get(url, {"start": today, "end": today})
 
     rows = page.context["rows"]
     assert [(r["format"], r["fee"]) for r in rows] == [("points", world.fee)]
     html = page.content.decode()
     assert '<svg id="fee-chart"' in html and "<rect" in html
-    csv_response = login(viewer).get(url, {"start": today, "end": today, "format": "csv"})
+    csv_response = staff_client(viewer).get(url, {"start": today, "end": today, "format": "csv"})
     assert (
         csv_response.content.decode("utf-8-sig").splitlines()[1]
         == f"{today},points,INR,{world.fee},1"
@@ -430,22 +456,24 @@ def test_fee_report_table_chart_and_csv(viewer, world):
 
 def test_only_operators_start_a_reconciliation(viewer, operator, world):
     url = reverse("admin:wallets_reconciliationreport_run")
-    assert login(viewer).post(url).status_code == 403
+    assert staff_client(viewer).post(url).status_code == 403
     assert (
         b"Run reconciliation now"
-        not in login(viewer).get(reverse("admin:wallets_reconciliationreport_changelist")).content
+        not in staff_client(viewer)
+        .get(reverse("admin:wallets_reconciliationreport_changelist"))
+        .content
     )
     with mock.patch("wallets.tasks.reconcile_nightly.delay") as delay:
         from django.test import TestCase
 
         with TestCase.captureOnCommitCallbacks(execute=True):
-            response = login(operator).post(url)
+            response = staff_client(operator).post(url)
     assert response.status_code == 302
     delay.assert_called_once_with("admin", operator.pk)
 
 
 def test_api_client_key_is_shown_once(superuser, db):
-    client = login(superuser)
+    client = staff_client(superuser)
     response = client.post(
         reverse("admin:api_apiclient_add"),
         {"name": "table-server-7", "scopes": ["games"]},
@@ -465,7 +493,7 @@ def test_no_finance_role_issues_or_changes_api_keys(users, world):
     existing = ApiClient.objects.get(name="game-server-1")
     names = sorted(ApiClient.objects.values_list("name", "is_active"))
     for role in ("viewer", "operator", "approver"):
-        client = login(users[role])
+        client = staff_client(users[role])
         add = client.post(
             reverse("admin:api_apiclient_add"), {"name": "minted", "scopes": ["payments"]}
         )
@@ -477,7 +505,7 @@ def test_no_finance_role_issues_or_changes_api_keys(users, world):
     assert sorted(ApiClient.objects.values_list("name", "is_active")) == names
     # nor pair clients: a pairing widens whom a games key may stake (docs/trust-model.md)
     for role in ("viewer", "operator", "approver"):
-        add = login(users[role]).post(
+        add = staff_client(users[role]).post(
             reverse("admin:wallets_clientpairing_add"),
             {"games_client": existing.pk, "payments_client": existing.pk},
         )
@@ -490,18 +518,18 @@ def test_gateway_statement_upload(operator, viewer, world):
     url = reverse("admin:wallets_gatewaystatement_add")
     body = b"reference,amount,date,type\nfund-a-500.00,500.00,2026-01-01,deposit\n"
     upload = SimpleUploadedFile("gw2.csv", body, content_type="text/csv")
-    response = login(operator).post(url, {"name": "gw2", "file": upload}, follow=True)
+    response = staff_client(operator).post(url, {"name": "gw2", "file": upload}, follow=True)
     assert response.status_code == 200
     from wallets.models import GatewayStatement
 
     assert GatewayStatement.objects.filter(name="gw2").exists()
     bad = SimpleUploadedFile("bad.csv", b"nope\n1\n", content_type="text/csv")
-    response = login(operator).post(url, {"name": "bad", "file": bad})
+    response = staff_client(operator).post(url, {"name": "bad", "file": bad})
     assert response.status_code == 200 and "needs the columns" in response.content.decode()
 
 
 def test_game_page_shows_the_settlement_breakdown(viewer, world):
-    page = login(viewer).get(reverse("admin:tournaments_game_change", args=[world.pk]))
+    page = staff_client(viewer).get(reverse("admin:tournaments_game_change", args=[world.pk]))
     html = page.content.decode()
     assert "balanced" in html and "DOES NOT BALANCE" not in html
     deal = world.deals.get()
@@ -531,11 +559,11 @@ def test_operators_edit_a_templates_other_fields_never_its_money_terms(operator,
         "bonus_cap_percent": "10.00",
         "active": "on",
     }
-    assert login(viewer).post(url, data).status_code == 403
-    page = login(operator).get(url).content.decode()
+    assert staff_client(viewer).post(url, data).status_code == 403
+    page = staff_client(operator).get(url).content.decode()
     assert "Propose new money terms" in page and 'name="fee_percent"' not in page
 
-    response = login(operator).post(url, data)
+    response = staff_client(operator).post(url, data)
 
     assert response.status_code == 302, response.context["adminform"].form.errors
     tpl.refresh_from_db()
@@ -559,12 +587,12 @@ def test_approve_and_reject_buttons_on_the_proposal_page(operator, approver, vie
     )
     page = reverse("admin:wallets_adjustment_change", args=[adj.pk])
     decide = reverse("admin:wallets_adjustment_decide", args=[adj.pk])
-    assert "decide-form" not in login(viewer).get(page).content.decode()
-    assert "decide-form" in login(approver).get(page).content.decode()
-    assert login(viewer).post(decide, {"decision": "approve"}).status_code == 403
-    assert login(operator).post(decide, {"decision": "approve"}).status_code == 403
+    assert "decide-form" not in staff_client(viewer).get(page).content.decode()
+    assert "decide-form" in staff_client(approver).get(page).content.decode()
+    assert staff_client(viewer).post(decide, {"decision": "approve"}).status_code == 403
+    assert staff_client(operator).post(decide, {"decision": "approve"}).status_code == 403
 
-    response = login(approver).post(decide, {"decision": "reject"}, follow=True)
+    response = staff_client(approver).post(decide, {"decision": "reject"}, follow=True)
 
     assert f"#{adj.pk} rejected" in response.content.decode()
     adj.refresh_from_db()
@@ -578,7 +606,7 @@ def changelist_ids(client, name: str, q: str) -> set[int]:
 
 
 def test_searches_by_player_game_reference_and_key(viewer, world):
-    client = login(viewer)
+    client = staff_client(viewer)
     game_transfers = set(game_transfer_ids(world))
     assert changelist_ids(client, "wallets_transfer", f"game:{world.pk}") == game_transfers
     alice_transfers = changelist_ids(client, "wallets_transfer", "a")

@@ -6,11 +6,10 @@ import io
 from decimal import Decimal
 
 import pytest
-from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
-from tests.builders import make_api, staff
+from tests.builders import make_api, staff, staff_client
 from tests.wallets.payments import Gateway, deposited, verified, won
 from wallets.models import Withdrawal, WithdrawalReview
 from wallets.roles import APPROVER, OPERATOR
@@ -19,12 +18,6 @@ from wallets.tax import formulas
 pytestmark = pytest.mark.django_db
 
 FY = formulas.financial_year_of(timezone.now())
-
-
-def login(user) -> Client:
-    client = Client()
-    client.force_login(user)
-    return client
 
 
 @pytest.fixture
@@ -46,13 +39,17 @@ def review(client, withdrawal, note="bank account and PAN checked"):
 
 def test_the_queue_shows_kyc_and_the_tax_position(queue, viewer):
     _, withdrawal = queue
-    page = login(viewer).get(reverse("admin:wallets_withdrawal_changelist") + "?status=requested")
+    page = staff_client(viewer).get(
+        reverse("admin:wallets_withdrawal_changelist") + "?status=requested"
+    )
     text = page.content.decode()
     assert page.status_code == 200
     assert "verified ABCDE1234F" in text
     # the list's column is narrow (1366 px), the whole position is on the page
     assert f"FY {FY.label}: net winnings taxed ₹1,500.00, TDS ₹450.00" in text
-    detail = login(viewer).get(reverse("admin:wallets_withdrawal_change", args=[withdrawal.pk]))
+    detail = staff_client(viewer).get(
+        reverse("admin:wallets_withdrawal_change", args=[withdrawal.pk])
+    )
     assert (
         f"FY {FY.label}: opening ₹0.00, deposits ₹1,000.00, withdrawn ₹2,500.00, "
         "net winnings taxed ₹1,500.00, TDS ₹450.00"
@@ -62,21 +59,23 @@ def test_the_queue_shows_kyc_and_the_tax_position(queue, viewer):
 
 def test_operator_reviews_and_another_approves_in_admin(queue, operator, approver):
     gateway, withdrawal = queue
-    page = login(operator).get(reverse("admin:wallets_withdrawal_change", args=[withdrawal.pk]))
+    page = staff_client(operator).get(
+        reverse("admin:wallets_withdrawal_change", args=[withdrawal.pk])
+    )
     assert b'id="review-form"' in page.content
 
-    assert review(login(approver), withdrawal).status_code == 403  # approvers do not review
-    response = review(login(operator), withdrawal)
+    assert review(staff_client(approver), withdrawal).status_code == 403  # approvers do not review
+    response = review(staff_client(operator), withdrawal)
     assert "an approver approves or rejects it now" in response.content.decode()
-    again = review(login(operator), withdrawal)
+    again = review(staff_client(operator), withdrawal)
     assert "already reviewed" in again.content.decode()
     the_review = WithdrawalReview.objects.get(withdrawal=withdrawal)
 
     url = reverse("admin:wallets_withdrawalreview_changelist")
     selected = {"action": "approve", "_selected_action": [the_review.pk]}
-    login(operator).post(url, selected, follow=True)  # no approve action for operators
+    staff_client(operator).post(url, selected, follow=True)  # no approve action for operators
     assert Withdrawal.objects.get(pk=withdrawal.pk).status == "requested"
-    response = login(approver).post(url, selected, follow=True)
+    response = staff_client(approver).post(url, selected, follow=True)
 
     assert f"#{the_review.pk} approved" in response.content.decode()
     assert Withdrawal.objects.get(pk=withdrawal.pk).status == "approved"
@@ -86,10 +85,10 @@ def test_operator_reviews_and_another_approves_in_admin(queue, operator, approve
 def test_an_operator_who_is_also_an_approver_cannot_approve_their_review(queue):
     _, withdrawal = queue
     both = staff("both", OPERATOR, APPROVER)
-    review(login(both), withdrawal)
+    review(staff_client(both), withdrawal)
     the_review = WithdrawalReview.objects.get(withdrawal=withdrawal)
 
-    response = login(both).post(
+    response = staff_client(both).post(
         reverse("admin:wallets_withdrawalreview_decide", args=[the_review.pk]),
         {"decision": "approve"},
         follow=True,
@@ -101,10 +100,10 @@ def test_an_operator_who_is_also_an_approver_cannot_approve_their_review(queue):
 
 def test_rejecting_in_admin_returns_the_money(queue, operator, approver):
     gateway, withdrawal = queue
-    review(login(operator), withdrawal, "name on the bank account differs")
+    review(staff_client(operator), withdrawal, "name on the bank account differs")
     the_review = WithdrawalReview.objects.get(withdrawal=withdrawal)
 
-    login(approver).post(
+    staff_client(approver).post(
         reverse("admin:wallets_withdrawalreview_decide", args=[the_review.pk]),
         {"decision": "reject", "note": "ask the player for proof"},
     )
@@ -121,25 +120,25 @@ def read_csv(response) -> list[list[str]]:
 
 def test_tax_statement_page_and_csv(queue, viewer):
     url = reverse("admin:wallets_tax_statement") + f"?player=p1&fy={FY.label}"
-    page = login(viewer).get(url)
+    page = staff_client(viewer).get(url)
     assert page.status_code == 200 and b'id="tax-position"' in page.content
     assert "₹2,500.00" in page.content.decode() and "₹450.00" in page.content.decode()
 
-    rows = read_csv(login(viewer).get(url + "&format=csv"))
+    rows = read_csv(staff_client(viewer).get(url + "&format=csv"))
 
     assert rows[0] == ["line", "status", "amount", "net winnings", "tds"]
     assert rows[1:3] == [["opening", "", "0.00", "", ""], ["deposits", "", "1000.00", "", ""]]
     assert rows[3][1:] == ["requested", "2500.00", "1500.00", "450.00"]
     assert rows[-1][2:] == ["2500.00", "1500.00", "450.00"]
-    bad = login(viewer).get(reverse("admin:wallets_tax_statement") + "?player=p1&fy=2026")
+    bad = staff_client(viewer).get(reverse("admin:wallets_tax_statement") + "?player=p1&fy=2026")
     assert "written like 2026-27" in bad.content.decode()
 
 
 def test_tds_report_lists_what_was_withheld_in_the_quarter(queue, operator, approver, viewer):
     _, withdrawal = queue
-    review(login(operator), withdrawal)
+    review(staff_client(operator), withdrawal)
     the_review = WithdrawalReview.objects.get(withdrawal=withdrawal)
-    login(approver).post(
+    staff_client(approver).post(
         reverse("admin:wallets_withdrawalreview_decide", args=[the_review.pk]),
         {"decision": "approve"},
     )
@@ -147,8 +146,8 @@ def test_tds_report_lists_what_was_withheld_in_the_quarter(queue, operator, appr
     quarter = (today.month - 4) % 12 // 3 + 1
     url = reverse("admin:wallets_tds_report") + f"?fy={FY.label}&quarter={quarter}"
 
-    page = login(viewer).get(url).content.decode()
-    rows = read_csv(login(viewer).get(url + "&format=csv"))
+    page = staff_client(viewer).get(url).content.decode()
+    rows = read_csv(staff_client(viewer).get(url + "&format=csv"))
 
     assert "Total: <strong>₹450.00</strong>" in page and "₹2,500.00" in page
     assert rows == [
@@ -157,7 +156,7 @@ def test_tds_report_lists_what_was_withheld_in_the_quarter(queue, operator, appr
          "1500.00", "450.00"],
     ]  # fmt: skip
     other = (quarter % 4) + 1
-    empty = login(viewer).get(
+    empty = staff_client(viewer).get(
         reverse("admin:wallets_tds_report") + f"?fy={FY.label}&quarter={other}"
     )
     assert "No TDS withheld in this quarter." in empty.content.decode()
@@ -166,7 +165,7 @@ def test_tds_report_lists_what_was_withheld_in_the_quarter(queue, operator, appr
 @pytest.mark.parametrize("fy", ["9999-00", "0000-01", "1900-01", "२०२६-27", "2026-27\n"])
 def test_the_reports_refuse_a_year_outside_2000_to_2098_on_the_form(db, viewer, fy):
     """`fy=9999-00` (year 10000) is refused, not a 500, on the tax statement and the TDS report."""
-    client = login(viewer)
+    client = staff_client(viewer)
     client.raise_request_exception = False
     pages = {
         "admin:wallets_tax_statement": {"player": "p1", "fy": fy},
@@ -189,8 +188,8 @@ def test_gst_report_per_month_and_rate(db, viewer):
     month = timezone.localdate().strftime("%Y-%m")
 
     url = reverse("admin:wallets_gst_report") + f"?start={month}&end={month}"
-    page = login(viewer).get(url)
-    rows = read_csv(login(viewer).get(url + "&format=csv"))
+    page = staff_client(viewer).get(url)
+    rows = read_csv(staff_client(viewer).get(url + "&format=csv"))
 
     assert page.status_code == 200 and "₹314.28" in page.content.decode()
     assert "₹1,100.00" in page.content.decode() and "40.00%" in page.content.decode()

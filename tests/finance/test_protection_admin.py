@@ -4,20 +4,13 @@ maker-checker, and cannot change or lift a self-exclusion."""
 from decimal import Decimal
 
 import pytest
-from django.test import Client
 from django.urls import reverse
 
-from tests.builders import bonus_granted
+from tests.builders import bonus_granted, staff_client
 from wallets.models import Account, BonusGrant, Player, ProtectionChange
 from wallets.services.protection import limits_set, self_exclusion_start
 
 pytestmark = pytest.mark.django_db
-
-
-def logged_in(user) -> Client:
-    client = Client()
-    client.force_login(user)
-    return client
 
 
 def test_the_player_page_shows_protection_bonus_lots_and_history(viewer, alice):
@@ -31,7 +24,7 @@ def test_the_player_page_shows_protection_bonus_lots_and_history(viewer, alice):
     self_exclusion_start(player_external_id="alice", days=30, changed_by="gateway")
     player = Player.objects.get(external_id="alice")
 
-    page = logged_in(viewer).get(reverse("admin:wallets_player_change", args=[player.pk]))
+    page = staff_client(viewer).get(reverse("admin:wallets_player_change", args=[player.pk]))
 
     html = page.content.decode().lower()
     assert page.status_code == 200
@@ -45,7 +38,7 @@ def test_the_player_page_shows_protection_bonus_lots_and_history(viewer, alice):
 def test_no_one_can_change_or_delete_a_self_exclusion_in_admin(request, user, alice):
     self_exclusion_start(player_external_id="alice", days=None, changed_by="gateway")
     change = ProtectionChange.objects.get()
-    client = logged_in(request.getfixturevalue(user))
+    client = staff_client(request.getfixturevalue(user))
     url = reverse("admin:wallets_protectionchange_change", args=[change.pk])
 
     client.post(url, {"new_value": ""})
@@ -56,7 +49,7 @@ def test_no_one_can_change_or_delete_a_self_exclusion_in_admin(request, user, al
 
 def test_a_bonus_grant_is_proposed_in_admin_and_approved_by_someone_else(operator, approver, alice):
     player = Player.objects.get(external_id="alice")
-    add = logged_in(operator).post(
+    add = staff_client(operator).post(
         reverse("admin:wallets_bonusgrant_add"),
         {"player": player.pk, "amount_value": "40.00", "reason": "welcome back"},
     )
@@ -64,7 +57,7 @@ def test_a_bonus_grant_is_proposed_in_admin_and_approved_by_someone_else(operato
     grant = BonusGrant.objects.get()
     assert Account.objects.get(code="player:alice:bonus").balance.amount == 0
 
-    logged_in(approver).post(
+    staff_client(approver).post(
         reverse("admin:wallets_bonusgrant_decide", args=[grant.pk]), {"decision": "approve"}
     )
 
@@ -88,12 +81,12 @@ def test_finance_replaces_a_blocked_region_in_admin_and_the_history_says_so(
     page_url = reverse("admin:wallets_player_change", args=[player.pk])
     url = reverse("admin:wallets_player_region", args=[player.pk])
 
-    assert "Set region" not in logged_in(viewer).get(page_url).content.decode()
-    assert logged_in(viewer).post(url, {"region": "KA"}).status_code == 403
-    assert 'form="region-form"' in logged_in(operator).get(page_url).content.decode()
-    refused = logged_in(operator).post(url, {"region": "ZZ"}, follow=True)
+    assert "Set region" not in staff_client(viewer).get(page_url).content.decode()
+    assert staff_client(viewer).post(url, {"region": "KA"}).status_code == 403
+    assert 'form="region-form"' in staff_client(operator).get(page_url).content.decode()
+    refused = staff_client(operator).post(url, {"region": "ZZ"}, follow=True)
     assert "Region not set: &#x27;ZZ&#x27; is not an ISO 3166-2:IN" in refused.content.decode()
-    done = logged_in(operator).post(url, {"region": "KA"}, follow=True)
+    done = staff_client(operator).post(url, {"region": "KA"}, follow=True)
 
     assert "Region set to KA (Karnataka)." in done.content.decode()
     player.refresh_from_db()
@@ -109,4 +102,4 @@ def test_finance_replaces_a_blocked_region_in_admin_and_the_history_says_so(
 def test_setting_the_region_of_no_player_is_404(operator):
     url = reverse("admin:wallets_player_region", args=[999999])
 
-    assert logged_in(operator).post(url, {"region": "KA"}).status_code == 404
+    assert staff_client(operator).post(url, {"region": "KA"}).status_code == 404

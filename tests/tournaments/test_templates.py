@@ -5,10 +5,9 @@ from decimal import Decimal
 
 import pytest
 from django.core.exceptions import ValidationError
-from django.test import Client
 from django.urls import reverse
 
-from tests.builders import staff, template
+from tests.builders import staff, staff_client, template
 from tournaments.models import GameTemplate
 
 pytestmark = pytest.mark.django_db
@@ -87,8 +86,9 @@ def test_a_deals_template_needs_an_entry_fee_and_a_deal_count():
 
 
 def test_the_admin_form_refuses_and_saves_nothing():
-    client = Client()
-    client.force_login(staff("root", superuser=True))  # who adds templates (docs/finance-admin.md)
+    client = staff_client(
+        staff("root", superuser=True)
+    )  # who adds templates (docs/finance-admin.md)
     data = {
         "slug": "points-bad",
         "name": "bad",

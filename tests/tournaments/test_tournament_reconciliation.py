@@ -13,7 +13,7 @@ from tests.builders import funded_player
 from tests.tournaments.tournament_builders import scheduled
 from tournaments.models import Registration, Tournament
 from tournaments.tournaments.services import entries, rounds
-from wallets.models import Discrepancy, Transfer
+from wallets.models import Discrepancy, Entry, Transfer
 from wallets.reconciliation.runner import reconcile_run
 
 pytestmark = pytest.mark.django_db
@@ -85,3 +85,76 @@ def test_legs_over_the_ledger_maximum_are_split(settings):
         Decimal("250.00"), Decimal("250.00"),
     )  # fmt: skip
     assert not kinds() & {"tournament_unbalanced", "tournament_escrow_not_empty"}
+
+
+def test_tickets_outstanding_are_the_active_tickets(settings):
+    from tournaments.models import Ticket
+
+    client, _ = api_client_create(name="lobby", scopes=["games"])
+    target = scheduled(slug="main-100", rebuy=None)
+    scheduled(
+        rounds=[{"final": True}], max_players=6, rebuy=None, guarantee="200.00",
+        prizes=[{"ranks": "1-2", "kind": "ticket", "tournament": "main-100"}],
+    )  # fmt: skip
+    for p in ("a", "b", "c", "d"):
+        funded_player(p, "500.00")
+        entries.registration_create(client=client, slug="sunday-100", player=p)
+    rounds.tournament_start(client=client, slug="sunday-100")
+    final = [{"table": "F", "standings": [
+        {"player": p, "position": n, "chips": 0} for n, p in enumerate("abcd", 1)
+    ]}]  # fmt: skip
+    stored = rounds.round_store(client=client, slug="sunday-100", number=1, tables=final)
+    rounds.round_settle(round_id=stored.pk)
+    target.refresh_from_db()
+    assert target.tickets_account.balance.amount == Decimal("200.00")
+    assert Ticket.objects.filter(status="active").count() == 2
+    assert "tickets_outstanding" not in kinds()
+    Ticket.objects.filter(player__external_id="a").update(status="expired")
+    assert "tickets_outstanding" in kinds()
+
+
+def test_lapsed_tickets_go_to_promotions_and_a_started_target_pays_seats_in_money(settings):
+    from tournaments.models import Ticket
+    from wallets.models import PlatformAccount
+    from wallets.services.accounts import platform_accounts
+
+    client, _ = api_client_create(name="lobby", scopes=["games"])
+    scheduled(
+        slug="main-100", rebuy=None, min_players=2, tickets_unused="lapse",
+        prizes=[{"ranks": "1", "percent": "100.00"}],
+    )  # fmt: skip
+    for slug in ("sat-a", "sat-b"):
+        scheduled(
+            slug=slug, rounds=[{"final": True}], max_players=6, rebuy=None, guarantee="200.00",
+            prizes=[{"ranks": "1-2", "kind": "ticket", "tournament": "main-100"}],
+        )  # fmt: skip
+    players = {"sat-a": "abcd", "sat-b": "efgh"}
+    for slug, names in players.items():
+        for p in names:
+            funded_player(p, "500.00")
+            entries.registration_create(client=client, slug=slug, player=p)
+        rounds.tournament_start(client=client, slug=slug)
+
+    def final(slug):
+        tables = [{"table": "F", "standings": [
+            {"player": p, "position": n, "chips": 0} for n, p in enumerate(players[slug], 1)
+        ]}]  # fmt: skip
+        stored = rounds.round_store(client=client, slug=slug, number=1, tables=tables)
+        rounds.round_settle(round_id=stored.pk)
+
+    final("sat-a")
+    for p in ("a", "c"):
+        entries.registration_create(client=client, slug="main-100", player=p)
+    rounds.tournament_start(client=client, slug="main-100")
+    lapsed = Entry.objects.filter(
+        account=platform_accounts()[PlatformAccount.PROMOTIONS],
+        transfer__idempotency_key__endswith=":lapse",
+    )
+    assert [e.amount.amount for e in lapsed] == [Decimal("100.00")]  # b's, back to promotions
+    assert dict(Ticket.objects.values_list("player__external_id", "status")) == {
+        "a": "used", "b": "expired",
+    }  # fmt: skip
+    final("sat-b")  # the target has started: its seats are paid in money
+    assert funded_player("e", "0")["winnings"].balance.amount == Decimal("100.00")
+    assert not Ticket.objects.filter(player__external_id__in="efgh").exists()
+    assert "tickets_outstanding" not in kinds()

@@ -52,14 +52,15 @@ class Lobby:
 
     def __init__(self, base_url: str, name: str = "lobby"):
         self.client, self.key = api_client_create(name=name, scopes=["games"])
-        self.base = base_url.rstrip("/") + "/api/v1/tournaments"
+        self.root = base_url.rstrip("/") + "/api/v1"
+        self.base = self.root + "/tournaments"
 
-    def call(self, method: str, path: str = "", body=None, key: str | None = None):
+    def call(self, method: str, path: str = "", body=None, key: str | None = None, base=None):
         data = None if body is None else json.dumps(body).encode()
         headers = {"Authorization": f"Api-Key {self.key}", "Content-Type": "application/json"}
         if method != "GET":
             headers["Idempotency-Key"] = key or uuid.uuid4().hex
-        request = urllib.request.Request(self.base + path, data, headers, method=method)
+        request = urllib.request.Request((base or self.base) + path, data, headers, method=method)
         for _ in range(50):  # the test server's listen queue is short: a refused connection is
             try:  # tried again with the same Idempotency-Key (a repeat replays)
                 with urllib.request.urlopen(request, timeout=30) as response:
@@ -69,6 +70,10 @@ class Lobby:
             except (ConnectionError, urllib.error.URLError):
                 time.sleep(0.05)
         raise AssertionError(f"{method} {path}: no connection")
+
+    def tickets(self, player: str):
+        """GET /api/v1/players/{player}/tickets."""
+        return self.call("GET", f"/players/{player}/tickets", base=self.root)
 
     def get(self, slug: str = ""):
         return self.call("GET", f"/{slug}" if slug else "")
@@ -140,4 +145,64 @@ def pnl_books(client) -> None:
     rounds.tournament_cancel(client=client, slug="monday-50")
 
 
-__all__ = ["Lobby", "make_api", "pnl_books", "scheduled", "table", "tournament_file"]
+def spend_books(client) -> None:
+    """The promotions spend report's books, all of today: `pnl_books` (overlay ₹117.50 and
+    1,000 chips); two ₹100 tickets finance issued for `main-100`, `fa`'s used to register and
+    `fb`'s expired back to promotions by beat's job; a ₹30 leaderboard prize (a transfer posted
+    here with the `leaderboard:` reference); a ₹20 bonus granted."""
+    from djmoney.money import Money
+
+    from tests.builders import bonus_granted, funded_player, staff
+    from tournaments.models import Ticket, TicketIssue
+    from tournaments.tournaments.services import entries
+    from tournaments.tournaments.services.tickets import ticket_issue_propose, tickets_expire
+    from wallets.models import CASH, PlatformAccount, Transfer
+    from wallets.services.accounts import platform_accounts
+    from wallets.services.proposals import proposal_decide
+    from wallets.services.transfers import Leg, transfer_post
+
+    pnl_books(client)
+    target = scheduled(
+        slug="main-100", rebuy=None, guarantee="0.00", min_players=2, max_players=6,
+        rounds=[{"final": True}], prizes=[{"ranks": "1", "percent": "100.00"}],
+    )  # fmt: skip
+    for p in ("fa", "fb"):
+        funded_player(p, "0")
+    issue = ticket_issue_propose(
+        proposed_by=staff("spend-maker", "finance operator"),
+        tournament=target,
+        players=["fa", "fb"],
+        expires_at=timezone.now() + timedelta(minutes=30),
+        reason="Diwali promotion",
+    )
+    proposal_decide(
+        model=TicketIssue,
+        proposal_id=issue.pk,
+        decided_by=staff("spend-checker", "finance approver"),
+        approve=True,
+    )
+    entries.registration_create(client=client, slug="main-100", player="fa")
+    Ticket.objects.filter(player__external_id="fb").update(
+        expires_at=timezone.now() - timedelta(seconds=1)
+    )
+    assert tickets_expire() == 1
+    winnings = funded_player("fa", "0")["winnings"]
+    promotions = platform_accounts()[PlatformAccount.PROMOTIONS]
+    transfer_post(
+        kind=Transfer.Kind.SETTLEMENT,
+        reference="leaderboard:weekly-1",
+        idempotency_key="leaderboard:weekly-1:prize:fa",
+        legs=[Leg(promotions.pk, -Money("30.00", CASH)), Leg(winnings.pk, Money("30.00", CASH))],
+    )
+    bonus_granted("fa", "20.00")
+
+
+__all__ = [
+    "Lobby",
+    "make_api",
+    "pnl_books",
+    "scheduled",
+    "spend_books",
+    "table",
+    "tournament_file",
+]

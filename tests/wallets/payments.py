@@ -14,10 +14,12 @@ from djmoney.money import Money
 
 from tests.builders import deposit_for_credit, move, staff
 from wallets.models import CASH, Player, Transfer, Withdrawal, WithdrawalReview
+from wallets.months import Month
 from wallets.roles import APPROVER, OPERATOR
 from wallets.services.accounts import platform_accounts, player_accounts
 from wallets.services.deposits import deposit_register
 from wallets.services.kyc import kyc_report
+from wallets.services.partitions import entry_partition_ensure
 from wallets.services.players import player_get_or_create
 from wallets.services.proposals import proposal_decide
 from wallets.services.withdrawals import withdrawal_review_propose
@@ -76,7 +78,9 @@ def lost(external_id: str, amount: str, bucket: str = "deposit") -> int:
 def backdate(when: datetime, *, transfers=(), withdrawals=()) -> None:
     """Move transfers (and their entries) and withdrawals to an earlier moment, as if they had
     happened then. Ledger rows are append-only: the guard triggers are off for these updates
-    only (`session_replication_role`, a superuser's setting; the test database's user is one)."""
+    only (`session_replication_role`, a superuser's setting; the test database's user is one).
+    The month moved to gets its entries' partition, as the migration gives a ledger's history."""
+    entry_partition_ensure(Month.of(when))
     ids = list(transfers)
     for w in Withdrawal.objects.filter(pk__in=list(withdrawals)):
         ids += [

@@ -8,17 +8,11 @@ from rest_framework.test import APIClient
 
 from rummy_ledger.api.keys import api_client_create
 from rummy_ledger.api.models import ApiClient
-from tests.builders import funded_player, staff
+from tests.builders import funded_player, staff, staff_client
 from wallets.models import Player
 from wallets.roles import APPROVER, VIEWER
 
 pytestmark = pytest.mark.django_db
-
-
-def logged_in(user) -> Client:
-    client = Client(raise_request_exception=False)
-    client.force_login(user)
-    return client
 
 
 # --- API keys ---------------------------------------------------------------------------------
@@ -31,7 +25,9 @@ def test_no_one_can_filter_api_clients_by_key_hash(query):
     client, _key = api_client_create(name="gateway", scopes=["payments"])
     url = reverse("admin:api_apiclient_changelist")
     for user in (staff("viewer", VIEWER), staff("root", superuser=True)):
-        response = logged_in(user).get(f"{url}?{query.format(client.key_hash[:1])}")
+        response = staff_client(user, raise_request_exception=False).get(
+            f"{url}?{query.format(client.key_hash[:1])}"
+        )
         assert response.status_code == 400, (user, response.status_code)
         assert client.key_hash.encode() not in response.content
 
@@ -39,12 +35,14 @@ def test_no_one_can_filter_api_clients_by_key_hash(query):
 def test_the_list_filter_still_works():
     api_client_create(name="gateway", scopes=["payments"])
     url = reverse("admin:api_apiclient_changelist")
-    response = logged_in(staff("viewer", VIEWER)).get(f"{url}?is_active__exact=1")
+    response = staff_client(staff("viewer", VIEWER), raise_request_exception=False).get(
+        f"{url}?is_active__exact=1"
+    )
     assert response.status_code == 200 and b"gateway" in response.content
 
 
 def test_a_new_key_is_shown_on_the_answer_itself_and_never_in_a_cookie():
-    admin = logged_in(staff("root", superuser=True))
+    admin = staff_client(staff("root", superuser=True), raise_request_exception=False)
     response = admin.post(
         reverse("admin:api_apiclient_add"), {"name": "table-9", "scopes": ["games"]}
     )
@@ -130,7 +128,7 @@ def test_the_lockout_ends_after_the_cool_off(approver, settings):
 )
 def test_reports_with_dates_out_of_range_are_a_form_error(start, end):
     funded_player("alice", "10.00")
-    viewer = logged_in(staff("viewer", VIEWER))
+    viewer = staff_client(staff("viewer", VIEWER), raise_request_exception=False)
     player = Player.objects.get(external_id="alice")
     pages = [
         reverse("admin:tournaments_game_fee_report"),

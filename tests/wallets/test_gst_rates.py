@@ -12,12 +12,11 @@ from pathlib import Path
 
 import pytest
 from django.db import DatabaseError, connection, transaction
-from django.test import Client
 from django.urls import reverse
 
 from rummy_ledger.api.keys import api_client_create
 from rummy_ledger.dev.demo.simulator import Http
-from tests.builders import staff
+from tests.builders import chain_caught_up, staff, staff_client
 from tests.wallets.invariants import ledger_violations
 from wallets import selectors
 from wallets.errors import ProposalInvalid, SelfApproval
@@ -111,6 +110,7 @@ def test_the_gst_report_and_reconciliation_are_per_rate(live_server, clock):
         [LAST_SECOND_AT_28 + timedelta(seconds=1)],
     )
     sql("RESET session_replication_role")
+    chain_caught_up()  # the ledger's chain, as its job would have written it on those days
 
     start, end = formulas.month_span(2025, 9)
     lines = [
@@ -217,8 +217,7 @@ def test_a_rate_for_today_or_the_past_or_out_of_range_is_not_proposed(
 @pytest.mark.parametrize(("rate", "field"), [("100.00", "rate_percent"), ("99.99", None)])
 def test_the_admin_form_says_the_rule_not_the_constraint(finance, clock, rate, field):
     clock(datetime(2027, 1, 10, 12, 0, tzinfo=IST))
-    client = Client()
-    client.force_login(finance[0])
+    client = staff_client(finance[0])
     form = {"effective_from": "2027-01-10" if field is None else "2027-02-01",
             "rate_percent": rate, "source": "GST Council", "reason": "notified"}  # fmt: skip
 

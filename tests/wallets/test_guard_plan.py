@@ -1,22 +1,29 @@
 """The deferred balance trigger's query plans keyed lookups only, even on tables that have no
 statistics yet (a freshly migrated server before ANALYZE): before, its join planned a scan of
-every account for every entry, ten times slower per transfer."""
+every account for every entry, ten times slower per transfer. And it reads the new entry's
+month only: one partition, however many months the ledger holds."""
 
 import re
 
 import pytest
 from django.db import connection
+from django.utils import timezone
+
+from wallets.months import Month
 
 pytestmark = pytest.mark.django_db
 
 
 def trigger_query() -> str:
-    """The check the database runs, as a statement with the transfer id as its parameter."""
+    """The check the database runs, as a statement with the transfer id and the month's bounds
+    as its parameters."""
     with connection.cursor() as cursor:
         cursor.execute("SELECT prosrc FROM pg_proc WHERE proname = 'ledger_transfer_balanced'")
         body = cursor.fetchone()[0]
     query = re.search(r"IF EXISTS \((.*)\) THEN", body, re.S).group(1)
-    return query.replace("NEW.transfer_id", "$1")
+    for name, parameter in (("NEW.transfer_id", "$1"), ("month_start", "$2"), ("month_end", "$3")):
+        query = query.replace(name, parameter)
+    return query
 
 
 def test_the_balance_check_uses_keyed_lookups_without_statistics():
@@ -48,12 +55,17 @@ def test_the_balance_check_uses_keyed_lookups_without_statistics():
             cursor.execute("UPDATE pg_class SET reltuples = -1 WHERE oid = %s::regclass", [table])
         # when: the check is planned as PL/pgSQL plans it once it has run a few times
         cursor.execute("SET LOCAL plan_cache_mode = force_generic_plan")
-        cursor.execute(f"PREPARE balance_check(bigint) AS {trigger_query()}")
+        cursor.execute(
+            f"PREPARE balance_check(bigint, timestamptz, timestamptz) AS {trigger_query()}"
+        )
+        month = Month.of(timezone.now())
         try:
-            cursor.execute("EXPLAIN EXECUTE balance_check(1)")
+            cursor.execute("EXPLAIN EXECUTE balance_check(1, %s, %s)", [month.start, month.end])
             plan = "\n".join(row[0] for row in cursor.fetchall())
         finally:
             cursor.execute("DEALLOCATE balance_check")
     # then: no table is scanned whole
     assert "Seq Scan" not in plan, plan
     assert "Index Scan using wallets_account_pkey" in plan, plan
+    # and of the partitions (this month and the ones ahead), only this month's is read
+    assert set(re.findall(r"on (wallets_entry_\d{4}_\d\d)", plan)) == {month.partition}, plan

@@ -1,9 +1,12 @@
 import re
+from base64 import b32decode
+from urllib.parse import parse_qs, urlsplit
 
 import pytest
 from django.contrib.auth.models import User
 from django.core.management import call_command
 from django.test import Client
+from django_otp.oath import TOTP
 from rest_framework.test import APIClient
 
 from rummy_ledger.api.models import ApiClient
@@ -67,6 +70,30 @@ def test_a_restart_keeps_the_key_and_the_passwords_and_writes_them_down(capsys, 
     # what was printed is also on file, for whoever looks for it later
     assert parse(settings.DEMO_NOTE_FILE.read_text()) == (first_key, first_passwords)
     assert settings.DEMO_SECRETS_FILE.stat().st_mode & 0o077 == 0  # its owner's only
+
+
+def test_each_demo_staff_user_has_an_authenticator_uri_that_passes_the_second_factor(
+    capsys, settings
+):
+    seed(capsys)
+    uris = authenticator_uris(settings.DEMO_NOTE_FILE.read_text())
+    assert sorted(uris) == sorted(STAFF)
+    seed(capsys)  # a restart keeps the secrets: the app they were added to keeps working
+    assert authenticator_uris(settings.DEMO_NOTE_FILE.read_text()) == uris
+
+    secret = parse_qs(urlsplit(uris["approver"]).query)["secret"][0]
+    code = f"{TOTP(b32decode(secret + '=' * (-len(secret) % 8))).token():06d}"
+    passwords = parse(settings.DEMO_NOTE_FILE.read_text())[1]
+    client = Client()
+    client.post("/admin/login/", {"username": "approver", "password": passwords["approver"]})
+    assert client.get("/admin/")["Location"].startswith("/admin/second-factor/")
+    passed = client.post("/admin/second-factor/", {"code": code, "next": "/admin/"})
+    assert passed["Location"] == "/admin/"
+    assert client.get("/admin/").status_code == 200
+
+
+def authenticator_uris(note: str) -> dict[str, str]:
+    return dict(re.findall(r"^      (\S+) +(otpauth://\S+)$", note, re.M))
 
 
 def test_make_clean_gives_a_new_key_and_new_passwords(capsys, settings):

@@ -25,6 +25,7 @@ FUNCTIONS = {
     "ledger_post_batch",
     "ledger_transfer_balanced",
     "ledger_append_only",
+    "ledger_month_closed",
     "gst_rate_history_frozen",
     "deal_intake_store",
     "deal_games_lock",

@@ -228,6 +228,12 @@ class Game(models.Model):
             models.Index(fields=["status", "created_at"], name="game_status_idx"),
             # finance searches by the id game servers use, whoever the client
             models.Index(fields=["game_id"], name="game_game_id_idx"),
+            # reconciliation checks the games finished since the last month close
+            models.Index(
+                fields=["finished_at"],
+                name="game_finished_idx",
+                condition=models.Q(finished_at__isnull=False),
+            ),
         ]
 
     def __str__(self) -> str:

@@ -51,6 +51,16 @@ class Tournament(models.Model):
     rebuy = models.JSONField(null=True, blank=True, help_text="price, max_per_player, until_round")
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.REGISTERING)
     round = models.PositiveSmallIntegerField(null=True, blank=True, help_text="The current one.")
+    tickets_unused = models.CharField(
+        max_length=8,
+        choices=[("refund", "refund"), ("lapse", "lapse")],
+        default="refund",
+        help_text="What the start does with a ticket for it nobody used: its value back, or lapse.",
+    )
+    # the tickets for this tournament outstanding: their value, held until used or settled
+    tickets_account = models.OneToOneField(
+        Account, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
     # stored when the tournament ends (finished: prizes paid; cancelled: refunds)
     collected = models.DecimalField(max_digits=16, decimal_places=2, default=ZERO)
     fee = models.DecimalField(max_digits=16, decimal_places=2, default=ZERO)
@@ -93,17 +103,21 @@ class Tournament(models.Model):
 
 
 class TournamentPrize(models.Model):
-    """A prize table row: each of ranks `rank_from`..`rank_to` gets `percent` % of the pool.
-    `kind` is money today; a ticket or a satellite seat will be another kind (and a target)."""
+    """A prize table row: each of ranks `rank_from`..`rank_to` gets `percent` % of the pool
+    (money), or a ticket to the `target` tournament (a satellite's seats: no percent)."""
 
     class Kind(models.TextChoices):
         MONEY = "money"
+        TICKET = "ticket"
 
     tournament = models.ForeignKey(Tournament, on_delete=models.CASCADE, related_name="prizes")
     rank_from = models.PositiveIntegerField()
     rank_to = models.PositiveIntegerField()
     kind = models.CharField(max_length=16, choices=Kind.choices, default=Kind.MONEY)
-    percent = models.DecimalField(max_digits=5, decimal_places=2)
+    percent = models.DecimalField(max_digits=5, decimal_places=2, null=True, blank=True)
+    target = models.ForeignKey(
+        Tournament, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
 
     class Meta:
         ordering = ["tournament", "rank_from"]
@@ -112,13 +126,20 @@ class TournamentPrize(models.Model):
                 fields=["tournament", "rank_from"], name="tournament_prize_unique_rank"
             ),
             models.CheckConstraint(
-                condition=Q(rank_from__gte=1, rank_to__gte=models.F("rank_from"), percent__gt=0),
+                condition=Q(rank_from__gte=1, rank_to__gte=models.F("rank_from")),
                 name="tournament_prize_ranks",
+            ),
+            models.CheckConstraint(
+                # NULL > 0 is not false: a money row's percent is not null, said so
+                condition=Q(kind="money", percent__isnull=False, percent__gt=0, target__isnull=True)
+                | Q(kind="ticket", percent__isnull=True, target__isnull=False),
+                name="tournament_prize_kind",
             ),
         ]
 
     def __str__(self) -> str:
-        return f"{self.tournament_id}: {self.rank_from}-{self.rank_to} {self.percent}%"
+        what = f"{self.percent}%" if self.kind == self.Kind.MONEY else f"ticket {self.target_id}"
+        return f"{self.tournament_id}: {self.rank_from}-{self.rank_to} {what}"
 
 
 class TournamentEscrow(models.Model):
@@ -182,6 +203,104 @@ class Registration(models.Model):
     @property
     def paid_total(self) -> Decimal:
         return self.entry + self.rebuy_total
+
+
+class Ticket(models.Model):
+    """A player's right to enter one tournament (`tournament`, the target), worth its entry fee
+    in its currency, neither cashable nor transferable. Its value sits in the target's tickets
+    account (`Tournament.tickets_account`) while `active`; `used` moves it into the escrow with
+    the registration, unregistering moves it back (`active`). The target's start settles the
+    unused ones by its `tickets_unused` term (`refunded` or `expired`); a cancelled target
+    refunds every one (`refunded`). `won_in`: the satellite that paid it."""
+
+    class Status(models.TextChoices):
+        ACTIVE = "active"
+        USED = "used"
+        REFUNDED = "refunded"
+        EXPIRED = "expired"
+
+    class Source(models.TextChoices):
+        SATELLITE = "satellite"
+        FINANCE = "finance"  # issued from promotions (`TicketIssue`)
+        LEADERBOARD = "leaderboard"  # a leaderboard's prize, from promotions
+
+    tournament = models.ForeignKey(Tournament, on_delete=models.PROTECT, related_name="tickets")
+    player = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="tickets")
+    value = models.DecimalField(max_digits=12, decimal_places=2)
+    status = models.CharField(max_length=8, choices=Status.choices, default=Status.ACTIVE)
+    source = models.CharField(max_length=16, choices=Source.choices)
+    won_in = models.ForeignKey(
+        Tournament, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    issue = models.ForeignKey(
+        "TicketIssue", null=True, blank=True, on_delete=models.PROTECT, related_name="tickets"
+    )
+    leaderboard = models.ForeignKey(
+        "Leaderboard", null=True, blank=True, on_delete=models.PROTECT, related_name="tickets"
+    )
+    registration = models.OneToOneField(
+        Registration, null=True, blank=True, on_delete=models.PROTECT, related_name="ticket"
+    )
+    # A finance ticket's own expiry (its issue's); a satellite's lasts until the target's
+    # registration closes (null). Past it, the ticket enters nothing and beat expires it.
+    expires_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    settled_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["pk"]
+        constraints = [
+            models.CheckConstraint(condition=Q(value__gt=0), name="ticket_value_positive"),
+            models.CheckConstraint(
+                condition=Q(source__in=["satellite", "leaderboard"], expires_at__isnull=True)
+                | Q(source="finance", expires_at__isnull=False),
+                name="ticket_expiry_by_source",
+            ),
+            models.CheckConstraint(
+                condition=Q(status="used", registration__isnull=False)
+                | (~Q(status="used") & Q(registration__isnull=True)),
+                name="ticket_used_by_registration",
+            ),
+            models.CheckConstraint(
+                condition=Q(
+                    source="satellite",
+                    won_in__isnull=False,
+                    issue__isnull=True,
+                    leaderboard__isnull=True,
+                )
+                | Q(source="finance", won_in__isnull=True, issue__isnull=False, leaderboard=None)
+                | Q(
+                    source="leaderboard",
+                    won_in__isnull=True,
+                    issue__isnull=True,
+                    leaderboard__isnull=False,
+                ),
+                name="ticket_source",
+            ),
+            models.UniqueConstraint(
+                fields=["tournament", "player"],
+                condition=Q(status__in=["active", "used"]),
+                name="ticket_one_per_player",
+            ),
+        ]
+        indexes = [
+            models.Index(fields=["player", "tournament"], name="ticket_player"),
+            models.Index(
+                fields=["expires_at"],
+                condition=Q(status="active", expires_at__isnull=False),
+                name="ticket_active_expiry",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"ticket {self.pk} to {self.tournament_id} for {self.player_id}"
+
+    @property
+    def expiry(self):
+        """When it stops entering its tournament: its own expiry, at the latest the target's
+        registration close."""
+        closes = self.tournament.registration_closes_at
+        return closes if self.expires_at is None else min(self.expires_at, closes)
 
 
 class TournamentSeat(models.Model):
@@ -306,3 +425,25 @@ class NewTournament(Proposal):
 
     def __str__(self) -> str:
         return f"new tournament #{self.pk} {self.slug}"
+
+
+class TicketIssue(Proposal):
+    """Tickets to `tournament` for `players` (external ids), issued by finance: proposed by one
+    member of staff, issued from promotions when another approves (shown as promotions spend);
+    their value goes back to promotions, never to winnings."""
+
+    approve_permission = "tournaments.approve_ticketissue"
+
+    tournament = models.ForeignKey(Tournament, on_delete=models.PROTECT, related_name="+")
+    players = models.JSONField(help_text='["player-1", ...]: external ids, each once.')
+    expires_at = models.DateTimeField(
+        help_text="when the tickets expire (their value back to promotions): at the latest when "
+        "the tournament's registration closes"
+    )
+
+    class Meta(Proposal.Meta):
+        verbose_name = "ticket issue"
+        permissions = [("approve_ticketissue", "Can approve or reject tickets issued by finance")]
+
+    def __str__(self) -> str:
+        return f"ticket issue #{self.pk} to {self.tournament}"

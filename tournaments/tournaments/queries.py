@@ -20,25 +20,32 @@ from wallets.services.flows import PairFlow, pair_flows_sql
 # what went into their escrows (entries, rebuys), what came back out (refunds), and each prize
 # payout's fee, overlay (from promotions or chips issuance) and prizes. Every tournament transfer
 # carries the reference `tournament:<pk>`; its key's third part says an entry from a rebuy.
+# Tickets: an entry paid with one counts as an entry (what went into the registration's escrow),
+# its return on unregistering as a refund; a satellite's seat (paid into the target's tickets
+# account, `tk`) as a prize; a lapsed ticket back to promotions counts back against the overlay;
+# what leaves a tickets account otherwise is not the target's refund.
 TOURNAMENT_PNL_SQL = f"""
 SELECT date_trunc(%(unit)s, t.created_at AT TIME ZONE %(tz)s)::date AS period,
        e.amount_currency,
        count(DISTINCT t.reference) AS tournaments,
        COALESCE(sum(e.amount) FILTER (WHERE t.kind = %(entry)s AND a.kind = %(escrow)s
+                AND tk.id IS NULL
                 AND split_part(t.idempotency_key, %(sep)s, 3) <> %(rebuy)s), 0) AS entries,
        COALESCE(sum(e.amount) FILTER (WHERE t.kind = %(entry)s AND a.kind = %(escrow)s
+                AND tk.id IS NULL
                 AND split_part(t.idempotency_key, %(sep)s, 3) = %(rebuy)s), 0) AS rebuys,
        COALESCE(sum(e.amount) FILTER (WHERE t.kind = %(settlement)s
                 AND e.account_id = %(fee_account)s), 0) AS fee,
        COALESCE(-sum(e.amount) FILTER (WHERE t.kind = %(settlement)s
                 AND e.account_id = ANY(%(overlay_accounts)s)), 0) AS overlay,
        COALESCE(sum(e.amount) FILTER (WHERE t.kind = %(settlement)s
-                AND a.kind = %(player)s), 0) AS prizes,
-       COALESCE(-sum(e.amount) FILTER (WHERE t.kind = %(refund)s AND a.kind = %(escrow)s), 0)
-           AS refunds
+                AND (a.kind = %(player)s OR (tk.id IS NOT NULL AND e.amount > 0))), 0) AS prizes,
+       COALESCE(-sum(e.amount) FILTER (WHERE t.kind = %(refund)s AND a.kind = %(escrow)s
+                AND tk.id IS NULL), 0) AS refunds
   FROM {Transfer._meta.db_table} t
   JOIN {Entry._meta.db_table} e ON e.transfer_id = t.id
   JOIN {Account._meta.db_table} a ON a.id = e.account_id
+  LEFT JOIN {Tournament._meta.db_table} tk ON tk.tickets_account_id = a.id
  WHERE t.reference LIKE %(prefix)s AND t.created_at >= %(start)s AND t.created_at < %(end)s
  GROUP BY 1, 2
  ORDER BY 1, 2

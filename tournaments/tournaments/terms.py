@@ -18,7 +18,7 @@ from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from tournaments.errors import TermsInvalid
-from tournaments.payouts import PrizeRow
+from tournaments.payouts import MONEY, TICKET, PrizeRow
 from wallets.money.amounts import amount_text
 
 CASH, CHIPS = "INR", "CHP"
@@ -128,35 +128,56 @@ class TournamentTerms:
             raise TermsInvalid("rebuy", f"until_round is a round before the final (1 to {last})")
 
     def _check_prizes(self) -> None:
-        if not self.prizes:
-            raise TermsInvalid("prizes", "a prize table pays at least rank 1")
-        expected = 1
+        paid = prize_ranks_checked(self.prizes)
         total = Decimal(0)
         for row in self.prizes:
-            if row.rank_from != expected or row.rank_to < row.rank_from:
-                raise TermsInvalid(
-                    "prizes",
-                    f"the ranks follow each other from 1 without gaps: expected {expected}",
-                )
+            if row.kind == TICKET:
+                continue
             _percent("prizes", row.percent)
             if row.percent <= 0:
                 raise TermsInvalid("prizes", "each paid rank gets more than 0 %")
             total += row.percent * (row.rank_to - row.rank_from + 1)
-            expected = row.rank_to + 1
-        if total != HUNDRED:
+        if any(row.kind == MONEY for row in self.prizes) and total != HUNDRED:
             raise TermsInvalid("prizes", f"the percentages add up to {total}, not exactly 100")
-        if expected - 1 > self.min_players:
+        if paid > self.min_players:
             raise TermsInvalid(
                 "prizes",
                 f"a prize table may pay no more ranks than min_players ({self.min_players}), "
-                f"this one pays {expected - 1}",
+                f"this one pays {paid}",
             )
+
+    @property
+    def target(self) -> str | None:
+        """The tournament the ticket rows pay seats in (a satellite's), or None."""
+        return next((row.target for row in self.prizes if row.kind == TICKET), None)
 
     def rounds_json(self) -> list[dict[str, Any]]:
         return [rule.to_json() for rule in self.rounds]
 
     def rebuy_json(self) -> dict[str, Any] | None:
         return None if self.rebuy is None else self.rebuy.to_json()
+
+
+def prize_ranks_checked(rows: Sequence[PrizeRow]) -> int:
+    """What every prize table must be (a tournament's, a leaderboard's): rows from rank 1
+    without gaps, ticket rows first and all to one tournament. Returns how many ranks it pays."""
+    if not rows:
+        raise TermsInvalid("prizes", "a prize table pays at least rank 1")
+    expected = 1
+    money_seen = False
+    for row in rows:
+        if row.rank_from != expected or row.rank_to < row.rank_from:
+            raise TermsInvalid(
+                "prizes",
+                f"the ranks follow each other from 1 without gaps: expected {expected}",
+            )
+        expected = row.rank_to + 1
+        if row.kind == TICKET and money_seen:
+            raise TermsInvalid("prizes", "ticket rows come first, before money rows")
+        money_seen = money_seen or row.kind == MONEY
+    if len({row.target for row in rows if row.kind == TICKET}) > 1:
+        raise TermsInvalid("prizes", "every ticket row names the same tournament")
+    return expected - 1
 
 
 def _amount(field: str, value: Decimal, *, allow_zero: bool) -> None:
@@ -241,18 +262,37 @@ def rebuy_of(data: Any) -> RebuyRule | None:
     )
 
 
-def prizes_of(data: Any) -> tuple[PrizeRow, ...]:
+def prizes_of(data: Any, *, money: str = "percent") -> tuple[PrizeRow, ...]:
+    """`{"ranks": "1-4", "percent": "25.00"}` (money) or `{"ranks": "1-4", "kind": "ticket",
+    "tournament": "<slug>"}` (a seat each in that tournament). A leaderboard's money rows carry
+    an `amount` per rank instead of a percent (`money="amount"`, in the row's `amount`)."""
     if not isinstance(data, list) or len(data) > 1000:
         raise TermsInvalid("prizes", "a list of at most 1000 rows")
     rows = []
     for item in data:
-        item = _keys("prizes", item, {"ranks", "percent"}, {"ranks", "percent"})
+        ticket = isinstance(item, dict) and item.get("kind") == TICKET
+        if ticket:
+            keys = {"ranks", "kind", "tournament"}
+            item = _keys("prizes", item, keys, keys)
+            if not isinstance(item["tournament"], str) or not 1 <= len(item["tournament"]) <= 64:
+                raise TermsInvalid("prizes", "a ticket row names its tournament's slug")
+        else:
+            item = _keys("prizes", item, {"ranks", money, "kind"}, {"ranks", money})
+            if item.get("kind", MONEY) != MONEY:
+                raise TermsInvalid("prizes", 'a prize row\'s kind is "money" or "ticket"')
         match = _RANKS.fullmatch(item["ranks"]) if isinstance(item["ranks"], str) else None
         if match is None:
             raise TermsInvalid("prizes", f'ranks are "3" or "4-6", not {item["ranks"]!r}')
         first = int(match.group(1))
         last = int(match.group(2) or first)
-        rows.append(PrizeRow(first, last, decimal_of("prizes", item["percent"])))
+        if ticket:
+            rows.append(PrizeRow(first, last, None, TICKET, item["tournament"]))
+        elif money == "percent":
+            rows.append(PrizeRow(first, last, decimal_of("prizes", item["percent"])))
+        else:
+            value = decimal_of("prizes", item[money])
+            _amount("prizes", value, allow_zero=False)
+            rows.append(PrizeRow(first, last, None, amount=value))
     return tuple(rows)
 
 
@@ -262,7 +302,14 @@ def prizes_json(rows: Sequence[PrizeRow]) -> list[dict[str, str]]:
             str(row.rank_from) if row.rank_from == row.rank_to else f"{row.rank_from}-{row.rank_to}"
         )
 
-    return [{"ranks": ranks(row), "percent": amount_text(row.percent)} for row in rows]
+    return [
+        {"ranks": ranks(row), "kind": TICKET, "tournament": row.target}
+        if row.kind == TICKET
+        else {"ranks": ranks(row), "amount": amount_text(row.amount)}
+        if row.amount is not None
+        else {"ranks": ranks(row), "percent": amount_text(row.percent)}
+        for row in rows
+    ]
 
 
 # --- a round's standings -------------------------------------------------------------------------

@@ -27,6 +27,7 @@ from django.utils import timezone
 from django.utils.html import format_html, format_html_join
 from djmoney.money import Money
 
+from rummy_ledger.csv_cells import csv_response
 from rummy_ledger.replica import finance_page
 from wallets.admin import search
 from wallets.admin.base import (
@@ -36,7 +37,6 @@ from wallets.admin.base import (
     ReadOnlyInline,
     TermSearch,
     changelist_link,
-    csv_response,
     link,
     money_display,
     money_html,
@@ -45,6 +45,7 @@ from wallets.admin.base import (
 from wallets.admin.paging import LargeTablePaginator
 from wallets.admin.protection import BonusLotInline, ProtectionChangeInline, protection_summary
 from wallets.admin.regions import PlayerRegionAdmin
+from wallets.errors import MonthArchived
 from wallets.models import BUCKET_CURRENCY, Account, Bucket, Entry, Player, Transfer
 from wallets.money.amounts import amount_text
 from wallets.money.formatting import unit
@@ -164,21 +165,28 @@ class PlayerAdmin(PlayerRegionAdmin, TermSearch, ReadOnlyAdmin):
                 player=player, bucket=form.cleaned_data["bucket"], kind=Account.Kind.PLAYER
             )
             start, end = form.period()
-            if request.GET.get("format") == "csv":
-                return _statement_csv(transfers.statement(account=account, start=start, end=end))
-            stmt = transfers.statement(
-                account=account,
-                start=start,
-                end=end,
-                first=(page - 1) * STATEMENT_PAGE,
-                count=STATEMENT_PAGE,
-            )
-            names = search.reference_names({ln.entry.transfer.reference for ln in stmt.lines})
-            context.update(
-                statement=stmt,
-                rows=[(ln, names.get(ln.entry.transfer.reference)) for ln in stmt.lines],
-                pages=_pages(stmt, dict(form.data)),
-            )
+            try:
+                if request.GET.get("format") == "csv":
+                    return _statement_csv(
+                        transfers.statement(account=account, start=start, end=end)
+                    )
+                stmt = transfers.statement(
+                    account=account,
+                    start=start,
+                    end=end,
+                    first=(page - 1) * STATEMENT_PAGE,
+                    count=STATEMENT_PAGE,
+                )
+            except MonthArchived as exc:  # a day inside an archived month: only its bounds
+                form.add_error(None, str(exc))
+                stmt = None
+            if stmt is not None:
+                names = search.reference_names({ln.entry.transfer.reference for ln in stmt.lines})
+                context.update(
+                    statement=stmt,
+                    rows=[(ln, names.get(ln.entry.transfer.reference)) for ln in stmt.lines],
+                    pages=_pages(stmt, dict(form.data)),
+                )
         return TemplateResponse(request, "admin/wallets/player/statement.html", context)
 
 
@@ -214,6 +222,10 @@ def _statement_csv(stmt: transfers.Statement) -> HttpResponse:
         "currency",
     ]
     rows = [["", "", "opening", "", "", "", amount_text(stmt.opening.amount), currency]]
+    if stmt.archived_until is not None:
+        rows.append([timezone.localtime(stmt.archived_until).isoformat(), "", "archived", "",
+                     "the entries before are archived: the balance from the month closes", "",
+                     amount_text(stmt.archived_balance.amount), currency])  # fmt: skip
     for line in stmt.lines:
         e = line.entry
         rows.append(

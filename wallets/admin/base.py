@@ -11,7 +11,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from datetime import date, datetime, time, timedelta
 
 from django import forms
@@ -20,13 +20,12 @@ from django.contrib.admin.views.main import ChangeList
 from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
-from django.http import HttpResponse, HttpResponseForbidden
+from django.http import HttpResponseForbidden
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.html import format_html
 
-from rummy_ledger.csv_cells import CONTENT_TYPE, csv_write
 from wallets.money.formatting import money
 
 
@@ -245,13 +244,3 @@ def permission_denied(request, exception=None):
         "reason": str(exception or ""),
     }
     return HttpResponseForbidden(render_to_string("403.html", context, request=request))
-
-
-def csv_response(name: str, header: list[str], rows: Iterable[list]) -> HttpResponse:
-    """A CSV download (`name`, with any `:` of an account code or player id made `_`): the header
-    names the unit, the values stay plain decimals (`amount_text`); no cell runs as a formula
-    (`rummy_ledger.csv_cells`)."""
-    response = HttpResponse(content_type=CONTENT_TYPE)
-    response["Content-Disposition"] = f'attachment; filename="{name.replace(":", "_")}"'
-    csv_write(response, header, rows)
-    return response

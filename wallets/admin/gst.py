@@ -59,11 +59,7 @@ class GstRateProposalAdmin(ProposalAdmin, NoDeleteAdmin):
 
     rate_shown = percent_display("rate_percent", "rate")
 
-    def get_fields(self, request, obj=None):
-        return GstRateProposalForm.Meta.fields if obj is None else self.readonly_fields
-
-    def get_readonly_fields(self, request, obj=None):
-        return [] if obj is None else self.readonly_fields
+    add_fields = GstRateProposalForm.Meta.fields
 
     def propose(self, request, data):
         return gst_rates.gst_rate_propose(

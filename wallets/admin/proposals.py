@@ -90,6 +90,13 @@ class ProposalAdmin:
     ]
     proposer = staff_display("proposed_by", "proposed by")
     decider = staff_display("decided_by", "decided by")
+    add_fields: list[str] = []  # what proposing asks for; a proposal's page shows readonly_fields
+
+    def get_fields(self, request, obj=None):
+        return self.add_fields if obj is None else self.readonly_fields
+
+    def get_readonly_fields(self, request, obj=None):
+        return [] if obj is None else self.readonly_fields
 
     def propose(self, request: HttpRequest, data: dict):
         raise NotImplementedError
@@ -235,13 +242,7 @@ class AdjustmentAdmin(TermSearch, ProposalAdmin, NoDeleteAdmin):
         by_player = queryset.filter(player__external_id__startswith=term)
         return by_player | queryset.filter(pk=int(term)) if term.isdigit() else by_player
 
-    def get_fields(self, request, obj=None):
-        if obj is None:
-            return ["player", "bucket", "direction", "amount_value", "reason"]
-        return self.readonly_fields
-
-    def get_readonly_fields(self, request, obj=None):
-        return [] if obj is None else self.readonly_fields
+    add_fields = ["player", "bucket", "direction", "amount_value", "reason"]
 
     def propose(self, request, data):
         return adjustment_propose(

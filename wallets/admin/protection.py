@@ -119,11 +119,7 @@ class BonusGrantAdmin(ProposalAdmin, NoDeleteAdmin):
 
     amount_shown = money_display("amount", description="amount")
 
-    def get_fields(self, request, obj=None):
-        return ["player", "amount_value", "reason"] if obj is None else self.readonly_fields
-
-    def get_readonly_fields(self, request, obj=None):
-        return [] if obj is None else self.readonly_fields
+    add_fields = ["player", "amount_value", "reason"]
 
     def propose(self, request, data):
         return bonus_grant_propose(

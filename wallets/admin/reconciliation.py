@@ -60,6 +60,7 @@ class ReconciliationReportAdmin(ReadOnlyAdmin):
         "starter",
         "discrepancy_count",
         "seconds",
+        "read_from",
         "checks",
         "error",
         "discrepancy_table",
@@ -73,6 +74,15 @@ class ReconciliationReportAdmin(ReadOnlyAdmin):
     def seconds(self, obj):
         seconds = obj.stats.get("seconds")
         return "-" if seconds is None else f"{seconds} s"
+
+    @admin.display(description="snapshot read from")
+    def read_from(self, obj):
+        """The standby (and how far behind it was) or the primary, and why (the runner's
+        `stats["read_from"]`); reports from before it was recorded read the primary."""
+        read = obj.stats.get("read_from") or {}
+        if read.get("notice"):
+            return read["notice"]
+        return "Read from the primary." if read else "-"
 
     @admin.display(description="checks")
     def checks(self, obj):

@@ -14,9 +14,9 @@ from django.template.response import TemplateResponse
 from django.urls import path
 from django.utils import timezone
 
+from rummy_ledger.csv_cells import csv_response
 from rummy_ledger.replica import finance_page
 from wallets import selectors
-from wallets.admin.base import csv_response
 from wallets.models import Player
 from wallets.money.amounts import amount_text
 from wallets.tax import formulas

@@ -11,7 +11,8 @@ from django.http import HttpRequest
 from django.urls import path, reverse
 from django.utils.html import format_html
 
-from wallets.admin.base import NoDeleteAdmin, ReadOnlyInline, csv_response
+from rummy_ledger.csv_cells import csv_response
+from wallets.admin.base import NoDeleteAdmin, ReadOnlyInline
 from wallets.admin.proposals import ProposalAdmin, ProposalForm
 from wallets.models import WindDown, WindDownLine
 from wallets.services import wind_down as service
@@ -62,11 +63,7 @@ class WindDownAdmin(ProposalAdmin, NoDeleteAdmin):
         "report",
     ]
 
-    def get_fields(self, request, obj=None):
-        return ["reason"] if obj is None else self.readonly_fields
-
-    def get_readonly_fields(self, request, obj=None):
-        return [] if obj is None else self.readonly_fields
+    add_fields = ["reason"]
 
     def get_inlines(self, request, obj):
         return self.inlines if obj is not None and obj.lines.exists() else []

@@ -12,6 +12,7 @@ from django.db import models
 from django.db.models import Q
 from djmoney.models.fields import MoneyField
 
+from rummy_ledger.commit_order import Xid8Field
 from wallets.models.people import Player
 
 CASH = "INR"
@@ -129,9 +130,13 @@ class Transfer(models.Model):
     )
     memo = models.CharField(max_length=255, blank=True)
     created_at = models.DateTimeField(db_default=models.functions.Now(), db_index=True)
+    # the writing transaction's id: the hash chain reads transfers in commit order by it
+    # (rummy_ledger/commit_order.py, wallets/chain/)
+    txid = Xid8Field(db_default=models.Func(function="pg_current_xact_id"), editable=False)
 
     class Meta:
         indexes = [
+            models.Index(fields=["txid", "id"], name="transfer_commit_order_idx"),
             models.Index(fields=["reference"], name="transfer_reference_idx"),
             # prefix search of references (`game:12` finds `game:12:...`)
             models.Index(

@@ -1,10 +1,13 @@
 """The one-way-flow report (chip dumping): pairs of players where money went from one to the
-other over repeated games, stored per run for finance (`wallets.services.flows`)."""
+other over repeated games, stored per run for finance (`wallets.services.flows`), and finance's
+clearing of a pair (`PairClearance`, maker-checker: `wallets.services.pair_clearances`)."""
 
 from __future__ import annotations
 
 from django.db import models
+from django.db.models import Q
 
+from wallets.models.finance import Proposal, ProposalStatus
 from wallets.models.people import Player
 from wallets.money.formatting import ist
 
@@ -33,7 +36,13 @@ class FlowReport(models.Model):
 
 
 class FlaggedPair(models.Model):
-    """Money went from `loser` to `winner` in `games` games, and hardly ever came back."""
+    """Money went from `loser` to `winner` in `games` games, and hardly ever came back. Under
+    review until finance clears it: a player in a pair under review wins no promotions' prize
+    (a leaderboard's payout skips them)."""
+
+    class Review(models.TextChoices):
+        UNDER_REVIEW = "under_review"
+        CLEARED = "cleared"
 
     report = models.ForeignKey(FlowReport, on_delete=models.CASCADE, related_name="pairs")
     loser = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="+")
@@ -43,6 +52,12 @@ class FlaggedPair(models.Model):
     returned = _decimal("what the winner lost to the loser in the same window, INR")
     first_game_at = models.DateTimeField()
     last_game_at = models.DateTimeField()
+    review = models.CharField(
+        max_length=16,
+        choices=Review.choices,
+        default=Review.UNDER_REVIEW,
+        db_default="under_review",
+    )
 
     class Meta:
         constraints = [
@@ -57,3 +72,33 @@ class FlaggedPair(models.Model):
 
     def __str__(self) -> str:
         return f"{self.loser} -> {self.winner}: {self.amount} in {self.games} games"
+
+
+class PairClearance(Proposal):
+    """Finance clears a flagged pair: an operator proposes it with a reason, another person
+    approves, and the pair's `review` becomes `cleared` (its players win promotions' prizes
+    again). One open proposal per pair; a pair is cleared once."""
+
+    approve_permission = "wallets.approve_pairclearance"
+
+    pair = models.ForeignKey(FlaggedPair, on_delete=models.PROTECT, related_name="clearances")
+
+    class Meta(Proposal.Meta):
+        verbose_name = "flagged pair clearance"
+        permissions = [("approve_pairclearance", "Can approve or reject clearing flagged pairs")]
+        constraints = [
+            *Proposal.Meta.constraints,
+            models.UniqueConstraint(
+                fields=["pair"],
+                condition=Q(status=ProposalStatus.PROPOSED),
+                name="pairclearance_one_open_per_pair",
+            ),
+            models.UniqueConstraint(
+                fields=["pair"],
+                condition=Q(status=ProposalStatus.APPROVED),
+                name="pairclearance_once_per_pair",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"clearance #{self.pk} of {self.pair}"

@@ -8,7 +8,7 @@ from datetime import timedelta
 
 from django.utils import timezone
 
-from wallets.reconciliation.discrepancies import INSERT
+from wallets.reconciliation.discrepancies import Row
 
 KINDS = {
     "bonus_lots_mismatch": "bonus bucket differs from its bonus lots' remaining",
@@ -16,32 +16,26 @@ KINDS = {
 }
 
 
-_LOTS = (
-    INSERT
-    + """
-SELECT %(report)s, 'bonus_lots_mismatch', a.code, coalesce(l.remaining, 0), a.balance,
+_LOTS = """
+SELECT 'bonus_lots_mismatch', a.code, coalesce(l.remaining, 0), a.balance,
        a.balance_currency, jsonb_build_object('lots', coalesce(l.n, 0))
   FROM wallets_account a
   LEFT JOIN (SELECT player_id, sum(remaining) AS remaining, count(*) AS n FROM wallets_bonuslot
               GROUP BY player_id) AS l ON l.player_id = a.player_id
  WHERE a.kind = 'player' AND a.bucket = 'bonus' AND a.balance <> coalesce(l.remaining, 0)
 """
-)
 
-_KEPT = (
-    INSERT
-    + """
-SELECT %(report)s, 'bonus_expired_kept', 'bonus lot ' || l.id, 0, l.remaining, 'INR',
+_KEPT = """
+SELECT 'bonus_expired_kept', 'bonus lot ' || l.id, 0, l.remaining, 'INR',
        jsonb_build_object('player_id', l.player_id, 'expires_at', l.expires_at)
   FROM wallets_bonuslot l
  WHERE l.remaining > 0 AND l.expires_at < %(kept_before)s
 """
-)
 
 
-def bonus(cursor, ctx: dict) -> int:
-    cursor.execute(_LOTS, {"report": ctx["report_id"]})
-    found = cursor.rowcount
+def bonus(cursor, ctx: dict) -> list[Row]:
+    cursor.execute(_LOTS)
+    found = cursor.fetchall()
     kept_before = timezone.now() - timedelta(days=1)
-    cursor.execute(_KEPT, {"report": ctx["report_id"], "kept_before": kept_before})
-    return found + cursor.rowcount
+    cursor.execute(_KEPT, {"kept_before": kept_before})
+    return found + cursor.fetchall()

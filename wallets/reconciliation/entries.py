@@ -1,9 +1,15 @@
 """Ledger checks: one parallel pass over `wallets_entry`, then small set-based statements.
 
+The pass reads the entries since the last month close only (`wallets.services.months`), added to
+the balances that close proved, and checks the cached balances of the accounts with entries
+since then: the close proved the rest, so the nightly cost grows with the days since the close,
+not with history. Before the first close it reads every entry and every account.
+
 The pass (one statement) sums the entries per (account, currency), joins that to the accounts
-and derives every account-level discrepancy plus per-currency totals into a small temporary
-table; the discrepancies are then copied into the report with one `INSERT ... SELECT`.
-No Python loop per row anywhere.
+and returns every account-level discrepancy plus a few summary rows: per-currency totals, each
+escrow's flows (for the games' checks) and each platform account's total (for the tax checks),
+kept in `ctx` and handed to those checks as parameters. A standby refuses temporary tables, and
+reconciliation may read one (`runner.py`).
 
 Every transfer sums to zero per currency: proven without grouping the entries by transfer (which
 costs about four times the account pass on a million entries). The same pass adds a seeded,
@@ -26,11 +32,14 @@ whole amount overflowed above 10^11 rupees and failed the run for good.)
 
 from __future__ import annotations
 
+import json
 import secrets
 
-from wallets.reconciliation.discrepancies import INSERT
+from wallets.models import MonthCloseBalance
+from wallets.months import Month
+from wallets.reconciliation.discrepancies import Row
+from wallets.services.months import last_close
 
-LEDGER_TABLE = "recon_ledger"
 MODULUS_BITS = 43  # residue < 2^43, weight < 2^20: every product fits a bigint
 ENTRY_PASS_KINDS = {
     "cached_balance": "cached balance differs from its entries",
@@ -39,35 +48,45 @@ ENTRY_PASS_KINDS = {
     "negative_balance": "player or escrow balance below zero",
 }
 
-ONE_PASS = f"""
-DROP TABLE IF EXISTS {LEDGER_TABLE};
-CREATE TEMP TABLE {LEDGER_TABLE} ON COMMIT DROP AS
-WITH sums AS MATERIALIZED (
-    -- sums in paise (integer aggregates combine far faster across parallel workers)
-    SELECT account_id, amount_currency AS currency, sum((amount * 100)::bigint) AS total,
+ONE_PASS = """
+WITH moved AS MATERIALIZED (
+    -- the entries since the last close (all of them before the first), in paise (integer
+    -- aggregates combine far faster across parallel workers)
+    SELECT account_id, amount_currency AS currency, sum((amount * 100)::bigint) AS moved,
            count(*) AS n,
            sum(((amount * 100)::bigint %% %(modulus)s)
                * ((hashint8extended(transfer_id, %(seed)s) >> 44) | 1)) AS weighted,
-           sum((amount * 100)::bigint) FILTER (WHERE amount > 0) AS inflow
+           coalesce(sum((amount * 100)::bigint) FILTER (WHERE amount > 0), 0) AS inflow
       FROM wallets_entry
+     WHERE created_at >= coalesce(%(since)s, '-infinity'::timestamptz)
      GROUP BY account_id, amount_currency
+), sums AS MATERIALIZED (
+    -- added to the close's balance of each account that moved (the close proved the others)
+    -- (numeric paise, as sum() of bigints is: no division below truncates)
+    SELECT m.account_id, m.currency, coalesce(c.balance * 100, 0) AS opening,
+           coalesce(c.balance * 100, 0) + m.moved AS total, m.n, m.weighted,
+           coalesce(c.inflow * 100, 0) + m.inflow AS inflow
+      FROM moved m
+      LEFT JOIN {closes} c
+        ON c.close_id = %(close)s AND c.account_id = m.account_id AND c.currency = m.currency
 ), acc AS MATERIALIZED (
     -- one row per account (with its entries in its own currency), plus one row per
-    -- (account, currency) of entries in a currency that is not their account's (id IS NULL)
+    -- (account, currency) of entries in a currency that is not their account's (id IS NULL);
+    -- after a close, only the accounts with entries since it
     SELECT a.id, a.code, a.kind, a.balance, s.account_id,
            coalesce(a.balance_currency, s.currency) AS currency,
-           coalesce(s.total / 100, 0)::numeric(20, 2) AS total, coalesce(s.n, 0) AS n,
+           coalesce(s.total / 100, 0)::numeric(20, 2) AS total,
+           coalesce(s.opening / 100, 0)::numeric(20, 2) AS opening, coalesce(s.n, 0) AS n,
            coalesce(s.weighted, 0) AS weighted,
            coalesce(s.inflow / 100, 0)::numeric(20, 2) AS inflow
-      FROM wallets_account a
-      FULL JOIN sums s ON s.account_id = a.id AND s.currency = a.balance_currency
+      FROM {accounts}
 ), per_currency AS (
-    -- all balances of a currency: cached ones for player and escrow accounts, the sum of
-    -- entries for platform accounts (they cache nothing)
+    -- all balances of a currency, less what the last close proved them to be: cached ones for
+    -- player and escrow accounts, the sum of entries for platform accounts (they cache nothing)
     SELECT currency,
-           sum(CASE WHEN id IS NULL THEN 0 WHEN kind = 'platform' THEN total ELSE balance END)
-               AS balances,
-           sum(total) AS entries_total, sum(weighted) AS weighted, sum(n) AS entries,
+           sum(CASE WHEN id IS NULL THEN 0 WHEN kind = 'platform' THEN total - opening
+                    ELSE balance - opening END) AS balances,
+           sum(total - opening) AS entries_total, sum(weighted) AS weighted, sum(n) AS entries,
            count(account_id) AS accounts
       FROM acc GROUP BY currency
 )
@@ -80,9 +99,10 @@ SELECT 'negative_balance', code, 0, balance, currency, jsonb_build_object('accou
        NULL
   FROM acc WHERE id IS NOT NULL AND kind <> 'platform' AND balance < 0
 UNION ALL
-SELECT 'foreign_currency', 'account ' || account_id, NULL, total, currency,
-       jsonb_build_object('account_id', account_id, 'entries', n), account_id
-  FROM acc WHERE id IS NULL
+SELECT 'foreign_currency', coalesce(f.code, 'account ' || acc.account_id), NULL, total, currency,
+       jsonb_build_object('account_id', acc.account_id, 'entries', n,
+                          'account_currency', f.balance_currency), acc.account_id
+  FROM acc LEFT JOIN wallets_account f ON f.id = acc.account_id WHERE acc.id IS NULL
 UNION ALL
 -- the entries alone must net to zero too (a deleted platform entry shows up only here)
 SELECT 'currency_total', 'all ' || currency || ' balances', 0,
@@ -95,40 +115,24 @@ SELECT '_per_currency', currency, 0, weighted, currency,
        jsonb_build_object('entries', entries, 'accounts', accounts), NULL
   FROM per_currency
 UNION ALL
--- what every escrow received and paid out, for the game checks (games.py)
-SELECT '_escrow', code, inflow, inflow - total, currency, '{{}}'::jsonb, id
+-- what every escrow received and paid out, for the game checks (tournaments/reconciliation.py):
+-- one row of three aligned arrays (as text: handed back to them as parameters as they are)
+SELECT '_escrows', NULL, NULL, NULL, NULL,
+       jsonb_build_object(
+           'ids', coalesce(array_agg(id ORDER BY id), '{}')::text,
+           'in', coalesce(array_agg(inflow ORDER BY id), '{}')::text,
+           'out', coalesce(array_agg(inflow - total ORDER BY id), '{}')::text), NULL
   FROM acc WHERE kind = 'escrow'
 UNION ALL
 -- what every platform account holds in its currency (the sum of its entries), for the tax
 -- checks (payments.py): GST and TDS payable are summed here, not read again
-SELECT '_platform', code, NULL, total, currency, '{{}}'::jsonb, id
+SELECT '_platform', code, NULL, total, currency, '{}'::jsonb, id
   FROM acc WHERE kind = 'platform'
 """
 
 
-ACCOUNTS = (
-    INSERT
-    + f"""
-SELECT %(report)s, r.kind, coalesce(a.code, r.subject), r.expected, r.actual, r.currency,
-       r.details || CASE WHEN r.kind = 'foreign_currency'
-                         THEN jsonb_build_object('account_currency', a.balance_currency)
-                         ELSE '{{}}'::jsonb END
-  FROM {LEDGER_TABLE} r
-  LEFT JOIN wallets_account a ON a.id = r.account_id
- WHERE r.kind NOT LIKE '\\_%%'
-"""
-)
-
-PER_CURRENCY = f"""
-SELECT currency, mod(actual, %(modulus)s) <> 0, (details ->> 'entries')::bigint,
-       (details ->> 'accounts')::bigint
-  FROM {LEDGER_TABLE} WHERE kind = '_per_currency'
-"""
-
-UNBALANCED_TRANSFER = (
-    INSERT
-    + """
-SELECT %(report)s, 'unbalanced_transfer', 'transfer ' || s.transfer_id, 0, s.total, s.currency,
+UNBALANCED_TRANSFER = """
+SELECT 'unbalanced_transfer', 'transfer ' || s.transfer_id, 0, s.total, s.currency,
        jsonb_build_object('transfer_id', s.transfer_id, 'kind', t.kind,
                           'reference', t.reference, 'entries', s.n)
   FROM (SELECT transfer_id, amount_currency AS currency, sum(amount) AS total, count(*) AS n
@@ -138,24 +142,58 @@ SELECT %(report)s, 'unbalanced_transfer', 'transfer ' || s.transfer_id, 0, s.tot
         HAVING sum(amount) <> 0) AS s
   LEFT JOIN wallets_transfer t ON t.id = s.transfer_id
 """
+
+
+# Before the first close every account is checked (one with no entry must cache zero); after
+# one, the accounts with entries since it, their balances from the close's.
+EVERY_ACCOUNT = (
+    "wallets_account a FULL JOIN sums s ON s.account_id = a.id AND s.currency = a.balance_currency"
+)
+ACCOUNTS_MOVED = (
+    "sums s LEFT JOIN wallets_account a ON a.id = s.account_id AND a.balance_currency = s.currency"
 )
 
 
-def entry_pass(cursor, ctx: dict) -> int:
-    """The one pass over the entries; stores its findings in the report."""
+def entry_pass(cursor, ctx: dict) -> list[Row]:
+    """The one pass over the entries since the last close: its discrepancies; its summary rows
+    kept in `ctx` (`escrow_flows`, `platform_totals`, `checksum_failed`) for later checks."""
     seed, modulus = secrets.randbits(63), random_prime(MODULUS_BITS)
-    cursor.execute(ONE_PASS, {"seed": seed, "modulus": modulus})
-    cursor.execute(PER_CURRENCY, {"modulus": modulus})
-    rows = cursor.fetchall()
+    close = last_close()
+    since = Month.parse(close.month).end if close else None
+    ctx["since"], ctx["close"] = since, close.pk if close else None
+    sql = ONE_PASS.replace("{closes}", MonthCloseBalance._meta.db_table).replace(
+        "{accounts}", ACCOUNTS_MOVED if close else EVERY_ACCOUNT
+    )
+    cursor.execute(
+        sql,
+        {"seed": seed, "modulus": modulus, "since": since, "close": close.pk if close else None},
+    )
+    found, per_currency, escrows, platform = [], [], ("{}", "{}", "{}"), {}
+    for kind, subject, expected, actual, currency, details, account_id in cursor.fetchall():
+        if kind == "_per_currency":
+            per_currency.append((currency, actual, details))
+        elif kind == "_escrows":
+            flows = _loaded(details)
+            escrows = (flows["ids"], flows["in"], flows["out"])
+        elif kind == "_platform":
+            platform[account_id] = platform.get(account_id, 0) + actual
+        else:
+            found.append((kind, subject, expected, actual, currency, details))
+    ctx["escrow_flows"], ctx["platform_totals"] = escrows, platform
+    details = [_loaded(d) for _, _, d in per_currency]
     stats = ctx["stats"]
     stats["transfer_checksum_seed"] = seed
     stats["transfer_checksum_modulus"] = modulus
-    stats["entries"] = sum(row[2] for row in rows)
-    stats["accounts_with_entries"] = sum(row[3] for row in rows)
-    ctx["checksum_failed"] = [row[0] for row in rows if row[1]]
+    stats["since_close"] = close.month if close else None
+    stats["entries"] = sum(int(d["entries"]) for d in details)
+    stats["accounts_with_entries"] = sum(int(d["accounts"]) for d in details)
+    ctx["checksum_failed"] = [c for c, weighted, _ in per_currency if weighted % modulus]
     stats["transfer_checksum_failed_for"] = ctx["checksum_failed"]
-    cursor.execute(ACCOUNTS, {"report": ctx["report_id"]})
-    return cursor.rowcount
+    return found
+
+
+def _loaded(details) -> dict:
+    return json.loads(details) if isinstance(details, str) else details
 
 
 def random_prime(bits: int) -> int:
@@ -187,10 +225,10 @@ def _is_prime(n: int) -> bool:
     return True
 
 
-def unbalanced_transfer(cursor, ctx: dict) -> int:
+def unbalanced_transfer(cursor, ctx: dict) -> list[Row]:
     """Exact per-transfer sums, only for a currency whose weighted checksum is not zero."""
     currencies = ctx.get("checksum_failed") or []
     if not currencies:
-        return 0
-    cursor.execute(UNBALANCED_TRANSFER, {"report": ctx["report_id"], "currencies": currencies})
-    return cursor.rowcount
+        return []
+    cursor.execute(UNBALANCED_TRANSFER, {"currencies": currencies})
+    return cursor.fetchall()

@@ -24,7 +24,7 @@ from wallets import references
 from wallets.errors import StatementInvalid
 from wallets.models import CASH, GatewayStatement, GatewayStatementLine, PlatformAccount
 from wallets.money.parsing import PAISA
-from wallets.reconciliation.discrepancies import INSERT
+from wallets.reconciliation.discrepancies import Row
 
 KINDS = {
     "gateway_missing_in_ledger": "gateway line with no ledger record",
@@ -105,7 +105,6 @@ def gateway_statement_import(*, name: str, content: bytes, imported_by=None) -> 
 # their approval moved into the clearing account (the payout, net of TDS). A few index range
 # scans, never the whole entry or transfer table.
 _LEDGER_SIDE = """
-CREATE TEMP TABLE recon_gateway ON COMMIT DROP AS
 WITH lines AS MATERIALIZED (
     SELECT DISTINCT ON (l.kind, l.reference) l.kind, l.reference, l.amount, l.currency, l.date
       FROM wallets_gatewaystatementline l
@@ -164,27 +163,26 @@ SELECT (min(period_start)::timestamp AT TIME ZONE %(tz)s),
 
 
 _CHECKS = (
-    INSERT
-    + """
-SELECT %(report)s,
-       CASE WHEN ledger_amount IS NULL THEN 'gateway_missing_in_ledger'
+    """
+SELECT CASE WHEN ledger_amount IS NULL THEN 'gateway_missing_in_ledger'
             WHEN statement_amount IS NULL THEN 'gateway_missing_in_statement'
             ELSE 'gateway_amount_mismatch' END,
        kind || ' ' || reference, statement_amount, ledger_amount, currency,
        jsonb_build_object('reference', reference, 'type', kind,
                           'statement_date', statement_date, 'ledger_date', ledger_date)
-  FROM recon_gateway
+  FROM ("""
+    + _LEDGER_SIDE
+    + """) AS gateway
  WHERE statement_amount IS NOT NULL OR in_period
 """
 )
 
 
-def gateway_statement(cursor, ctx: dict) -> int:
+def gateway_statement(cursor, ctx: dict) -> list[Row]:
     cursor.execute("SELECT count(*) FROM wallets_gatewaystatement")
     ctx["stats"]["gateway_statements"] = cursor.fetchone()[0]
     if not ctx["stats"]["gateway_statements"]:
-        return 0
-    cursor.execute("DROP TABLE IF EXISTS recon_gateway")
+        return []
     cursor.execute(
         "SELECT id FROM wallets_account WHERE code = %s",
         [references.platform_account_code(PlatformAccount.GATEWAY_CLEARING)],
@@ -193,6 +191,5 @@ def gateway_statement(cursor, ctx: dict) -> int:
     cursor.execute(_SPAN, {"tz": settings.TIME_ZONE})
     lo, hi = cursor.fetchone()
     params = {"tz": settings.TIME_ZONE, "clearing": row[0] if row else None, "lo": lo, "hi": hi}
-    cursor.execute(_LEDGER_SIDE, params)
-    cursor.execute(_CHECKS, {"report": ctx["report_id"]})
-    return cursor.rowcount
+    cursor.execute(_CHECKS, params)
+    return cursor.fetchall()

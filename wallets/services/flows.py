@@ -172,3 +172,17 @@ def flagged_pairs_of(player: Player) -> QuerySet[FlaggedPair]:
         .select_related("report", "loser", "winner")
         .order_by("-amount")
     )
+
+
+def players_under_review(*, player_ids: list[int]) -> set[int]:
+    """Which of these players (pks) are in a pair of the latest report that finance has not
+    cleared (either side): a promotions' prize skips them."""
+    latest = FlowReport.objects.order_by("-started_at", "-pk").first()
+    if latest is None:
+        return set()
+    pairs = FlaggedPair.objects.filter(
+        Q(loser_id__in=player_ids) | Q(winner_id__in=player_ids),
+        report=latest,
+        review=FlaggedPair.Review.UNDER_REVIEW,
+    ).values_list("loser_id", "winner_id")
+    return {pk for pair in pairs for pk in pair} & set(player_ids)

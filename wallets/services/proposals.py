@@ -16,7 +16,8 @@ through `rummy_ledger/plugins.py`) from its app's AppConfig.ready(): adjustments
 (`services/bonuses.py`), withdrawal reviews (`services/withdrawals.py`), a game template's money
 terms (tournaments), so this module names no kind's model. After a decision,
 `wallets.signals.proposal_decided` tells whoever listens (a game reversed as a whole says so),
-in the same transaction.
+in the same transaction. Each proposal made and each decision is a row of the staff audit list
+(`rummy_ledger.staff.audit`), in the same transaction too.
 """
 
 from __future__ import annotations
@@ -26,8 +27,11 @@ from dataclasses import dataclass
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
+from django.db.models.signals import post_save
 from django.utils import timezone
 
+from rummy_ledger.staff.audit import audit_record
+from rummy_ledger.staff.models import AuditKind
 from wallets import signals
 from wallets.errors import AlreadyDecided, PermissionRefused, ProposalInvalid, SelfApproval
 from wallets.models import Proposal, ProposalStatus
@@ -50,8 +54,10 @@ class ProposalKind:
 
 
 def proposal_kind_register(kind: ProposalKind) -> None:
-    """Offered as `proposal_kinds` (`rummy_ledger/plugins.py`)."""
+    """Offered as `proposal_kinds` (`rummy_ledger/plugins.py`). Each proposal of the kind made
+    is in the staff audit list, as each decision is (`proposal_decide`)."""
     _ON_APPROVE[kind.model] = kind.on_approve
+    post_save.connect(_proposal_audit, sender=kind.model, dispatch_uid=f"audit-{kind.model._meta}")
     if kind.on_reject is not None:
         _ON_REJECT[kind.model] = kind.on_reject
 
@@ -70,6 +76,20 @@ def reason_required(reason: str, what: str) -> str:
     if not reason.strip():
         raise ProposalInvalid(f"{what} needs a reason")
     return reason.strip()
+
+
+def _proposal_audit(sender, instance: Proposal, created: bool, **kwargs) -> None:
+    if created:
+        audit_record(
+            AuditKind.PROPOSAL,
+            actor=instance.proposed_by,
+            subject=_audit_subject(instance),
+            detail=instance.reason,
+        )
+
+
+def _audit_subject(proposal: Proposal) -> str:
+    return f"{proposal._meta.verbose_name} #{proposal.pk}"
 
 
 # --- deciding -----------------------------------------------------------------------------------
@@ -102,6 +122,12 @@ def proposal_decide(
     proposal.decision_note = note.strip()[:255]
     proposal.save(update_fields=["status", "decided_by", "decided_at", "decision_note"])
     signals.proposal_decided.send(sender=model, proposal=proposal, approved=approve)
+    audit_record(
+        AuditKind.APPROVAL if approve else AuditKind.REJECTION,
+        actor=decided_by,
+        subject=_audit_subject(proposal),
+        detail=proposal.decision_note,
+    )
     return proposal
 
 

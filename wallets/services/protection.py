@@ -185,6 +185,17 @@ def self_exclusion_check(
     _refuse_excluded([(player, *_exclusion(values[player.pk])) for player in players], now)
 
 
+def self_excluded_of(*, player_ids: list[int], now: datetime | None = None) -> set[int]:
+    """Which of these players (pks) are self-excluded at `now` (one query): a promotions'
+    prize skips them."""
+    now = now or timezone.now()
+    values: dict[int, list[str]] = defaultdict(list)
+    rows = ProtectionChange.objects.filter(player_id__in=player_ids, kind=Kind.SELF_EXCLUSION)
+    for player_id, value in rows.order_by("pk").values_list("player_id", "new_value"):
+        values[player_id].append(value)
+    return {pk for pk, v in values.items() if _excluded_at(*_exclusion(v), now)}
+
+
 def _refuse_excluded(exclusions: list[tuple[Player, datetime | None, bool]], now: datetime) -> None:
     """Raise SelfExcluded naming each (player, until, permanently) excluded at `now`."""
     excluded = [

@@ -13,7 +13,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 from contextlib import nullcontext
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from decimal import Decimal
 
 from django.conf import settings
@@ -36,6 +36,7 @@ from wallets.errors import (
 from wallets.models import Account, Entry, Transfer
 from wallets.money.amounts import ZERO
 from wallets.money.parsing import money_checked
+from wallets.services.balances import archived_until, balances_at
 
 _TRANSFER_KINDS = frozenset(Transfer.Kind.values)
 
@@ -224,17 +225,16 @@ def ledger_now() -> datetime:
 
 
 def balance(*, account: Account, at: datetime | None = None) -> Money:
-    """The balance now, or as of a past moment (the sum of the entries made until then)."""
+    """The balance now, or as of a past moment (the entries made until then, `at` included:
+    PostgreSQL keeps microseconds, so that is before `at` + 1 µs)."""
     if at is None and account.caches_balance:
         return Account.objects.get(pk=account.pk).balance
-    filters = {} if at is None else {"created_at__lte": at}
-    return _entries_total(account, **filters)
+    return _balance_at(account, None if at is None else at + timedelta(microseconds=1))
 
 
-def _entries_total(account: Account, **filters) -> Money:
-    entries = Entry.objects.filter(account=account, **filters)
-    total = entries.aggregate(total=Coalesce(Sum("amount"), ZERO))["total"]
-    return Money(total, account.currency)
+def _balance_at(account: Account, moment: datetime | None) -> Money:
+    found = balances_at(accounts=[account.pk], moment=moment)
+    return Money(found.get(account.pk, ZERO), account.currency)
 
 
 @dataclass(frozen=True)
@@ -253,6 +253,9 @@ class Statement:
     closing: Money
     line_count: int  # in the whole range
     first: int = 0  # the position of `lines[0]` in the range
+    # when the range starts in archived months: the lines start at their end, from this balance
+    archived_until: datetime | None = None
+    archived_balance: Money | None = None
 
 
 def statement(
@@ -263,19 +266,26 @@ def statement(
     window is computed before the page is cut), and the closing balance is the whole range's."""
     if end < start:
         raise LedgerError("a statement's end comes before its start")
-    opening = _entries_total(account, created_at__lt=start)
-    in_range = Entry.objects.filter(account=account, created_at__gte=start, created_at__lt=end)
+    opening = _balance_at(account, start)
+    # An archived month's entries are out of the ledger (archives are a prefix of history): the
+    # lines start after the newest one, from the balance the closes give there.
+    lines_from = max(start, min(archived_until() or start, end))
+    base = opening if lines_from == start else _balance_at(account, lines_from)
+    archived = (
+        {} if lines_from == start else {"archived_until": lines_from, "archived_balance": base}
+    )
+    in_range = Entry.objects.filter(account=account, created_at__gte=lines_from, created_at__lt=end)
     entries = (
         in_range.select_related("transfer")
         .annotate(running=Window(Sum("amount"), order_by=["created_at", "id"]))
         .order_by("created_at", "id")
     )
     if count is None and first == 0:
-        lines = [StatementLine(e, opening + Money(e.running, account.currency)) for e in entries]
-        closing = lines[-1].running_balance if lines else opening
-        return Statement(account, start, end, opening, lines, closing, len(lines))
+        lines = [StatementLine(e, base + Money(e.running, account.currency)) for e in entries]
+        closing = lines[-1].running_balance if lines else base
+        return Statement(account, start, end, opening, lines, closing, len(lines), **archived)
     page = entries[first : first + count] if count is not None else entries[first:]
-    lines = [StatementLine(e, opening + Money(e.running, account.currency)) for e in page]
+    lines = [StatementLine(e, base + Money(e.running, account.currency)) for e in page]
     totals = in_range.aggregate(n=Count("id"), moved=Coalesce(Sum("amount"), ZERO))
-    closing = opening + Money(totals["moved"], account.currency)
-    return Statement(account, start, end, opening, lines, closing, totals["n"], first)
+    closing = base + Money(totals["moved"], account.currency)
+    return Statement(account, start, end, opening, lines, closing, totals["n"], first, **archived)

@@ -40,6 +40,7 @@ from wallets.models import (
 )
 from wallets.money.amounts import ZERO
 from wallets.services.accounts import platform_accounts, player_accounts
+from wallets.services.balances import balances_at
 from wallets.services.players import player_lock
 from wallets.services.transfers import Leg, transfer_post
 from wallets.tax import formulas
@@ -108,17 +109,18 @@ def _per_player(entries, total: str = "amount") -> dict[int, Decimal]:
     return {row["account__player_id"]: row["total"] for row in rows}
 
 
-def _balance_entries(ids: list[int]):
-    return Entry.objects.filter(
-        account__player_id__in=ids,
-        account__kind=Account.Kind.PLAYER,
-        account__bucket__in=BALANCE_BUCKETS,
+def players_balances_at(ids: list[int], moment: datetime) -> dict[int, Decimal]:
+    """Deposit + winnings of each player at a moment (`wallets.services.balances`: the last
+    close before it and the entries since)."""
+    accounts = dict(
+        Account.objects.filter(
+            player_id__in=ids, kind=Account.Kind.PLAYER, bucket__in=BALANCE_BUCKETS
+        ).values_list("pk", "player_id")
     )
-
-
-def balances_at(ids: list[int], moment: datetime) -> dict[int, Decimal]:
-    """Deposit + winnings of each player at a moment (the sum of their entries before it)."""
-    return _per_player(_balance_entries(ids).filter(created_at__lt=moment))
+    out: dict[int, Decimal] = {}
+    for account_id, amount in balances_at(accounts=accounts, moment=moment).items():
+        out[accounts[account_id]] = out.get(accounts[account_id], ZERO) + amount
+    return out
 
 
 def _openings(ids: list[int], fy: formulas.FinancialYear) -> dict[int, Decimal]:
@@ -128,7 +130,7 @@ def _openings(ids: list[int], fy: formulas.FinancialYear) -> dict[int, Decimal]:
         )
     )
     rest = [pk for pk in ids if pk not in carried]
-    return {**balances_at(rest, fy.start), **carried} if rest else carried
+    return {**players_balances_at(rest, fy.start), **carried} if rest else carried
 
 
 def _deposits(ids: list[int], start: datetime, until: datetime) -> dict[int, Decimal]:
@@ -219,7 +221,7 @@ def _player_year_end(*, external_id: str, fy: formulas.FinancialYear, as_of: dat
     if TdsYearEnd.objects.filter(player=player, fy=fy.label).exists():
         return None  # a concurrent run closed this one
     position = tax_positions(player_ids=[player.pk], fy=fy, until=as_of)[player.pk]
-    closing = balances_at([player.pk], as_of).get(player.pk, ZERO)
+    closing = players_balances_at([player.pk], as_of).get(player.pk, ZERO)
     due = formulas.tds_at_year_end(
         withdrawals=position.withdrawals,
         closing=closing,

@@ -6,6 +6,7 @@ from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
 from rest_framework.response import Response
 
+from rummy_ledger import commit_order
 from rummy_ledger.api.fields import StrictSerializer
 from rummy_ledger.api.idempotency import HEADER, IDEMPOTENCY_HEADER_OPTIONAL, key_read
 from rummy_ledger.api.paging import LIMIT_PARAMETER, after_parameter, query_read
@@ -35,7 +36,7 @@ class EventsView(EventsScope):
     def get(self, request):
         query = query_read(s.EventsQuery, request)
         given = query.get("after")
-        after = feed.START if given is None else feed.cursor_parsed(given)
+        after = commit_order.START if given is None else feed.cursor_parsed(given)
         if after is None:
             raise serializers.ValidationError({"after": ["A cursor is the `next` of a page."]})
         events = feed.events_after(

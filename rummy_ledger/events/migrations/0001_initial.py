@@ -3,6 +3,7 @@
 import django.db.models.deletion
 from django.db import migrations, models
 
+import rummy_ledger.commit_order
 import rummy_ledger.events.models
 
 
@@ -20,7 +21,7 @@ class Migration(migrations.Migration):
                 ("id", models.BigAutoField(primary_key=True, serialize=False)),
                 (
                     "txid",
-                    rummy_ledger.events.models.Xid8Field(
+                    rummy_ledger.commit_order.Xid8Field(
                         db_default=models.Func(function="pg_current_xact_id"), editable=False
                     ),
                 ),

@@ -31,8 +31,9 @@ from django.conf import settings
 from django.db import connection, transaction
 from django.utils import timezone
 
+from rummy_ledger.commit_order import Position
 from rummy_ledger.events.errors import WebhookUrlInvalid
-from rummy_ledger.events.feed import Cursor, events_after
+from rummy_ledger.events.feed import events_after
 from rummy_ledger.events.models import Delivery, Event, WebhookEndpoint
 from rummy_ledger.events.webhooks.addresses import Target, target_checked
 from rummy_ledger.events.webhooks.signing import signature
@@ -97,7 +98,7 @@ def deliveries_fan_out() -> int:
                 continue  # another run has it
             events = events_after(
                 client_id=endpoint.client_id,
-                after=Cursor(endpoint.txid, endpoint.event_id),
+                after=Position(endpoint.txid, endpoint.event_id),
                 limit=EVENTS_A_READ,
                 types=endpoint.types,
                 expired_ok=True,

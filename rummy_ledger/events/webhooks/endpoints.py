@@ -50,7 +50,7 @@ def endpoint_create(
                     secret=f"whsec_{secrets.token_hex(24)}",
                     idempotency_key=idempotency_key,
                     txid=start.txid,
-                    event_id=start.event_id,
+                    event_id=start.row_id,
                 )
         except IntegrityError:  # the same key, made by a concurrent request
             made = _made_before(client, idempotency_key, url, types)

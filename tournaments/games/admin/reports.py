@@ -15,12 +15,13 @@ from django.template.response import TemplateResponse
 from django.utils import timezone
 from djmoney.money import Money
 
+from rummy_ledger.csv_cells import csv_response
 from rummy_ledger.replica import finance_page
 from tournaments.games.admin.charts import bar_chart
 from tournaments.games.services.escrow import fee_account_id
 from tournaments.games.services.fee_report import fee_report_days
 from tournaments.models import Format
-from wallets.admin.base import DateRangeForm, csv_response
+from wallets.admin.base import DateRangeForm
 from wallets.models import CASH, Account
 from wallets.money.amounts import amount_text
 from wallets.money.formatting import unit

@@ -176,13 +176,7 @@ class TemplateChangeAdmin(ProposalAdmin, NoDeleteAdmin):
     form = TemplateChangeForm
     readonly_fields = ["template", "change", *ProposalAdmin.decision_fields]
 
-    def get_fields(self, request, obj=None):
-        if obj is None:
-            return ["template", *MONEY_TERMS, "reason"]
-        return self.readonly_fields
-
-    def get_readonly_fields(self, request, obj=None):
-        return [] if obj is None else self.readonly_fields
+    add_fields = ["template", *MONEY_TERMS, "reason"]
 
     def get_changeform_initial_data(self, request):
         """Proposing from a template's page starts from the terms in force."""

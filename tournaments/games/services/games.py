@@ -21,6 +21,7 @@ from tournaments.errors import (
 from tournaments.games.formats import Table, format_of
 from tournaments.games.services import settlement
 from tournaments.games.services.escrow import contributions, entries_collect
+from tournaments.leaderboards.services.points import game_points_take_back
 from tournaments.models import Game, GamePlayer, GameTemplate
 from tournaments.payouts import cancel_settlement
 from tournaments.references import game_pk_of
@@ -132,13 +133,15 @@ def cash_games_cancel() -> int:
 
 
 def game_mark_reversed(*, reference: str) -> None:
-    """A game whose reversal was approved (every transfer it moved undone) says so: `reversed`.
+    """A game whose reversal was approved (every transfer it moved undone) says so: `reversed`,
+    and the leaderboards that counted it take its points back.
     Any other reference is none of the games' business."""
     game_pk = game_pk_of(reference)
     if game_pk is not None:
         Game.objects.filter(pk=game_pk).exclude(status=Game.Status.OPEN).update(
             status=Game.Status.REVERSED
         )
+        game_points_take_back(reference=reference)  # its leaderboard points, too
 
 
 def cash_play_check(

@@ -5,7 +5,9 @@ nothing left to do).
 
 `games_settle` is the one settlement function: in ONE database transaction with the games' rows
 locked, it settles, in deal order, every stored deal of each game (so a deal is never scored
-before the one before it), updates the standings, posts the money and marks the deals settled.
+before the one before it), updates the standings, posts the money, counts the games it finished
+for the leaderboards (`tournaments.leaderboards.services.points`, one statement a batch) and
+marks the deals settled.
 It is called by `waiting_settle` and, for one game, by the requests that change a game under its
 lock (rejoin, split, cancel, a deal posted on a game with deals waiting). A deal already settled
 is not stored any more under the lock, so it is settled once however often and wherever the
@@ -37,6 +39,7 @@ from tournaments.games.services.escrow import (
     settlement_release,
 )
 from tournaments.games.services.write_back import settlement_write_back
+from tournaments.leaderboards.services.points import games_points_accrue
 from tournaments.models import Deal, DealTransfer, Game, GamePlayer
 from tournaments.payouts import Settlement
 
@@ -143,6 +146,8 @@ def games_settle(*, games: list[Game]) -> int:
         links,
         settled_at=now,
     )
+    closed = [by_pk[pk] for pk in sorted(was_open) if by_pk[pk].status != Game.Status.OPEN]
+    games_points_accrue(games=closed, seats=seats)  # the leaderboards: one statement a batch
     for deal in deals:  # as written back
         deal.status, deal.settled_at = Deal.Status.SETTLED, now
     transfers: dict[int, list[int]] = {deal.pk: [] for deal in deals}
@@ -264,7 +269,8 @@ def game_finish(
     outcome: str,
     status: str = Game.Status.FINISHED,
 ) -> list[int]:
-    """Empty the escrow by `result` and close the game (split, cancel); caller holds the lock."""
+    """Empty the escrow by `result` and close the game (split, cancel); caller holds the lock.
+    A game finished so (a split) counts for the leaderboards as a settled one does."""
     _check_adds_up(game, result)
     seated = seating([game.pk])
     seats = seated.seats[game.pk]
@@ -276,6 +282,7 @@ def game_finish(
     game.outcome = outcome
     game.finished_at = timezone.now()
     settlement_write_back([game], seats, [], [])
+    games_points_accrue(games=[game], seats={game.pk: seats})  # a split counts; a cancel not
     closed = EventType.GAME_CANCELLED if status == Game.Status.CANCELLED else EventType.GAME_CLOSED
     event_record(closed, client_id=game.client_id, subject=game_closed_read(game, seats))
     return [p.transfer_id for p in posted]

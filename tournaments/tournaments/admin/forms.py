@@ -46,20 +46,32 @@ def rebuy_of_boxes(price: str, max_per_player: str, until_round: str) -> dict | 
     }
 
 
-def prizes_of_text(text: str) -> list[dict]:
+def prizes_of_text(text: str, money: str = "percent") -> list[dict]:
+    """The prize table typed one row per line: the ranks, then the `money` each gets (a
+    tournament's percent, a leaderboard's amount), or `ticket <slug>`."""
     rows = []
     for line in filter(None, (line.strip() for line in text.splitlines())):
         parts = line.split()
+        if len(parts) == 3 and parts[1] == "ticket":
+            rows.append({"ranks": parts[0], "kind": "ticket", "tournament": parts[2]})
+            continue
         if len(parts) != 2:
             raise TermsInvalid(
-                "prizes", f'one row per line, the ranks then the percent ("4-6 5.00"), not {line!r}'
+                "prizes",
+                f'one row per line, the ranks then the {money} ("4-6 5.00") or a ticket '
+                f'("1-2 ticket sunday-100"), not {line!r}',
             )
-        rows.append({"ranks": parts[0], "percent": parts[1]})
+        rows.append({"ranks": parts[0], money: parts[1]})
     return rows
 
 
 def prizes_text(rows: Sequence[dict]) -> str:
-    return "\n".join(f"{row['ranks']} {row['percent']}" for row in rows)
+    return "\n".join(
+        f"{row['ranks']} ticket {row['tournament']}"
+        if row.get("kind") == "ticket"
+        else f"{row['ranks']} {row['percent']}"
+        for row in rows
+    )
 
 
 def rounds_of_text(text: str) -> list[dict]:

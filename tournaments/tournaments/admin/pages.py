@@ -16,6 +16,7 @@ from django.utils.html import format_html_join
 from tournaments.models import Registration, Tournament, TournamentRound
 from tournaments.tournaments.admin.forms import rounds_text
 from tournaments.tournaments.admin.pnl import tournament_pnl_view
+from tournaments.tournaments.admin.promotions import promotions_spend_view
 from tournaments.tournaments.admin.proposals import change_shown, term_shown
 from wallets.admin.base import (
     ReadOnlyAdmin,
@@ -116,10 +117,13 @@ class TournamentAdmin(ReadOnlyAdmin):
     @admin.display(description="prize table")
     def prize_table(self, obj):
         rows = [
-            (p.rank_from if p.rank_from == p.rank_to else f"{p.rank_from}-{p.rank_to}", p.percent)
-            for p in obj.prizes.all()
+            (
+                p.rank_from if p.rank_from == p.rank_to else f"{p.rank_from}-{p.rank_to}",
+                f"{p.percent} %" if p.target is None else f"a ticket to {p.target.slug}",
+            )
+            for p in obj.prizes.select_related("target")
         ]
-        return format_html_join(", ", "rank {}: {} %", rows)
+        return format_html_join(", ", "rank {}: {}", rows)
 
     @admin.display(description="history of money terms")
     def money_terms_history(self, obj):
@@ -154,8 +158,16 @@ class TournamentAdmin(ReadOnlyAdmin):
         return super().changelist_view(request, extra_context)
 
     def get_urls(self):
-        view = self.admin_site.admin_view(self.pnl_view)
-        return [path("pnl/", view, name="tournaments_tournament_pnl"), *super().get_urls()]
+        pnl = self.admin_site.admin_view(self.pnl_view)
+        spend = self.admin_site.admin_view(self.promotions_view)
+        return [
+            path("pnl/", pnl, name="tournaments_tournament_pnl"),
+            path("promotions/", spend, name="tournaments_tournament_promotions"),
+            *super().get_urls(),
+        ]
 
     def pnl_view(self, request: HttpRequest):
         return tournament_pnl_view(self, request)
+
+    def promotions_view(self, request: HttpRequest):
+        return promotions_spend_view(self, request)

@@ -17,11 +17,12 @@ from django.http import HttpRequest, HttpResponse
 from django.template.response import TemplateResponse
 from django.utils import timezone
 
+from rummy_ledger.csv_cells import csv_response
 from rummy_ledger.replica import finance_page
 from tournaments.games.admin.charts import bar_chart
 from tournaments.games.services.escrow import fee_account_id
 from tournaments.tournaments.queries import PNL_COLUMNS, tournament_pnl_rows
-from wallets.admin.base import DateRangeForm, csv_response
+from wallets.admin.base import DateRangeForm
 from wallets.models import CASH, PlatformAccount
 from wallets.money.amounts import amount_text
 from wallets.services.accounts import platform_accounts

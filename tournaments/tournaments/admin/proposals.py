@@ -1,16 +1,19 @@
 """Finance's maker-checker on tournaments: new money terms for a tournament nobody has registered
 for (`TournamentChange`, proposed from the tournament's page) and a new tournament
-(`NewTournament`, proposed from the tournaments' list, created when approved). Operators
+(`NewTournament`, proposed from the tournaments' list, created when approved), and tickets
+issued to players from promotions (`TicketIssue`, issued when approved). Operators
 propose, another person approves or rejects on the proposal's page (`ProposalAdmin`); the forms
 refuse what `manage.py create_tournament` refuses, with its messages."""
 
 from __future__ import annotations
 
+from django import forms
 from django.contrib import admin
+from django.contrib.admin import widgets
 from django.utils.dateparse import parse_datetime
 from django.utils.html import format_html_join
 
-from tournaments.models import NewTournament, Tournament, TournamentChange
+from tournaments.models import NewTournament, TicketIssue, Tournament, TournamentChange
 from tournaments.tournaments.admin.forms import (
     REBUY_BOXES,
     NewTournamentForm,
@@ -22,8 +25,9 @@ from tournaments.tournaments.admin.forms import (
 )
 from tournaments.tournaments.services.new_tournaments import new_tournament_propose
 from tournaments.tournaments.services.terms_changes import change_terms, tournament_change_propose
+from tournaments.tournaments.services.tickets import ticket_issue_checked, ticket_issue_propose
 from wallets.admin.base import NoDeleteAdmin, link
-from wallets.admin.proposals import ProposalAdmin
+from wallets.admin.proposals import ProposalAdmin, ProposalForm
 from wallets.money.formatting import ist, money
 
 TERM_LABELS = {
@@ -43,7 +47,12 @@ def term_shown(name: str, value, currency: str) -> str:
     if name == "fee_percent":
         return f"{value}%"
     if name == "prizes":
-        return "ranks " + ", ".join(f"{row['ranks']}: {row['percent']}%" for row in value)
+        return "ranks " + ", ".join(
+            f"{row['ranks']}: a ticket to {row['tournament']}"
+            if row.get("kind") == "ticket"
+            else f"{row['ranks']}: {row['percent']}%"
+            for row in value
+        )
     if value is None:
         return "none"
     price = money(value["price"], currency)
@@ -81,13 +90,7 @@ class TournamentChangeAdmin(ProposalAdmin, NoDeleteAdmin):
     form = TournamentChangeForm
     readonly_fields = ["tournament", "change", *ProposalAdmin.decision_fields]
 
-    def get_fields(self, request, obj=None):
-        if obj is None:
-            return ["tournament", *TERM_BOXES, "reason"]
-        return self.readonly_fields
-
-    def get_readonly_fields(self, request, obj=None):
-        return [] if obj is None else self.readonly_fields
+    add_fields = ["tournament", *TERM_BOXES, "reason"]
 
     def get_changeform_initial_data(self, request):
         """Proposing from a tournament's page starts from the terms in force."""
@@ -145,16 +148,10 @@ class NewTournamentAdmin(ProposalAdmin, NoDeleteAdmin):
     form = NewTournamentForm
     readonly_fields = ["slug", "terms", "created", *ProposalAdmin.decision_fields]
 
-    def get_fields(self, request, obj=None):
-        if obj is None:
-            return [
-                "slug", "name", "client", "currency", *TERM_BOXES, "min_players", "max_players",
-                "table_size", "registration_closes_at", "bonus_cap_percent", "rounds", "reason",
-            ]  # fmt: skip
-        return self.readonly_fields
-
-    def get_readonly_fields(self, request, obj=None):
-        return [] if obj is None else self.readonly_fields
+    add_fields = [
+        "slug", "name", "client", "currency", *TERM_BOXES, "min_players", "max_players",
+        "table_size", "registration_closes_at", "bonus_cap_percent", "rounds", "reason",
+    ]  # fmt: skip
 
     def propose(self, request, data):
         return new_tournament_propose(
@@ -184,3 +181,64 @@ class NewTournamentAdmin(ProposalAdmin, NoDeleteAdmin):
     @admin.display(description="created")
     def created(self, obj):
         return link(obj.tournament) if obj.tournament_id else "-"
+
+
+class TicketIssueForm(ProposalForm):
+    players_text = forms.CharField(
+        label="Players",
+        widget=forms.Textarea(attrs={"rows": 4}),
+        help_text="the players' external ids, one per line",
+    )
+
+    expires_at = forms.SplitDateTimeField(
+        label="Expires at",
+        widget=widgets.AdminSplitDateTime,
+        help_text="IST; at the latest when the tournament's registration closes (the value of a "
+        "ticket not used by then goes back to promotions)",
+    )
+
+    class Meta:
+        model = TicketIssue
+        fields = ["tournament", "reason"]
+
+    def check(self, data: dict) -> None:
+        data["players"] = data["players_text"].split()
+        ticket_issue_checked(
+            tournament=data["tournament"], players=data["players"], expires_at=data["expires_at"]
+        )
+
+
+@admin.register(TicketIssue)
+class TicketIssueAdmin(ProposalAdmin, NoDeleteAdmin):
+    approve_effect = "issues each player a ticket from promotions now"
+    list_display = ["id", "tournament", "players_count", "status", "proposed_by", "decided_by"]
+    list_filter = ["status"]
+    list_select_related = ["tournament", "proposed_by", "decided_by"]
+    search_fields = ["tournament__slug"]
+    actions = ["approve", "reject"]
+    form = TicketIssueForm
+    readonly_fields = ["tournament", "players_shown", "expires_at", *ProposalAdmin.decision_fields]
+
+    add_fields = ["tournament", "players_text", "expires_at", "reason"]
+
+    def formfield_for_foreignkey(self, db_field, request, **kwargs):
+        if db_field.name == "tournament":
+            kwargs["queryset"] = Tournament.objects.filter(status=Tournament.Status.REGISTERING)
+        return super().formfield_for_foreignkey(db_field, request, **kwargs)
+
+    def propose(self, request, data):
+        return ticket_issue_propose(
+            proposed_by=request.user,
+            tournament=data["tournament"],
+            players=data["players"],
+            expires_at=data["expires_at"],
+            reason=data["reason"],
+        )
+
+    @admin.display(description="players")
+    def players_count(self, obj):
+        return len(obj.players)
+
+    @admin.display(description="players")
+    def players_shown(self, obj):
+        return ", ".join(obj.players)

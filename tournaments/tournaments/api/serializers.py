@@ -16,10 +16,12 @@ from rummy_ledger.api.fields import (
     StrictIntegerField,
     StrictSerializer,
 )
-from tournaments.models import Registration, Tournament, TournamentRound
+from rummy_ledger.api.paging import NEXT
+from tournaments.models import Registration, Ticket, Tournament, TournamentRound
 from tournaments.payouts import ZERO, prize_runs, rank_prizes, tournament_pool
 from tournaments.tournaments.services.entries import paid_by_bucket, registered
 from tournaments.tournaments.services.setup import terms_of
+from tournaments.tournaments.services.tickets import seat_value
 from tournaments.tournaments.terms import (
     MAX_CHIPS,
     MAX_PLAYERS,
@@ -35,6 +37,14 @@ MAX_TABLES = MAX_PLAYERS // 2
 
 class PlayerIn(StrictSerializer):
     player = ExternalIdField(help_text="The player's external id.")
+
+
+class RegistrationIn(PlayerIn):
+    pay_with = serializers.ChoiceField(
+        choices=["money"],
+        required=False,
+        help_text='"money": pay from the buckets even when holding a ticket (kept).',
+    )
 
 
 class StandingIn(StrictSerializer):
@@ -69,7 +79,8 @@ def tournament_out(tournament: Tournament) -> dict[str, Any]:
     players = registered(tournament)
     collected, fee, pool, overlay, count = _money_figures(tournament, terms, players)
     cancelled = tournament.status == Tournament.Status.CANCELLED
-    prizes = [] if cancelled else prize_runs(rank_prizes(pool, terms.prizes))
+    seat = seat_value(tournament)
+    prizes = [] if cancelled else prize_runs(rank_prizes(pool, terms.prizes, seat))
     stored = {r.number: r for r in TournamentRound.objects.filter(tournament=tournament)}
     rounds = _rounds_out(tournament, terms, stored, players)
     results = _results_out(players) if tournament.status == Tournament.Status.FINISHED else []
@@ -238,8 +249,47 @@ class TournamentsOut(serializers.Serializer):
 class RegistrationOut(serializers.Serializer):
     tournament = serializers.CharField(help_text="The tournament's slug.")
     player = serializers.CharField(help_text="The player's external id.")
-    paid = serializers.DictField(child=Amount(), help_text="bucket -> amount")
+    paid = serializers.DictField(
+        child=Amount(), help_text='bucket -> amount; "ticket" -> its value when paid with one'
+    )
     players = serializers.IntegerField(help_text="Registered now.")
+
+
+class TicketOut(serializers.Serializer):
+    id = serializers.IntegerField(help_text="The ticket's id.")
+    tournament = serializers.CharField(help_text="The slug of the tournament it enters.")
+    value = Amount(help_text="Its entry fee.")
+    currency = serializers.CharField(help_text="INR or CHP (practice chips).")
+    status = serializers.ChoiceField(
+        choices=Ticket.Status.choices,
+        help_text="active (held), used (entered with), refunded (value paid back), expired.",
+    )
+    source = serializers.ChoiceField(
+        choices=Ticket.Source.choices, help_text="satellite: won in one."
+    )
+    expires_at = serializers.DateTimeField(
+        help_text="When it stops entering its tournament: its tournament's registration close, "
+        "or earlier for a ticket finance issued with its own expiry (then `expired`, its value "
+        "back to promotions)."
+    )
+
+
+class TicketsOut(serializers.Serializer):
+    tickets = TicketOut(many=True, help_text="For this client's tournaments, oldest first.")
+    next = serializers.CharField(allow_null=True, help_text=NEXT)
+
+
+def ticket_out(ticket: Ticket) -> dict[str, Any]:
+    target = ticket.tournament
+    return {
+        "id": ticket.pk,
+        "tournament": target.slug,
+        "value": amount_text(ticket.value),
+        "currency": target.currency,
+        "status": ticket.status,
+        "source": ticket.source,
+        "expires_at": ticket.expiry,
+    }
 
 
 class RebuyOut(RegistrationOut):

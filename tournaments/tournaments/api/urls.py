@@ -18,6 +18,11 @@ urlpatterns = [
         views.RegistrationView.as_view(),
         name="tournament-registration",
     ),
+    path(
+        "players/<ext_id:player_id>/tickets",
+        views.PlayerTicketsView.as_view(),
+        name="player-tickets",
+    ),
     path("tournaments/<slug:slug>/start", views.StartView.as_view(), name="tournament-start"),
     path("tournaments/<slug:slug>/cancel", views.CancelView.as_view(), name="tournament-cancel"),
     path("tournaments/<slug:slug>/rebuys", views.RebuysView.as_view(), name="tournament-rebuys"),

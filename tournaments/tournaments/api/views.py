@@ -7,6 +7,13 @@ from rest_framework.response import Response
 from rummy_ledger.api.fields import StrictSerializer
 from rummy_ledger.api.idempotency import IDEMPOTENCY_HEADER as IDEMPOTENCY
 from rummy_ledger.api.idempotency import idempotent
+from rummy_ledger.api.paging import (
+    AFTER_PARAMETER,
+    LIMIT_PARAMETER,
+    PageQuery,
+    page_answer,
+    page_asked,
+)
 from rummy_ledger.api.schema import error_codes
 from rummy_ledger.api.views import valid_data
 from rummy_ledger.db import snapshot
@@ -14,7 +21,7 @@ from tournaments.errors import GameErrorCode as G
 from tournaments.games.api.views import ESCROW, NOT_PAIRED, GamesScope
 from tournaments.models import Tournament
 from tournaments.tournaments.api import serializers as s
-from tournaments.tournaments.services import entries, rounds
+from tournaments.tournaments.services import entries, rounds, tickets
 from wallets.errors import WalletErrorCode as W
 
 # The refusals each operation's services can answer, beyond what any request can (see
@@ -76,7 +83,7 @@ class TournamentView(GamesScope):
 
 class RegistrationsView(GamesScope):
     @extend_schema(
-        request=s.PlayerIn,
+        request=s.RegistrationIn,
         responses={201: s.RegistrationOut},
         parameters=[SLUG, IDEMPOTENCY],
         summary="Register a player: the entry taken like a game's",
@@ -89,14 +96,31 @@ class RegistrationsView(GamesScope):
     )
     def post(self, request, slug: str):
         def run():
-            player = valid_data(s.PlayerIn, request)["player"]
+            data = valid_data(s.RegistrationIn, request)
             registration = entries.registration_create(
-                client=request.auth, slug=slug, player=player
+                client=request.auth,
+                slug=slug,
+                player=data["player"],
+                pay_with=data.get("pay_with", ""),
             )
             count = entries.players_count(registration.tournament)
             return s.registration_out(registration, count)
 
         return _write(request, run, status.HTTP_201_CREATED)
+
+
+class PlayerTicketsView(GamesScope):
+    @extend_schema(
+        responses=s.TicketsOut,
+        parameters=[AFTER_PARAMETER, LIMIT_PARAMETER],
+        summary="A player's tickets for this client's tournaments, oldest first, cursor-paged",
+    )
+    def get(self, request, player_id: str):
+        asked = page_asked(PageQuery, request)
+        held = tickets.player_tickets(
+            client=request.auth, player=player_id, after_id=asked.after_id, count=asked.count
+        )
+        return Response(page_answer("tickets", held, asked, s.ticket_out))
 
 
 class RegistrationView(GamesScope):

@@ -39,6 +39,7 @@ from tournaments.models import (
 )
 from tournaments.payouts import ZERO, refund_by_bucket
 from tournaments.references import TOURNAMENT_REBUY, tournament_key, tournament_reference
+from tournaments.tournaments.services import tickets
 from tournaments.tournaments.services.setup import ESCROW_SHARDS, terms_of
 from wallets.errors import InsufficientFunds
 from wallets.models import Account, Bucket, Player, Transfer
@@ -154,7 +155,11 @@ def paid_by_bucket(registration: Registration) -> dict[str, str]:
 
 
 @transaction.atomic
-def registration_create(*, client: ApiClient, slug: str, player: str) -> Registration:
+def registration_create(
+    *, client: ApiClient, slug: str, player: str, pay_with: str = ""
+) -> Registration:
+    """Register a player: the entry paid with its active ticket for the tournament if it holds
+    one (unless `pay_with` is "money"), otherwise taken from its buckets."""
     tournament = tournament_get(client=client, slug=slug, lock="share")
     _registration_open(tournament)
     who = player_get_or_create(external_id=player)
@@ -182,7 +187,8 @@ def registration_create(*, client: ApiClient, slug: str, player: str) -> Registr
         raise _refused(
             GameErrorCode.ALREADY_REGISTERED, f"{player!r} is registered already"
         ) from exc
-    if tournament.entry_fee > 0:
+    paid_by_ticket = pay_with != "money" and tickets.ticket_take(tournament, registration)
+    if tournament.entry_fee > 0 and not paid_by_ticket:
         charged = entry_post(
             tournament=tournament,
             registration=registration,
@@ -222,6 +228,7 @@ def refunds_release(tournament: Tournament, registrations: list[Registration]) -
             continue
         paid = [(bucket, Decimal(amount)) for bucket, amount in registration.paid]
         back = refund_by_bucket(paid, total, rounded_down=Bucket.BONUS)
+        accounts[(registration.player_id, tickets.TICKET_BUCKET)] = tournament.tickets_account_id
         legs = [
             Leg(accounts[(registration.player_id, b)], Money(a, tournament.currency))
             for b, a in back
@@ -249,8 +256,10 @@ def _player_accounts(registrations: list[Registration]) -> dict[tuple[int, str],
 
 
 def refunds_post(tournament: Tournament, registrations: list[Registration]) -> Decimal:
-    """Refund every one of `registrations` in one ledger call; the total refunded."""
+    """Refund every one of `registrations` in one ledger call; the total refunded. An entry
+    paid with a ticket goes back to the tickets account, the ticket active again."""
     release_post(refunds_release(tournament, registrations))
+    tickets.tickets_returned(registrations)
     return sum((r.refund for r in registrations), ZERO)
 
 

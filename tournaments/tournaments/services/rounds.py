@@ -32,16 +32,20 @@ from rummy_ledger.events.record import event_record
 from tournaments.errors import GameErrorCode, RoundRejected, TournamentRefused
 from tournaments.games.services.escrow import fee_account_id
 from tournaments.games.services.settlement import Failing
+from tournaments.leaderboards.services.points import tournament_points_accrue
 from tournaments.models import Registration, Tournament, TournamentEscrow, TournamentRound
 from tournaments.payouts import (
     ZERO,
     paid_from,
     prizes_by_player,
     rank_prizes,
+    seats_of,
+    ticket_winners,
     tournament_pool,
     tournament_ranks,
 )
 from tournaments.references import tournament_key, tournament_reference
+from tournaments.tournaments.services import tickets
 from tournaments.tournaments.services.entries import (
     refunds_post,
     registered,
@@ -76,6 +80,7 @@ def tournament_start(*, client: ApiClient, slug: str) -> Tournament:
     if registered(tournament).count() < tournament.min_players:
         _cancel(tournament)
         return tournament
+    tickets.tickets_settle(tournament, refund=tournament.tickets_unused == "refund")
     tournament.status = Status.RUNNING
     tournament.round = 1
     tournament.started_at = timezone.now()
@@ -122,6 +127,7 @@ def cash_tournaments_cancel() -> int:
 def _cancel(tournament: Tournament) -> None:
     registrations = list(registered(tournament).select_related("player"))
     refunded = refunds_post(tournament, registrations)
+    tickets.tickets_settle(tournament, refund=True)
     for registration in registrations:
         registration.status = Registration.Status.REFUNDED
     Registration.objects.bulk_update(registrations, ["status", "refund"])
@@ -342,17 +348,29 @@ def _pay(tournament: Tournament) -> None:
     one ledger call: a transfer per payee (the fee, each prize), each drawn from one or two
     sources (`paid_from`), every leg at most LEDGER_MAX_TRANSFER. Not one transfer of them all:
     the ledger checks a transfer's balance for each of its entries at commit, so a transfer of n
-    entries costs n^2 (2,500 prizes: minutes), a batch of small ones costs n."""
+    entries costs n^2 (2,500 prizes: minutes), a batch of small ones costs n. A satellite's seat
+    is paid into its target's tickets account and recorded as a ticket (`services.tickets`)
+    while the target takes tickets and the winner holds none; otherwise in money. The
+    leaderboards listing the tournament count it, once (`tournament_points_accrue`)."""
     terms = terms_of(tournament)
     registrations = list(registered(tournament).select_related("player"))
     collected = sum((r.paid_total for r in registrations), ZERO)
     figures = tournament_pool(
         collected=collected, fee_percent=terms.fee_percent, guarantee=terms.guarantee
     )
-    winners = _ranked(registrations, rank_prizes(figures.prize_pool, terms.prizes))
+    target = tickets.seat_target(tournament) if terms.target else None
+    prizes = rank_prizes(figures.prize_pool, terms.prizes, tickets.seat_value(tournament))
+    winners, seated = _ranked(registrations, prizes, seats_of(terms.prizes))
+    ticketed = tickets.seat_payees(target, seated)
     sources = _prize_sources(tournament, collected=collected, overlay=figures.overlay)
-    transfers_post(requests=_prize_requests(tournament, winners, sources, fee=figures.fee))
+    transfers_post(
+        requests=_prize_requests(
+            tournament, winners, sources, fee=figures.fee, target=target, ticketed=ticketed
+        )
+    )
     registrations_update(registrations, {"rank": "integer", "prize": "numeric"})
+    if target is not None:
+        tickets.tickets_won(tournament, target, [r for r in seated if r.pk in ticketed])
     tournament.collected = collected
     tournament.fee = figures.fee
     tournament.overlay = figures.overlay
@@ -362,11 +380,15 @@ def _pay(tournament: Tournament) -> None:
     tournament.save(
         update_fields=["collected", "fee", "overlay", "prizes_paid", "status", "finished_at"]
     )
+    tournament_points_accrue(tournament=tournament, registrations=registrations)
 
 
-def _ranked(registrations: list[Registration], prizes_by_rank: list[Decimal]) -> list[Registration]:
+def _ranked(
+    registrations: list[Registration], prizes_by_rank: list[Decimal], seats: int
+) -> tuple[list[Registration], list[Registration]]:
     """Rank every registration (the final table by position, then each round's knocked-out by
-    chips) and set their prizes; the winners, those with a prize, in rank order."""
+    chips) and set their prizes; the winners, those with a prize, in rank order, and those of
+    them who won a seat (a tie across the last seat shares its value in money)."""
     by_ext = {r.player.external_id: r for r in registrations}
     knocked_out: dict[int, dict[str, int]] = defaultdict(dict)
     for r in registrations:
@@ -377,6 +399,7 @@ def _ranked(registrations: list[Registration], prizes_by_rank: list[Decimal]) ->
         knocked_out=knocked_out,
     )
     prizes = prizes_by_player(groups, prizes_by_rank)
+    seat_winners = ticket_winners(groups, seats)
     winners = []
     for group in groups:
         for ext in group.players:
@@ -384,7 +407,7 @@ def _ranked(registrations: list[Registration], prizes_by_rank: list[Decimal]) ->
             registration.rank, registration.prize = group.rank, prizes[ext]
             if registration.prize > 0:
                 winners.append(registration)
-    return winners
+    return winners, [r for r in winners if r.player.external_id in seat_winners]
 
 
 def _prize_sources(
@@ -416,8 +439,11 @@ def _prize_requests(
     sources: list[tuple[int, Decimal]],
     *,
     fee: Decimal,
+    target: Tournament | None,
+    ticketed: set[int],
 ) -> list[TransferRequest]:
-    """A transfer per payee (the fee, then each prize), each drawn from `sources` in turn."""
+    """A transfer per payee (the fee, then each prize), each drawn from `sources` in turn; a
+    seat won as a ticket (`ticketed` registrations) is paid into the target's tickets account."""
     currency = tournament.currency
     bucket = Bucket.CHIPS if currency == CHIPS else Bucket.WINNINGS
     accounts = dict(
@@ -426,7 +452,13 @@ def _prize_requests(
         ).values_list("player_id", "pk")
     )
     payees = [(fee_account_id(), fee, ("fee",), "fee")] + [
-        (accounts[r.player_id], r.prize, ("prize", r.pk), f"rank {r.rank} prize") for r in winners
+        (
+            target.tickets_account_id if r.pk in ticketed else accounts[r.player_id],
+            r.prize,
+            ("prize", r.pk),
+            f"rank {r.rank} {'ticket to ' + target.slug if r.pk in ticketed else 'prize'}",
+        )
+        for r in winners
     ]
     return [
         TransferRequest(

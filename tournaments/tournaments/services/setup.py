@@ -27,7 +27,7 @@ from tournaments.models import (
     TournamentPrize,
     TournamentSeat,
 )
-from tournaments.payouts import PrizeRow
+from tournaments.payouts import TICKET, PrizeRow, seats_of
 from tournaments.tournaments.terms import (
     TournamentTerms,
     decimal_of,
@@ -35,6 +35,7 @@ from tournaments.tournaments.terms import (
     rebuy_of,
     rounds_of,
 )
+from wallets.money.amounts import amount_text
 
 # Registrations pay into one of this many escrow accounts (by seat number), so they do not all
 # lock one account row; the payout and the refunds empty every one.
@@ -42,9 +43,10 @@ ESCROW_SHARDS = 16
 FIELDS = (
     "slug", "name", "client", "currency", "entry_fee", "fee_percent", "guarantee",
     "min_players", "max_players", "table_size", "registration_closes_at", "bonus_cap_percent",
-    "rounds", "rebuy", "prizes",
+    "rounds", "rebuy", "prizes", "tickets_unused",
 )  # fmt: skip
-REQUIRED = set(FIELDS) - {"bonus_cap_percent", "rebuy", "guarantee"}
+REQUIRED = set(FIELDS) - {"bonus_cap_percent", "rebuy", "guarantee", "tickets_unused"}
+TICKETS_UNUSED = ("refund", "lapse")
 SLUG = re.compile(r"[a-z0-9][a-z0-9_-]{0,63}")
 
 
@@ -55,6 +57,7 @@ class TournamentSpec:
     client: ApiClient
     registration_closes_at: datetime
     terms: TournamentTerms
+    tickets_unused: str = "refund"
 
 
 def terms_of(tournament: Tournament) -> TournamentTerms:
@@ -70,18 +73,23 @@ def terms_of(tournament: Tournament) -> TournamentTerms:
         rounds=rounds_of(tournament.rounds),
         rebuy=rebuy_of(tournament.rebuy),
         prizes=tuple(
-            PrizeRow(p.rank_from, p.rank_to, p.percent, p.kind) for p in tournament.prizes.all()
+            PrizeRow(p.rank_from, p.rank_to, p.percent, p.kind, p.target and p.target.slug)
+            for p in tournament.prizes.select_related("target")
         ),
     )
 
 
-def tournament_fields_checked(data: Any, *, now: datetime | None = None) -> TournamentSpec:
-    """The fields of a new tournament, checked: `TermsInvalid` names the first field at fault."""
+def named_fields_checked(
+    data: Any, *, noun: str, fields: tuple[str, ...], required: set[str]
+) -> tuple[str, str, ApiClient]:
+    """What every object made from a file or a proposal shares (a tournament, a leaderboard):
+    a JSON object of known fields with the required ones present; its slug, its name and the
+    active API client (scope games) it belongs to. `TermsInvalid` names the first field at fault."""
     if not isinstance(data, dict):
-        raise TermsInvalid("file", "a tournament is a JSON object")
-    if unknown := set(data) - set(FIELDS):
+        raise TermsInvalid("file", f"{noun} is a JSON object")
+    if unknown := set(data) - set(fields):
         raise TermsInvalid("file", f"unknown fields: {', '.join(sorted(unknown))}")
-    if missing := REQUIRED - set(data):
+    if missing := required - set(data):
         raise TermsInvalid("file", f"missing fields: {', '.join(sorted(missing))}")
     slug, name = data["slug"], data["name"]
     if not isinstance(slug, str) or not SLUG.fullmatch(slug):
@@ -91,6 +99,14 @@ def tournament_fields_checked(data: Any, *, now: datetime | None = None) -> Tour
     client = ApiClient.objects.filter(name=data["client"], is_active=True).first()
     if client is None or "games" not in client.scopes:
         raise TermsInvalid("client", f"no active API client {data['client']!r} with scope games")
+    return slug, name, client
+
+
+def tournament_fields_checked(data: Any, *, now: datetime | None = None) -> TournamentSpec:
+    """The fields of a new tournament, checked: `TermsInvalid` names the first field at fault."""
+    slug, name, client = named_fields_checked(
+        data, noun="a tournament", fields=FIELDS, required=REQUIRED
+    )
     closes = data["registration_closes_at"]
     closes_at = parse_datetime(closes) if isinstance(closes, str) else closes
     if not isinstance(closes_at, datetime) or timezone.is_naive(closes_at):
@@ -110,7 +126,31 @@ def tournament_fields_checked(data: Any, *, now: datetime | None = None) -> Tour
         rebuy=rebuy_of(data.get("rebuy")),
         prizes=prizes_of(data["prizes"]),
     )
-    return TournamentSpec(slug, name.strip(), client, closes_at, terms)
+    if terms.target is not None:
+        satellite_target_checked(client=client, terms=terms)
+    tickets_unused = data.get("tickets_unused", "refund")
+    if tickets_unused not in TICKETS_UNUSED:
+        raise TermsInvalid("tickets_unused", '"refund" (the default) or "lapse"')
+    return TournamentSpec(slug, name.strip(), client, closes_at, terms, tickets_unused)
+
+
+def satellite_target_checked(*, client: ApiClient, terms: TournamentTerms) -> Tournament:
+    """A satellite's target: this client's, in its currency, registering, and the guarantee
+    covers the seats at its entry fee (so seats are always funded)."""
+    target = Tournament.objects.filter(client=client, slug=terms.target).first()
+    if target is None:
+        raise TermsInvalid("prizes", f"no tournament {terms.target!r} of this client")
+    if target.currency != terms.currency or target.status != Tournament.Status.REGISTERING:
+        raise TermsInvalid("prizes", f"{target.slug!r} must be registering and in {terms.currency}")
+    if target.entry_fee <= 0:
+        raise TermsInvalid("prizes", f"{target.slug!r} is a freeroll: a seat in it is worth 0")
+    seats_value = seats_of(terms.prizes) * target.entry_fee
+    if terms.guarantee < seats_value:
+        raise TermsInvalid(
+            "guarantee",
+            f"the guarantee must cover the seats: at least {amount_text(seats_value)}",
+        )
+    return target
 
 
 def slug_taken(slug: str) -> TermsInvalid:
@@ -138,10 +178,17 @@ def tournament_create(*, spec: TournamentSpec, created_by: str) -> Tournament:
                 bonus_cap_percent=terms.bonus_cap_percent,
                 rounds=terms.rounds_json(),
                 rebuy=terms.rebuy_json(),
+                tickets_unused=spec.tickets_unused,
                 created_by=created_by,
+                tickets_account=escrow_create(
+                    owner=spec.client.pk,
+                    name=f"tournament:{spec.slug}:tickets",
+                    currency=terms.currency,
+                ),
             )
     except IntegrityError as exc:
         raise slug_taken(spec.slug) from exc
+    target = terms.target and satellite_target_checked(client=spec.client, terms=terms)
     TournamentPrize.objects.bulk_create(
         TournamentPrize(
             tournament=tournament,
@@ -149,6 +196,7 @@ def tournament_create(*, spec: TournamentSpec, created_by: str) -> Tournament:
             rank_to=row.rank_to,
             percent=row.percent,
             kind=row.kind,
+            target=target if row.kind == TICKET else None,
         )
         for row in terms.prizes
     )

@@ -11,10 +11,12 @@ from decimal import Decimal
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
+from django.db.models import Q
 
 from tournaments.errors import TermsInvalid
 from tournaments.models import Tournament, TournamentChange, TournamentPrize
-from tournaments.tournaments.services.setup import terms_of
+from tournaments.payouts import TICKET
+from tournaments.tournaments.services.setup import satellite_target_checked, terms_of
 from tournaments.tournaments.terms import (
     TournamentTerms,
     decimal_of,
@@ -34,9 +36,11 @@ def money_terms(tournament: Tournament) -> dict[str, Any]:
 
 def _proposed_terms(tournament: Tournament, change: dict[str, Any]) -> TournamentTerms:
     """The tournament's terms with these money terms (amounts as Decimals or as the decimal
-    strings of create_tournament's file), checked as create_tournament checks them."""
+    strings of create_tournament's file), checked as create_tournament checks them. A seat's
+    value is fixed: the entry fee does not change once tickets for the tournament exist or
+    while a satellite not over pays seats in it."""
     try:
-        return dataclasses.replace(
+        terms = dataclasses.replace(
             terms_of(tournament),
             entry_fee=decimal_of("entry_fee", change["entry_fee"]),
             fee_percent=decimal_of("fee_percent", change["fee_percent"]),
@@ -44,8 +48,25 @@ def _proposed_terms(tournament: Tournament, change: dict[str, Any]) -> Tournamen
             rebuy=rebuy_of(change["rebuy"]),
             prizes=prizes_of(change["prizes"]),
         )
+        if terms.target is not None:
+            satellite_target_checked(client=tournament.client, terms=terms)
     except TermsInvalid as exc:
         raise ProposalInvalid(exc.message, details={"field": exc.field}) from exc
+    if terms.entry_fee != tournament.entry_fee and seats_in(tournament).exists():
+        raise ProposalInvalid(
+            f"tickets for {tournament} exist or a satellite pays seats in it: "
+            "its entry fee no longer changes",
+            details={"field": "entry_fee"},
+        )
+    return terms
+
+
+def seats_in(tournament: Tournament):
+    """Tickets for the tournament, or satellites not over paying seats in it."""
+    open_ = (Tournament.Status.REGISTERING, Tournament.Status.RUNNING)
+    return Tournament.objects.filter(
+        Q(pk=tournament.pk, tickets__isnull=False) | Q(prizes__target=tournament, status__in=open_)
+    )
 
 
 def _nobody_registered(tournament: Tournament) -> None:
@@ -152,9 +173,15 @@ def tournament_change_apply(change: TournamentChange) -> None:
     tournament.rebuy = terms.rebuy_json()
     tournament.save(update_fields=["entry_fee", "fee_percent", "guarantee", "rebuy"])
     tournament.prizes.all().delete()
+    target = terms.target and Tournament.objects.get(client=tournament.client, slug=terms.target)
     TournamentPrize.objects.bulk_create(
         TournamentPrize(
-            tournament=tournament, rank_from=r.rank_from, rank_to=r.rank_to, percent=r.percent
+            tournament=tournament,
+            rank_from=r.rank_from,
+            rank_to=r.rank_to,
+            percent=r.percent,
+            kind=r.kind,
+            target=target if r.kind == TICKET else None,
         )
         for r in terms.prizes
     )

@@ -1,6 +1,7 @@
 """Demo data for `make run`: the demo API client, funded demo players (cash only where real
 money is offered: from an open region when it is restricted), and one staff user per finance
-role plus a superuser, each with a password of their own.
+role plus a superuser, each with a password of their own and an authenticator (TOTP) secret
+printed as an `otpauth://` URI.
 
 The key and the passwords are drawn once and kept for the life of `.data/`
 (`settings.DEMO_SECRETS_FILE`, readable by its owner only): a restart keeps the README's example
@@ -15,6 +16,7 @@ import secrets
 from django.conf import settings
 from django.contrib.auth.models import Group, User
 from django.core.management.base import BaseCommand
+from django_otp.plugins.otp_totp.models import TOTPDevice
 from djmoney.money import Money
 
 from rummy_ledger.api.keys import api_client_rekey
@@ -64,9 +66,12 @@ class Command(BaseCommand):
                 reference=f"demo-{player}",
             )
         passwords = demo_staff_reset(kept.get("passwords", {}))
-        _secrets_save({"key": key, "passwords": passwords})
+        authenticators = demo_authenticators(kept.get("totp", {}))
+        totp = {name: device.key for name, device in authenticators.items()}
+        _secrets_save({"key": key, "passwords": passwords, "totp": totp})
         funded = "1,000.00 INR deposited and" if cash.available else f"(chips only: {cash.reason})"
         note = demo_note(base_url, key, passwords, players=f"{funded} 10,000 chips each")
+        note += demo_authenticators_note(authenticators)
         settings.DEMO_NOTE_FILE.write_text(note)
         if options["verbosity"]:
             self.stdout.write(note, ending="")
@@ -86,6 +91,14 @@ def demo_note(base_url: str, key: str, passwords: dict[str, str], *, players: st
         f"  players   {DEMO_PLAYERS[0]} ... {DEMO_PLAYERS[-1]}: {players}",
         f"  admin     {base_url}/admin/ as",
         *staff,
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def demo_authenticators_note(authenticators: dict[str, TOTPDevice]) -> str:
+    lines = [
+        "  second factor: add each to an authenticator app (a QR code of the URI, or its secret)",
+        *(f"      {name:<10} {device.config_url}" for name, device in authenticators.items()),
     ]
     return "\n".join(lines) + "\n"
 
@@ -126,3 +139,18 @@ def demo_staff_reset(kept: dict[str, str]) -> dict[str, str]:
         if group:
             user.groups.set([Group.objects.get(name=group)])
     return passwords
+
+
+def demo_authenticators(kept: dict[str, str]) -> dict[str, TOTPDevice]:
+    """Each demo staff user's authenticator (their second factor: rummy_ledger/staff), with the
+    kept secret (hex) or a new one, confirmed: `make run`'s staff sign in with a code from an app
+    that was given the `otpauth://` URI. Their recovery codes are the enrolment page's only."""
+    devices = {}
+    for username in [*DEMO_STAFF, SUPERUSER]:
+        user = User.objects.get(username=username)
+        TOTPDevice.objects.filter(user=user).delete()
+        secret = {"key": kept[username]} if username in kept else {}
+        devices[username] = TOTPDevice.objects.create(
+            user=user, name="authenticator", confirmed=True, **secret
+        )
+    return devices

@@ -11,6 +11,7 @@ import pytest
 
 from tests.builders import escrow_balance, template
 from tests.tournaments.games.services.tables import POINTS, opened, points_deal, pool3_deal
+from tests.tournaments.leaderboards.builders import board
 from tournaments.errors import GameNotOpen
 from tournaments.games.services import intake
 from tournaments.games.services.games import game_cancel, game_rejoin, game_split
@@ -74,6 +75,8 @@ def test_a_split_shares_the_pool_among_those_the_stored_deals_left(server_client
     game = opened(server_client, "pool", POOL_PLAY, ("x", "y", "z"))
     _stored(server_client, "pool", pool3_deal(1), pool3_deal(2))
 
+    by_fee = board(templates=[POOL_PLAY])
+
     # when the remaining players split
     game_split(client=server_client, game_id="pool")
 
@@ -86,6 +89,10 @@ def test_a_split_shares_the_pool_among_those_the_stored_deals_left(server_client
     )
     assert payouts == {"x": Decimal("135.00"), "y": Decimal("0.00"), "z": Decimal("135.00")}
     assert escrow_balance(game) == 0
+    # and it counts for the leaderboards as a settled game: x and z share its fee
+    assert game.fee > 0
+    shares = {"x": game.fee / 2, "z": game.fee / 2}
+    assert dict(by_fee.points.values_list("player__external_id", "points")) == shares
 
 
 @pytest.mark.django_db
@@ -93,6 +100,7 @@ def test_a_cancel_refunds_what_the_stored_deals_leave_in_escrow(server_client, p
     # given a pool game with one stored deal (nobody out yet)
     game = opened(server_client, "pool", POOL_PLAY, ("x", "y", "z"))
     _stored(server_client, "pool", pool3_deal(1))
+    by_fee = board(templates=[POOL_PLAY])
 
     # when it is cancelled
     game_cancel(client=server_client, game_id="pool")
@@ -106,6 +114,7 @@ def test_a_cancel_refunds_what_the_stored_deals_leave_in_escrow(server_client, p
     )
     assert refunds == {p: Decimal("100.00") for p in ("x", "y", "z")}
     assert escrow_balance(game) == 0
+    assert not by_fee.points.exists()  # a cancelled game counts for no leaderboard
 
 
 @pytest.mark.django_db

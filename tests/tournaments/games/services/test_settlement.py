@@ -7,12 +7,16 @@ beat's, a duplicate one settles nothing twice."""
 
 from __future__ import annotations
 
+from collections import Counter
 from decimal import Decimal
 
 import pytest
 from django.db import transaction
+from django.db.models import Sum
 
 from rummy_ledger.celery import app as celery_app
+from rummy_ledger.events.event_types import EventType
+from rummy_ledger.events.models import Event
 from tests.builders import books_balance_for, escrow_balance
 from tests.concurrency import run_in_threads
 from tests.tournaments.games.services.tables import (
@@ -31,7 +35,7 @@ from tournaments.models import Deal, DealTransfer, Game
 from tournaments.payouts import Settlement, cancel_settlement
 from tournaments.tasks import settle_waiting
 from wallets.errors import LedgerBusy
-from wallets.models import Transfer
+from wallets.models import Entry, Transfer
 from wallets.money.amounts import ZERO
 
 
@@ -382,4 +386,44 @@ def test_the_same_wake_on_four_connections_at_once_settles_once(server_client):
     assert _status(deal) == ["settled"]
     assert Transfer.objects.filter(kind=Transfer.Kind.SETTLEMENT).count() == 1
     books_balance_for(Game.objects.get(pk=deal.game_id))
+    assert ledger_violations() == []
+
+
+def _books() -> tuple[dict, dict, dict]:
+    """Every account's balance from its entries, the transfers by kind, the events by type."""
+    balances = dict(
+        Entry.objects.values_list("account__code").annotate(total=Sum("amount")).order_by()
+    )
+    transfers = Counter(Transfer.objects.values_list("kind", flat=True))
+    events = Counter(Event.objects.values_list("type", flat=True))
+    return balances, transfers, events
+
+
+@pytest.mark.django_db
+def test_a_redelivered_settlement_message_settles_a_multi_deal_game_once(server_client):
+    # given a pool game whose deal 1 was settled, then deal 2 stored (y goes out: the game closes)
+    game = opened(server_client, "pool", POOL, ("x", "y"))
+    first = stored(game, pool_deal(1, "x", "y"))
+    settle_waiting.apply()
+    second = stored(game, pool_deal(2, "x", "y"))
+    settle_waiting.apply()  # the message's first delivery
+    once = _books()
+
+    # when the same message is delivered again, twice (a broker's redelivery, beat's wake)
+    settle_waiting.apply()
+    settle_waiting.apply()
+
+    # then the books are exactly as after one delivery: each deal settled, paid, told once
+    assert _books() == once
+    _, transfers, events = once
+    assert _status(first, second) == [Deal.Status.SETTLED] * 2
+    # the pool pays once, when it closes: one settlement, linked to the closing deal
+    assert transfers[Transfer.Kind.SETTLEMENT] == 1
+    assert list(DealTransfer.objects.values_list("deal", flat=True)) == [second.pk]
+    assert (events[EventType.DEAL_SETTLED], events[EventType.GAME_CLOSED]) == (2, 1)
+    game.refresh_from_db()
+    assert (game.status, game.deals_played) == (Game.Status.FINISHED, 2)
+    assert (game.paid_out, game.fee) == (Decimal("180.00"), Decimal("20.00"))
+    assert escrow_balance(game) == ZERO
+    books_balance_for(game)
     assert ledger_violations() == []
