@@ -8,6 +8,7 @@ from unittest import mock
 import pytest
 from django.contrib import admin
 from django.core.management import call_command
+from django.db import connection
 from django.test import override_settings
 from django.urls import reverse
 from django.utils import timezone
@@ -33,6 +34,7 @@ from wallets.models import (
     ClientPairing,
     Entry,
     Player,
+    ReconciliationReport,
     Reversal,
     Transfer,
 )
@@ -470,6 +472,34 @@ def test_only_operators_start_a_reconciliation(viewer, operator, world):
             response = staff_client(operator).post(url)
     assert response.status_code == 302
     delay.assert_called_once_with("admin", operator.pk)
+
+
+def test_the_reports_list_reloads_until_the_run_asked_for_has_finished(operator, world):
+    """After "Run reconciliation now" the list reloads itself until that run's report has
+    finished, even when the worker starts the run while the page is deciding (the run is made
+    to start right after the page's first look at the reports)."""
+    client = staff_client(operator)
+    with mock.patch("wallets.tasks.reconcile_nightly.delay"):
+        client.post(reverse("admin:wallets_reconciliationreport_run"))
+    started = []
+
+    def run_starts_after_first_look(execute, sql, params, many, context):
+        result = execute(sql, params, many, context)
+        if "wallets_reconciliationreport" in sql and not started:
+            started.append("starting")  # the insert below passes through here too
+            started[0] = ReconciliationReport.objects.create(trigger="admin", started_by=operator)
+        return result
+
+    listing = reverse("admin:wallets_reconciliationreport_changelist")
+    with connection.execute_wrapper(run_starts_after_first_look):
+        page = client.get(listing).content.decode()
+    assert started and 'http-equiv="refresh"' in page
+
+    started[0].status = ReconciliationReport.Status.CLEAN
+    started[0].save(update_fields=["status"])
+    page = client.get(listing).content.decode()
+    assert 'http-equiv="refresh"' not in page and "clean" in page
+    assert 'http-equiv="refresh"' not in client.get(listing).content.decode()  # the wait is over
 
 
 def test_api_client_key_is_shown_once(superuser, db):

@@ -133,20 +133,22 @@ class ReconciliationReportAdmin(ReadOnlyAdmin):
 
     def awaiting_report(self, request) -> bool:
         """The list reloads itself while a run is in progress, and after "Run reconciliation
-        now" until the run has its report (the worker may not have started it yet), for at most
-        AWAIT_SECONDS (a worker that is down)."""
+        now" until the run has finished (the worker may not have started it yet), for at most
+        AWAIT_SECONDS (a worker that is down). Only a finished report ends the wait: a run that
+        starts between this method's two queries is then caught by the second."""
         reports = ReconciliationReport.objects
-        if reports.filter(status=ReconciliationReport.Status.RUNNING).exists():
-            return True
+        running = ReconciliationReport.Status.RUNNING
         asked = request.session.get(RUN_ASKED_AT)
-        if asked is None:
-            return False
-        since = datetime.fromtimestamp(asked, tz=UTC)
-        done = reports.filter(started_by=request.user, started_at__gte=since).exists()
-        if done or timezone.now() - since > timedelta(seconds=AWAIT_SECONDS):
-            del request.session[RUN_ASKED_AT]
-            return False
-        return True
+        if asked is not None:
+            since = datetime.fromtimestamp(asked, tz=UTC)
+            mine = reports.filter(started_by=request.user, started_at__gte=since)
+            if mine.exclude(status=running).exists() or timezone.now() - since > timedelta(
+                seconds=AWAIT_SECONDS
+            ):
+                del request.session[RUN_ASKED_AT]
+            else:
+                return True
+        return reports.filter(status=running).exists()
 
     def get_urls(self):
         view = self.admin_site.admin_view(self.run_view)
