@@ -49,6 +49,13 @@ def test_a_posting_lands_in_this_months_partition_and_keeps_every_invariant():
     assert ledger_violations() == []
 
 
+def test_the_balance_check_keeps_one_plan_whatever_the_statistics():
+    """Over partitions PL/pgSQL would plan the check again at every entry of a month without
+    statistics (wallets/migrations/0026_balance_check_planned_once.py)."""
+    config = one("SELECT proconfig FROM pg_proc WHERE proname = 'ledger_transfer_balanced'")[0]
+    assert config == ["plan_cache_mode=force_generic_plan"]
+
+
 def test_the_job_makes_the_months_ahead_once(settings):
     # today: the migration made two months ahead, the job keeps three
     this = Month.of(timezone.now())
