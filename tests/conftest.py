@@ -3,7 +3,19 @@ from pathlib import Path
 import pytest
 
 from rummy_ledger.celery import app as celery_app
+from tests import flush
 from tests.builders import make_api
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _quick_flush():
+    """Between transactional tests the database is emptied by tests/flush.py."""
+    from django.test import TransactionTestCase
+
+    original = TransactionTestCase._fixture_teardown
+    TransactionTestCase._fixture_teardown = flush.fixture_teardown
+    yield
+    TransactionTestCase._fixture_teardown = original
 
 
 @pytest.fixture
