@@ -9,6 +9,7 @@ import pytest
 from django.db import connection
 from django.utils import timezone
 
+from tests.builders import funded_player, move
 from wallets.months import Month
 
 pytestmark = pytest.mark.django_db
@@ -26,34 +27,42 @@ def trigger_query() -> str:
     return query
 
 
+def superuser_or_skip(cursor) -> None:
+    cursor.execute("SELECT rolsuper FROM pg_roles WHERE rolname = current_user")
+    if not cursor.fetchone()[0]:
+        pytest.skip("forgetting statistics and loading auto_explain need a superuser")
+
+
+def thousands_of_rows_without_statistics(cursor) -> None:
+    """Thousands of accounts, transfers and entries, and no statistics on the tables (all of it
+    rolled back with the test's transaction), as a freshly migrated server before ANALYZE."""
+    cursor.execute(
+        "INSERT INTO wallets_account (kind, code, bucket, balance, balance_currency, "
+        "created_at) SELECT 'platform', 'plan:' || g, '', 0, 'INR', now() "
+        "FROM generate_series(1, 5000) g"
+    )
+    cursor.execute(
+        "INSERT INTO wallets_transfer (kind, reference, idempotency_key, content_hash, memo, "
+        "created_at) SELECT 'transfer', 'plan', 'plan:' || g, '', '', now() "
+        "FROM generate_series(1, 5000) g"
+    )
+    cursor.execute(
+        "INSERT INTO wallets_entry (transfer_id, account_id, amount, amount_currency, "
+        "created_at) SELECT t.id, a.id, s.amount, 'INR', now() "
+        "FROM wallets_transfer t JOIN wallets_account a ON a.code = 'plan:' || "
+        "substr(t.idempotency_key, 6), (VALUES (1), (-1)) AS s(amount) "
+        "WHERE t.reference = 'plan'"
+    )  # never checked: the deferred trigger would run at a commit that never comes
+    for table in ("wallets_account", "wallets_transfer", "wallets_entry"):
+        cursor.execute("DELETE FROM pg_statistic WHERE starelid = %s::regclass", [table])
+        cursor.execute("UPDATE pg_class SET reltuples = -1 WHERE oid = %s::regclass", [table])
+
+
 def test_the_balance_check_uses_keyed_lookups_without_statistics():
     with connection.cursor() as cursor:
-        cursor.execute("SELECT rolsuper FROM pg_roles WHERE rolname = current_user")
-        if not cursor.fetchone()[0]:
-            pytest.skip("forgetting statistics needs a superuser")
-        # given: thousands of accounts, transfers and entries, and no statistics on the
-        # tables (all of it rolled back with the test's transaction)
-        cursor.execute(
-            "INSERT INTO wallets_account (kind, code, bucket, balance, balance_currency, "
-            "created_at) SELECT 'platform', 'plan:' || g, '', 0, 'INR', now() "
-            "FROM generate_series(1, 5000) g"
-        )
-        cursor.execute(
-            "INSERT INTO wallets_transfer (kind, reference, idempotency_key, content_hash, memo, "
-            "created_at) SELECT 'transfer', 'plan', 'plan:' || g, '', '', now() "
-            "FROM generate_series(1, 5000) g"
-        )
-        cursor.execute(
-            "INSERT INTO wallets_entry (transfer_id, account_id, amount, amount_currency, "
-            "created_at) SELECT t.id, a.id, s.amount, 'INR', now() "
-            "FROM wallets_transfer t JOIN wallets_account a ON a.code = 'plan:' || "
-            "substr(t.idempotency_key, 6), (VALUES (1), (-1)) AS s(amount) "
-            "WHERE t.reference = 'plan'"
-        )  # never checked: the deferred trigger would run at a commit that never comes
-        for table in ("wallets_account", "wallets_entry"):
-            cursor.execute("DELETE FROM pg_statistic WHERE starelid = %s::regclass", [table])
-            cursor.execute("UPDATE pg_class SET reltuples = -1 WHERE oid = %s::regclass", [table])
-        # when: the check is planned as PL/pgSQL plans it once it has run a few times
+        superuser_or_skip(cursor)
+        thousands_of_rows_without_statistics(cursor)
+        # when: the check is planned as PL/pgSQL plans it (its generic plan: the function says so)
         cursor.execute("SET LOCAL plan_cache_mode = force_generic_plan")
         cursor.execute(
             f"PREPARE balance_check(bigint, timestamptz, timestamptz) AS {trigger_query()}"
@@ -69,3 +78,24 @@ def test_the_balance_check_uses_keyed_lookups_without_statistics():
     assert "Index Scan using wallets_account_pkey" in plan, plan
     # and of the partitions (this month and the ones ahead), only this month's is read
     assert set(re.findall(r"on (wallets_entry_\d{4}_\d\d)", plan)) == {month.partition}, plan
+
+
+def test_a_posting_plans_keyed_lookups_without_statistics():
+    """Every statement `ledger_post_batch` runs, with the generic plans it keeps (each plan as
+    auto_explain reports it while the function runs)."""
+    alice, bob = funded_player("alice", "100.00"), funded_player("bob", "0")
+    plans: list[str] = []
+    with connection.cursor() as cursor:
+        superuser_or_skip(cursor)
+        thousands_of_rows_without_statistics(cursor)
+        cursor.execute("LOAD 'auto_explain'")
+        for setting, value in (("log_min_duration", "0"), ("log_nested_statements", "on")):
+            cursor.execute(f"SET LOCAL auto_explain.{setting} = {value}")
+        cursor.execute("SET LOCAL auto_explain.log_level = notice")
+        cursor.connection.add_notice_handler(lambda notice: plans.append(notice.message_primary))
+        move(alice["deposit"], bob["deposit"], "40.00", "plan-1")
+    posting = [plan for plan in plans if "wallets_" in plan]
+    assert any("INSERT INTO wallets_entry" in plan for plan in posting), plans
+    assert any("UPDATE wallets_account" in plan for plan in posting), plans
+    scans = [plan for plan in posting if "Seq Scan" in plan]
+    assert not scans, scans

@@ -49,11 +49,12 @@ def test_a_posting_lands_in_this_months_partition_and_keeps_every_invariant():
     assert ledger_violations() == []
 
 
-def test_the_balance_check_keeps_one_plan_whatever_the_statistics():
-    """Over partitions PL/pgSQL would plan the check again at every entry of a month without
-    statistics (wallets/migrations/0026_balance_check_planned_once.py)."""
-    config = one("SELECT proconfig FROM pg_proc WHERE proname = 'ledger_transfer_balanced'")[0]
-    assert config == ["plan_cache_mode=force_generic_plan"]
+def test_the_ledgers_functions_keep_one_plan_whatever_the_statistics():
+    """PL/pgSQL would plan their statements again at every call, and the balance check at every
+    entry (wallets/migrations/0026_ledger_functions_planned_once.py)."""
+    for name in ("ledger_post_batch", "ledger_transfer_balanced"):
+        config = one("SELECT proconfig FROM pg_proc WHERE proname = %s", [name])[0]
+        assert config == ["plan_cache_mode=force_generic_plan"], name
 
 
 def test_the_job_makes_the_months_ahead_once(settings):
