@@ -20,8 +20,10 @@ from hypothesis.stateful import run_state_machine_as_test
 
 from tests.builders import template
 from tests.simulation.machine import FAULTS, TEMPLATES, TERMS, WORLD, ApiMachine, World
+from tests.simulation.real_money_rules import CHIPS_TEMPLATE, RealMoneySwitch
 from tests.simulation.servers import own_data_dir
 from tests.tournaments.worker import private_queue
+from wallets.models import CHIPS
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -44,6 +46,7 @@ def world(live_server, settings):
         fields = {"point_value": value} if fmt == "points" else {"entry_fee": value}
         fields.update(TERMS.get(slug, {}))
         template(slug, fmt, fee_percent=fee, deals=deals_n or None, **fields)
+    template(CHIPS_TEMPLATE, "pool101", currency=CHIPS, entry_fee=Decimal("10.00"))
     with private_queue() as queue:
         WORLD[:] = [World(live_server.url, queue, data_dir)]
         try:
@@ -51,6 +54,10 @@ def world(live_server, settings):
         finally:
             WORLD[0].worker.stop()
             WORLD.clear()
+
+
+class SoakMachine(RealMoneySwitch, ApiMachine):
+    """The soak's machine: the CI budget's rules and real money switched off and back."""
 
 
 OUTPUT = Path(__file__).resolve().parents[2] / "test-output"
@@ -101,7 +108,7 @@ def test_the_api_agrees_with_the_model_for_a_long_time(world):
     try:
         while time.monotonic() - started < seconds:
             run_state_machine_as_test(
-                ApiMachine,
+                SoakMachine,
                 settings=settings(
                     CI_BUDGET, max_examples=5, stateful_step_count=50, derandomize=False,
                     phases=list(Phase),
@@ -128,6 +135,7 @@ def test_a_pool_rejoin_split_and_cancel_agree_with_the_model(world):
         (game_id,) = state.open_pools()
         state.deal_one(game_id, 1, picks, True)
         state.deal_one(game_id, 2, picks, True)
+        state.deals_refused(game_id, 3, picks, 2)  # deal 5, and deal 2 with other content
         (out,) = state.books.games[game_id].out
         state.rejoin_one(game_id, out)
         state.balances_agree()
@@ -225,4 +233,32 @@ def test_deposit_limits_and_self_exclusion_agree_with_the_model(world):
     state.tournament_scheduled(None, [(f"{state.run}-p1", False)])
     state.self_exclusion(2, 30)
     state.balances_agree()
+    state.teardown()
+
+
+@pytest.mark.soak
+def test_real_money_switched_off_and_back_agrees_with_the_model(world):
+    """p0 wins a points game of p1; a pool of p0, p2 and p3 and a best of 2 of p1 and p2 open.
+    Real money off (the service restarted): a deposit and a game refused, a chips game played,
+    the games already open each settle a deal, p0 takes out its winnings and half its deposit
+    (TDS on the year's net). Real money on again (restarted): a deposit credited, a best of 2
+    of p0 and p3 plays a deal, a withdrawal beyond the winnings is refused (winnings only
+    again), and the reconciliation is clean."""
+    state = SoakMachine()
+    state.players_arrive()
+    p0 = f"{state.run}-p0"
+    for slug, seats in (("sim-points", {0, 1}), ("sim-pool", {0, 2, 3}), ("sim-deals", {1, 2})):
+        state.open_game(slug, seats)
+        if slug == "sim-points":
+            state.deal_one(list(state.books.games)[-1], 0, [("lost", False)], True)
+    assert len(state.open_games()) == 2, state.books.games
+    state.real_money_off_and_on()
+    (refund,) = state.books.withdrawals.values()
+    assert refund.from_deposit > 0, refund  # the deposit after the winnings
+    state.open_game("sim-deals", {0, 3})
+    state.deal_one(list(state.books.games)[-1], 1, [("lost", False)], True)
+    state.withdraw_amount(p0, state.books.players[p0].winnings + 1)  # insufficient_funds
+    kinds = Counter(kind(step) for step in world.log)
+    assert kinds["fault:real-money-off"] == kinds["fault:real-money-on"] == 1, kinds
+    assert world.real_money == "on"
     state.teardown()
