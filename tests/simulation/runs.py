@@ -175,7 +175,8 @@ def test_two_tournaments_with_tickets_rebuys_and_a_tie_agree_with_the_model(worl
     rebuy is `rebuy_limit`); round 1 knocks out p0 and p3 tied on chips (they share ranks 3-4),
     the final pays the prizes. Then p3 enters a second tournament with a ticket, p1 unregisters,
     and the start below the minimum cancels it: p2's entry back to its buckets, the used ticket
-    back to promotions."""
+    back to promotions. A third: p2 enters with its ticket and the tournament starts (the ticket
+    spent once: into the entry, not back to promotions too), then is cancelled while running."""
     state = ApiMachine()
     state.players_arrive()
     p0, p1, p2, p3 = (f"{state.run}-p{n}" for n in range(4))
@@ -189,6 +190,11 @@ def test_two_tournaments_with_tickets_rebuys_and_a_tie_agree_with_the_model(worl
     slug = state.tournament_scheduled(p3, [(p3, False), (p2, False), (p1, False)])
     state.tournament_start(slug, p1)
     state.balances_agree()
+    slug = state.tournament_scheduled(p2, [(p2, False), (p0, False), (p1, False)])
+    state.tournament_start(slug, None)
+    assert state.lobby.tournaments[slug].status == "running"
+    state.balances_agree()  # p2's ticket spent on its entry, not lapsed as well at the start
+    state.tournament_cancel(slug)
     state.teardown()
 
 
