@@ -81,22 +81,35 @@ class World:
     payments: HttpApi = None
     rival: HttpApi = None
     worker: Worker = None
+    real_money: str = "on"  # REAL_MONEY the service was last started with
     log: list = field(default_factory=list)  # (rule, ...) of every step run, for the soak's report
 
     def __post_init__(self):
         self.games = RetryingApi(self.base_url, "games", name="sim-games", log=self.log)
         self.payments = RetryingApi(self.base_url, "payments", name="sim-gateway", log=self.log)
         self.rival = RetryingApi(self.base_url, "games", name="sim-rival", log=self.log)
-        self.worker = Worker(self.queue, concurrency=1)
+        self.worker_start()
 
     def queue_drop(self) -> None:
         """Every message waiting in the machine's queue is lost (the queue purged)."""
         with celery_app.connection_for_write() as connection:
             connection.default_channel.queue_purge(self.queue)
 
+    def worker_start(self) -> None:
+        env = {"REAL_MONEY": self.real_money}
+        self.worker = Worker(self.queue, concurrency=1, extra_env=env)
+
     def worker_restart(self) -> None:
         self.worker.kill()
-        self.worker = Worker(self.queue, concurrency=1)
+        self.worker_start()
+
+    def restarted_with_real_money(self, mode: str) -> None:
+        """The service restarted with REAL_MONEY=`mode` (the setting is read at start-up:
+        docs/money-and-tax.md): the live server runs in this process and reads the setting at
+        each request (the runs' fixture restores it), and the worker starts again with it."""
+        self.worker.stop()
+        self.real_money = settings.REAL_MONEY = mode
+        self.worker_start()
 
     def worker_supervised(self) -> None:
         """A worker that died started again, as `serve` does: on the Redis broker a worker can
@@ -104,6 +117,18 @@ class World:
         if self.worker.process.poll() is not None:
             self.log.append(("worker-died",))
             self.worker_restart()
+
+    def settlement_waited(self, done, wake) -> bool:
+        """Whether `done()` came true within a minute: every SETTLEMENT_WAKE_SECONDS beat's
+        `wake` task is sent, as beat would (a message lost or the broker down costs a wake, never
+        a settlement), and a worker that died is started again, as `serve` would."""
+        every = settings.SETTLEMENT_WAKE_SECONDS
+        for _ in range(int(60 / every)):
+            if wait_until(done, timeout=every, every=0.05):
+                return True
+            self.worker_supervised()
+            wake.delay()
+        return False
 
 
 WORLD: list[World] = []  # set by the test that runs the machine
@@ -214,6 +239,9 @@ class ApiMachine(TournamentRules, RuleBasedStateMachine):
         amount = max(
             (self.books.players[player].winnings * share / 100).quantize(model.PAISA), model.PAISA
         )
+        self.withdraw_amount(player, amount)
+
+    def withdraw_amount(self, player: str, amount: Decimal) -> None:
         self.step("withdraw", player, amount)
         body = {"amount": str(amount), "reference": self.next_id("wd")}
         r = self.world.payments.post(f"players/{player}/withdrawals", body)
@@ -223,7 +251,8 @@ class ApiMachine(TournamentRules, RuleBasedStateMachine):
             return
         assert r.status_code == 201, r.text
         got = r.json()
-        assert (money(got["tds"]), got["status"]) == (expected.tds, expected.status), got
+        want = (expected.tds, expected.status, expected.from_deposit)
+        assert (money(got["tds"]), got["status"], money(got["from_deposit"])) == want, got
         self.books.withdrawals[got["withdrawal_id"]] = expected
 
     @precondition(
@@ -364,14 +393,15 @@ class ApiMachine(TournamentRules, RuleBasedStateMachine):
             out.append({"player": player, "outcome": outcome, "groups": groups})
         return out
 
-    def deal_body(self, game_id: str, shuffle: int, picks, valid: bool) -> dict:
+    def deal_body(self, game_id: str, shuffle: int, picks, valid: bool, ahead: int = 0) -> dict:
+        """The game's next deal (`ahead` numbers past it: out of order)."""
         game = self.books.games[game_id]
         results = self.results(game, shuffle, picks)
         if not valid:  # a loser's dealt hand posted as the declaration, the winner out
             shown, winner = results[-1], results[0]
             results[0] = {**shown, "outcome": "declared"}
             results[-1] = {"player": winner["player"], "outcome": "wrong_show"}
-        return {"deal_no": game.deals + 1, "wild_joker": model.WILD, "results": results}
+        return {"deal_no": game.deals + 1 + ahead, "wild_joker": model.WILD, "results": results}
 
     def deal_taken(self, game_id: str, body: dict, status: int, answer: dict) -> None:
         """The answer the model expects for the deal, and the deal settled in both."""
@@ -392,12 +422,18 @@ class ApiMachine(TournamentRules, RuleBasedStateMachine):
         valid=valid,
         more=st.sampled_from([2, 1, 0]),
         then=st.sampled_from(["", "rejoin", "split"]),
+        ahead=st.integers(0, 3),
     )
-    def deal(self, data, shuffle, picks, valid, more, then):
+    def deal(self, data, shuffle, picks, valid, more, then, ahead):
         """A deal of an open game, and `more` valid ones after it while the game is open: in a
         pool, before each of them every eliminated player's rejoin, or after them a split (a pool
-        loses a player in two deals at the soonest: the CI budget reaches its rejoins this way)."""
+        loses a player in two deals at the soonest: the CI budget reaches its rejoins this way).
+        First, unless `ahead` is 0, the deal numbered `ahead` past the next and an old one with
+        other content, both refused (`deals_refused`; a rule of their own would take the deals'
+        share of the budget's steps)."""
         game_id = data.draw(st.sampled_from(self.open_games()))
+        if ahead:
+            self.deals_refused(game_id, shuffle, picks, ahead)
         self.deal_one(game_id, shuffle, picks, valid)
         for n in range(more):
             if then == "rejoin" and game_id in self.pools_with_eliminated():
@@ -414,6 +450,22 @@ class ApiMachine(TournamentRules, RuleBasedStateMachine):
         with self.deal_posted():
             r = self.write(self.world.games, f"games/{game_id}/deals", body)
         self.deal_taken(game_id, body, r.status_code, r.json())
+
+    def deals_refused(self, game_id: str, shuffle: int, picks, ahead: int) -> None:
+        """A deal numbered past the next is 409 `deal_out_of_order`; an old number with other
+        content (another wild joker) is 409 `deal_exists`, not a replay (docs/api.md); the
+        game's deals stay as they were."""
+        game = self.books.games[game_id]
+        posts = [(self.deal_body(game_id, shuffle, picks, True, ahead), "deal_out_of_order")]
+        if game.deals:  # an old number: the last deal's
+            old = self.deal_body(game_id, shuffle, picks, True, ahead=-1)
+            posts.append(({**old, "wild_joker": model.OTHER_WILD}, "deal_exists"))
+        self.step("deal-refused", game_id, [(b["deal_no"], code) for b, code in posts])
+        for body, code in posts:
+            r = self.world.games.post(f"games/{game_id}/deals", body)
+            assert (r.status_code, r.json()["error"]["code"]) == (409, code), r.text
+        deals = self.world.games.send("GET", f"games/{game_id}").json()["deals"]
+        assert len(deals) == game.deals, deals
 
     @contextmanager
     def deal_posted(self):
@@ -532,21 +584,13 @@ class ApiMachine(TournamentRules, RuleBasedStateMachine):
         return r
 
     def settled(self, game_id: str) -> None:
-        """Wait until every deal of the game is settled, sending beat's wake as beat would (every
-        SETTLEMENT_WAKE_SECONDS), in case a message was lost or the broker was down, and starting
-        a worker that died again as `serve` would."""
+        """Wait until every deal of the game is settled (`World.settlement_waited`)."""
 
         def done():
             deals = self.world.games.send("GET", f"games/{game_id}").json()["deals"]
             return all(d["status"] == "settled" for d in deals)
 
-        every = settings.SETTLEMENT_WAKE_SECONDS
-        for _ in range(int(60 / every)):
-            if wait_until(done, timeout=every, every=0.05):
-                return
-            self.world.worker_supervised()
-            settle_waiting.delay()
-        raise AssertionError(f"{game_id} not settled")
+        assert self.world.settlement_waited(done, settle_waiting), f"{game_id} not settled"
 
     # --- faults ---------------------------------------------------------------------------------
 

@@ -24,6 +24,7 @@ BONUS_CAP = Decimal("10")  # docs/rules.md "Buckets and the bonus cap": the temp
 RANKS = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"]
 SUITS = ["S", "H", "D", "C"]
 WILD = "KD"  # every deal of the machine turns up the king of diamonds: every K is a joker
+OTHER_WILD = "QD"  # a deal posted again with other content: another card turned up
 CAP = 80
 
 
@@ -251,6 +252,7 @@ class Withdrawal:
     tds: Decimal
     taxed: Decimal  # the net winnings taxed at it
     status: str
+    from_deposit: Decimal = ZERO  # with real money off, a refund of deposit after the winnings
 
 
 class Books:
@@ -261,13 +263,14 @@ class Books:
         self.games: dict[str, Game] = {}
         self.withdrawals: dict[int, Withdrawal] = {}
         self.platform = dict.fromkeys(PLATFORM, ZERO)
+        self.real_money = True  # REAL_MONEY on, or off (docs/law-india.md)
 
     # money in and out
 
     def deposit(self, player: str, amount: Decimal) -> tuple[Decimal, Decimal] | str:
         """GST and the credit, or the refusal's code (nothing moves)."""
         p = self.players.setdefault(player, Player())
-        refusal = p.deposit_refusal(amount)
+        refusal = p.deposit_refusal(amount) if self.real_money else "real_money_unavailable"
         if refusal:
             return refusal
         gst = gst_of(amount)
@@ -281,11 +284,13 @@ class Books:
         p = self.players[player]
         if p.pan is None:
             return "kyc_required"
-        if p.winnings < amount:
+        # real money off: the winnings first, then the deposit (a refund: docs/law-india.md)
+        from_deposit = ZERO if self.real_money else max(amount - p.winnings, ZERO)
+        if p.winnings + min(from_deposit, p.deposit) < amount:
             return "insufficient_funds"
         net = p.withdrawn + amount - p.deposits_credited - p.taxed
         tds = min((max(net, ZERO) * TDS_RATE / 100).quantize(PAISA, ROUND_HALF_UP), amount)
-        p.winnings -= amount
+        p.give_back({"winnings": from_deposit - amount, "deposit": -from_deposit})
         p.pending += amount
         p.withdrawn += amount
         p.taxed += max(net, ZERO)
@@ -294,7 +299,7 @@ class Books:
             for w in self.withdrawals.values()
         )  # docs/money-and-tax.md: none approved before
         waits = first or amount > AUTO_APPROVE_MAX
-        w = Withdrawal(player, amount, tds, max(net, ZERO), "requested")
+        w = Withdrawal(player, amount, tds, max(net, ZERO), "requested", from_deposit)
         if not waits:
             self.approve(w)
         return w
@@ -313,7 +318,7 @@ class Books:
 
     def failed(self, w: Withdrawal) -> None:
         p = self.players[w.player]
-        p.winnings += w.amount
+        p.give_back({"winnings": w.amount - w.from_deposit, "deposit": w.from_deposit})
         p.withdrawn -= w.amount
         p.taxed -= w.taxed
         self.platform["tds_payable"] -= w.tds
@@ -325,8 +330,11 @@ class Books:
         return CAP * game.point_value if game.fmt == "points" else game.point_value
 
     def open(self, game_id: str, game: Game) -> tuple[str, list[str]] | None:
-        """Every player's entry into escrow, all or nothing; or the refusal: `self_excluded`
+        """Every player's entry into escrow, all or nothing; or the refusal:
+        `real_money_unavailable` (real money off) naming every player, else `self_excluded`
         naming the excluded players, else `insufficient_funds` naming those who are short."""
+        if not self.real_money:
+            return "real_money_unavailable", game.players
         excluded = [p for p in game.players if self.players[p].excluded]
         if excluded:
             return "self_excluded", excluded

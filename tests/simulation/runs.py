@@ -20,8 +20,10 @@ from hypothesis.stateful import run_state_machine_as_test
 
 from tests.builders import template
 from tests.simulation.machine import FAULTS, TEMPLATES, TERMS, WORLD, ApiMachine, World
+from tests.simulation.real_money_rules import CHIPS_TEMPLATE, RealMoneySwitch
 from tests.simulation.servers import own_data_dir
 from tests.tournaments.worker import private_queue
+from wallets.models import CHIPS
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -44,6 +46,7 @@ def world(live_server, settings):
         fields = {"point_value": value} if fmt == "points" else {"entry_fee": value}
         fields.update(TERMS.get(slug, {}))
         template(slug, fmt, fee_percent=fee, deals=deals_n or None, **fields)
+    template(CHIPS_TEMPLATE, "pool101", currency=CHIPS, entry_fee=Decimal("10.00"))
     with private_queue() as queue:
         WORLD[:] = [World(live_server.url, queue, data_dir)]
         try:
@@ -51,6 +54,10 @@ def world(live_server, settings):
         finally:
             WORLD[0].worker.stop()
             WORLD.clear()
+
+
+class SoakMachine(RealMoneySwitch, ApiMachine):
+    """The soak's machine: the CI budget's rules and real money switched off and back."""
 
 
 OUTPUT = Path(__file__).resolve().parents[2] / "test-output"
@@ -101,7 +108,7 @@ def test_the_api_agrees_with_the_model_for_a_long_time(world):
     try:
         while time.monotonic() - started < seconds:
             run_state_machine_as_test(
-                ApiMachine,
+                SoakMachine,
                 settings=settings(
                     CI_BUDGET, max_examples=5, stateful_step_count=50, derandomize=False,
                     phases=list(Phase),
@@ -128,6 +135,7 @@ def test_a_pool_rejoin_split_and_cancel_agree_with_the_model(world):
         (game_id,) = state.open_pools()
         state.deal_one(game_id, 1, picks, True)
         state.deal_one(game_id, 2, picks, True)
+        state.deals_refused(game_id, 3, picks, 2)  # deal 5, and deal 2 with other content
         (out,) = state.books.games[game_id].out
         state.rejoin_one(game_id, out)
         state.balances_agree()
@@ -167,7 +175,8 @@ def test_two_tournaments_with_tickets_rebuys_and_a_tie_agree_with_the_model(worl
     rebuy is `rebuy_limit`); round 1 knocks out p0 and p3 tied on chips (they share ranks 3-4),
     the final pays the prizes. Then p3 enters a second tournament with a ticket, p1 unregisters,
     and the start below the minimum cancels it: p2's entry back to its buckets, the used ticket
-    back to promotions."""
+    back to promotions. A third: p2 enters with its ticket and the tournament starts (the ticket
+    spent once: into the entry, not back to promotions too), then is cancelled while running."""
     state = ApiMachine()
     state.players_arrive()
     p0, p1, p2, p3 = (f"{state.run}-p{n}" for n in range(4))
@@ -181,6 +190,11 @@ def test_two_tournaments_with_tickets_rebuys_and_a_tie_agree_with_the_model(worl
     slug = state.tournament_scheduled(p3, [(p3, False), (p2, False), (p1, False)])
     state.tournament_start(slug, p1)
     state.balances_agree()
+    slug = state.tournament_scheduled(p2, [(p2, False), (p0, False), (p1, False)])
+    state.tournament_start(slug, None)
+    assert state.lobby.tournaments[slug].status == "running"
+    state.balances_agree()  # p2's ticket spent on its entry, not lapsed as well at the start
+    state.tournament_cancel(slug)
     state.teardown()
 
 
@@ -225,4 +239,32 @@ def test_deposit_limits_and_self_exclusion_agree_with_the_model(world):
     state.tournament_scheduled(None, [(f"{state.run}-p1", False)])
     state.self_exclusion(2, 30)
     state.balances_agree()
+    state.teardown()
+
+
+@pytest.mark.soak
+def test_real_money_switched_off_and_back_agrees_with_the_model(world):
+    """p0 wins a points game of p1; a pool of p0, p2 and p3 and a best of 2 of p1 and p2 open.
+    Real money off (the service restarted): a deposit and a game refused, a chips game played,
+    the games already open each settle a deal, p0 takes out its winnings and half its deposit
+    (TDS on the year's net). Real money on again (restarted): a deposit credited, a best of 2
+    of p0 and p3 plays a deal, a withdrawal beyond the winnings is refused (winnings only
+    again), and the reconciliation is clean."""
+    state = SoakMachine()
+    state.players_arrive()
+    p0 = f"{state.run}-p0"
+    for slug, seats in (("sim-points", {0, 1}), ("sim-pool", {0, 2, 3}), ("sim-deals", {1, 2})):
+        state.open_game(slug, seats)
+        if slug == "sim-points":
+            state.deal_one(list(state.books.games)[-1], 0, [("lost", False)], True)
+    assert len(state.open_games()) == 2, state.books.games
+    state.real_money_off_and_on()
+    (refund,) = state.books.withdrawals.values()
+    assert refund.from_deposit > 0, refund  # the deposit after the winnings
+    state.open_game("sim-deals", {0, 3})
+    state.deal_one(list(state.books.games)[-1], 1, [("lost", False)], True)
+    state.withdraw_amount(p0, state.books.players[p0].winnings + 1)  # insufficient_funds
+    kinds = Counter(kind(step) for step in world.log)
+    assert kinds["fault:real-money-off"] == kinds["fault:real-money-on"] == 1, kinds
+    assert world.real_money == "on"
     state.teardown()

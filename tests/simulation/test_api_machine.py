@@ -22,6 +22,14 @@ def test_the_api_agrees_with_the_model():
 
 
 @pytest.mark.soak
+@pytest.mark.timeout(600)
+def test_real_money_switched_off_and_back_agrees_with_the_model():
+    """`make soak`, with or without SECONDS: the service restarted with real money off, then on
+    (tests/simulation/real_money_rules.py), in a fixed sequence."""
+    run_on_own_servers("-m", "soak", "-k", "real_money_switched", passed=1)
+
+
+@pytest.mark.soak
 @pytest.mark.skipif(
     not SIM_SECONDS,
     reason="the long run is asked for by its length: make soak SECONDS=3600 (CI runs the budget "
@@ -30,4 +38,4 @@ def test_the_api_agrees_with_the_model():
 @pytest.mark.timeout(SIM_SECONDS + 900)
 def test_the_api_agrees_with_the_model_for_a_long_time():
     """`make soak SECONDS=3600`: random sequences until the time is up; a failure is shrunk."""
-    run_on_own_servers("-m", "soak", passed=1)
+    run_on_own_servers("-m", "soak", "-k", "long_time", passed=1)
