@@ -153,8 +153,17 @@ def analyse(analysed: bool) -> None:
         for table in LEDGER_TABLES:
             if analysed:
                 cursor.execute(f"ANALYZE {table}")
-            else:  # as a freshly migrated server: no statistics until autovacuum gets to it
-                cursor.execute(f"ALTER TABLE {table} SET (autovacuum_enabled = false)")
+                continue
+            # as a freshly migrated server: no statistics until autovacuum gets to it (a
+            # partitioned table has no storage of its own: its partitions' autovacuum is off)
+            cursor.execute(
+                "SELECT %s::regclass::text WHERE NOT EXISTS (SELECT FROM pg_inherits WHERE "
+                "inhparent = %s::regclass) UNION ALL SELECT inhrelid::regclass::text "
+                "FROM pg_inherits WHERE inhparent = %s::regclass",
+                [table] * 3,
+            )
+            for (stored,) in cursor.fetchall():
+                cursor.execute(f"ALTER TABLE {stored} SET (autovacuum_enabled = false)")
 
 
 def unanalysed_rates(clients: int, seconds: int) -> tuple[float, float]:
