@@ -57,7 +57,10 @@ SELECT t.id, t.reference, t.created_at, -e.amount AS amount,
        g.amount AS gst, r.rate_percent AS rate, r.amount AS recorded_amount,
        r.gst AS recorded_gst, x.reverses_id IS NOT NULL AS reversed
   FROM wallets_entry e
+  -- a transfer is dated as its entries (one transaction's now()): naming its period lets the
+  -- plan read the period's transfers by their date, not every transfer ever made
   JOIN wallets_transfer t ON t.id = e.transfer_id AND t.kind = 'deposit'
+   AND t.created_at >= coalesce(%(since_close)s, '-infinity'::timestamptz)
   LEFT JOIN (SELECT transfer_id, amount FROM wallets_entry
               WHERE account_id = %(gst)s
                 AND created_at >= coalesce(%(since_close)s, '-infinity'::timestamptz)) AS g
