@@ -43,9 +43,10 @@ from django.db import connection  # noqa: E402
 from djmoney.money import Money  # noqa: E402
 
 from rummy_ledger.dev import embedded  # noqa: E402
-from wallets.models import CASH, Account  # noqa: E402
+from wallets.models import CASH, Account, Entry  # noqa: E402
 from wallets.services.accounts import player_accounts  # noqa: E402
 from wallets.services.deposits import deposit_register  # noqa: E402
+from wallets.services.partitions import entry_partitions  # noqa: E402
 from wallets.services.players import player_get_or_create  # noqa: E402
 from wallets.services.transfers import Leg, TransferRequest, transfers_post  # noqa: E402
 
@@ -150,20 +151,16 @@ def rates(accounts: list[int], clients: int, seconds: float) -> tuple[float, flo
 
 def analyse(analysed: bool) -> None:
     with connection.cursor() as cursor:
-        for table in LEDGER_TABLES:
-            if analysed:
+        if analysed:
+            for table in LEDGER_TABLES:
                 cursor.execute(f"ANALYZE {table}")
-                continue
-            # as a freshly migrated server: no statistics until autovacuum gets to it (a
-            # partitioned table has no storage of its own: its partitions' autovacuum is off)
-            cursor.execute(
-                "SELECT %s::regclass::text WHERE NOT EXISTS (SELECT FROM pg_inherits WHERE "
-                "inhparent = %s::regclass) UNION ALL SELECT inhrelid::regclass::text "
-                "FROM pg_inherits WHERE inhparent = %s::regclass",
-                [table] * 3,
-            )
-            for (stored,) in cursor.fetchall():
-                cursor.execute(f"ALTER TABLE {stored} SET (autovacuum_enabled = false)")
+            return
+        # as a freshly migrated server: no statistics until autovacuum gets to it (the entries
+        # are stored in their months' partitions: a partitioned table has no autovacuum of its own)
+        entries = Entry._meta.db_table
+        stored = [t for t in LEDGER_TABLES if t != entries]
+        for table in stored + [month.partition for month in entry_partitions()]:
+            cursor.execute(f"ALTER TABLE {table} SET (autovacuum_enabled = false)")
 
 
 def unanalysed_rates(clients: int, seconds: int) -> tuple[float, float]:
