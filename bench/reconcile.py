@@ -13,7 +13,14 @@ same run and on the same table:
 Each is run RUNS times after a warm-up; the figures are the medians. Goal: ratio <= 3.
 The last line is one JSON object with every figure.
 
-Run: `.venv/bin/python bench/reconcile.py [--entries 1000000] [--runs 3]`.
+With `--history-entries H --open-entries O` it measures what history costs the nightly run: O
+entries in this month, copied to a database of their own (`bench_reconcile_open`), then H more
+over the six months before, each closed as two people. The two databases are reconciled in
+turn, RUNS times each after a warm-up of each; the ratio is history's median to the open
+month's. Goal: ratio <= 1.3.
+
+Run: `.venv/bin/python bench/reconcile.py [--entries 1000000] [--runs 3]`, or
+`.venv/bin/python bench/reconcile.py --history-entries 5000000 --open-entries 500000 --runs 5`.
 """
 
 from __future__ import annotations
@@ -70,8 +77,10 @@ from wallets.services.months import month_close_propose  # noqa: E402
 from wallets.services.partitions import entry_partition_ensure  # noqa: E402
 from wallets.services.proposals import proposal_decide  # noqa: E402
 
+OPEN_DB_NAME = f"{DB_NAME}_open"  # history mode: a copy of the open month alone
 
-def recreate_database() -> None:
+
+def _server() -> psycopg.Connection:
     db = settings.DATABASES["default"]
     params = {
         "host": db.get("HOST") or None,
@@ -79,9 +88,35 @@ def recreate_database() -> None:
         "user": db.get("USER") or None,
         "password": db.get("PASSWORD") or None,
     }
-    with psycopg.connect(dbname="postgres", autocommit=True, **params) as conn:
-        conn.execute(f'DROP DATABASE IF EXISTS "{DB_NAME}" WITH (FORCE)')
+    return psycopg.connect(dbname="postgres", autocommit=True, **params)
+
+
+def recreate_database() -> None:
+    with _server() as conn:
+        for name in (DB_NAME, OPEN_DB_NAME):
+            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
         conn.execute(f'CREATE DATABASE "{DB_NAME}"')
+
+
+def database_copy(name: str) -> None:
+    """Copy the bench's database as it stands to `name` (a template copy: no session may be
+    connected to it meanwhile, autovacuum's included, so it is tried again a few times)."""
+    connection.close()
+    with _server() as conn:
+        for attempt in range(20):
+            try:
+                conn.execute(f'CREATE DATABASE "{name}" TEMPLATE "{DB_NAME}"')
+                return
+            except psycopg.errors.ObjectInUse:
+                if attempt == 19:
+                    raise
+                time.sleep(0.5)
+
+
+def database_use(name: str) -> None:
+    """Point Django's connection at another database of the same server."""
+    connection.close()
+    connection.settings_dict["NAME"] = name
 
 
 SETUP = """
@@ -377,13 +412,19 @@ def main() -> None:
     print(json.dumps(result))
 
 
-def reconcile_median(runs: int) -> tuple[float, list[float], ReconciliationReport]:
-    time_reconcile()  # warm-up
-    timings, report = [], None
-    for _ in range(runs):
-        elapsed, report = time_reconcile()
-        timings.append(elapsed)
-    return statistics.median(timings), timings, report
+def reconcile_alternated(runs: int) -> dict[str, tuple[float, list[float], ReconciliationReport]]:
+    """Reconcile the open month's copy and the database with history in turn, RUNS times each
+    after a warm-up of each: a machine slowing down or speeding up meanwhile weighs on both
+    alike. Each one's median, its timings and its last report."""
+    timings: dict[str, list[float]] = {OPEN_DB_NAME: [], DB_NAME: []}
+    reports: dict[str, ReconciliationReport] = {}
+    for run in range(runs + 1):
+        for name in timings:
+            database_use(name)
+            elapsed, reports[name] = time_reconcile()
+            if run:  # the first of each is the warm-up
+                timings[name].append(elapsed)
+    return {n: (statistics.median(t), t, reports[n]) for n, t in timings.items()}
 
 
 def months_close(months: list[Month]) -> list[float]:
@@ -404,8 +445,10 @@ def months_close(months: list[Month]) -> list[float]:
 
 
 def history_main(history: int, open_entries: int, *, runs: int) -> None:
-    """Reconciliation over OPEN entries alone, then with HISTORY entries spread over the six
-    closed months before this one: the nightly run must cost about the same."""
+    """Reconciliation over OPEN entries alone, and with HISTORY entries spread over the six
+    closed months before this one: the nightly run must cost about the same. The open month is
+    seeded once and copied to a database of its own; history is then added to the first, and
+    the two are reconciled in turn."""
     now = timezone.now()
     this = Month.of(now)
     elapsed_days = max(1, (now - this.start).days)
@@ -414,9 +457,9 @@ def history_main(history: int, open_entries: int, *, runs: int) -> None:
     opened = seed_period(params, open_entries, end=now, days=elapsed_days)
     with connection.cursor() as cursor:
         cursor.execute(STATEMENT, params)
+        cursor.execute("ANALYZE")  # the statement's lines, as autovacuum would
     print(f"seeded {open_entries:,} open entries in {opened['seed_s']} s", flush=True)
-    open_only, open_runs, open_report = reconcile_median(runs)
-    print(f"open month alone: reconcile {open_only:.3f} s, {open_report.status}", flush=True)
+    database_copy(OPEN_DB_NAME)
 
     first = this.next(-6)
     closed = seed_period(params, history, end=this.start, days=(this.start - first.start).days)
@@ -426,11 +469,16 @@ def history_main(history: int, open_entries: int, *, runs: int) -> None:
     )
     close_s = months_close(months_between(first, this.previous()))
     print(f"closed six months: {close_s} s", flush=True)
-    with_history, history_runs, report = reconcile_median(runs)
+    medians = reconcile_alternated(runs)
+    open_only, open_runs, open_report = medians[OPEN_DB_NAME]
+    with_history, history_runs, report = medians[DB_NAME]
     with connection.cursor() as cursor:
         cursor.execute("SELECT count(*) FROM wallets_entry")
         (entries,) = cursor.fetchone()
     ratio = with_history / open_only
+    print(f"open month alone: reconcile {open_only:.3f} s, {open_report.status}")
+    for name, check in open_report.stats["checks"].items():
+        print(f"  {name}: {check['seconds']} s, {check['found']} found")
     for name, check in report.stats["checks"].items():
         print(f"  {name}: {check['seconds']} s, {check['found']} found")
     print(

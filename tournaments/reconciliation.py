@@ -54,10 +54,13 @@ SELECT 'game_unbalanced', 'game ' || g.game_id, g.collected,
   FROM {game} g
   LEFT JOIN unnest(%(escrows)s::bigint[], %(escrows_in)s::numeric[], %(escrows_out)s::numeric[])
             AS r(account_id, expected, actual) ON r.account_id = g.escrow_id
-  -- the close's flows, looked up only for an escrow that did not move since (rare)
+  -- the close's flows, looked up by key only for an escrow that did not move since (rare);
+  -- OFFSET 0 keeps it a lookup per game: flattened into a join, the plan hashed every balance
+  -- of the close (every account ever opened) to find none
   LEFT JOIN LATERAL (SELECT c.inflow, c.balance FROM {closes} c
                       WHERE r.account_id IS NULL AND c.close_id = %(close)s
-                        AND c.account_id = g.escrow_id) c ON true
+                        AND c.account_id = g.escrow_id AND c.currency = g.currency
+                     OFFSET 0) c ON true
  WHERE g.status IN ('finished', 'cancelled', 'reversed') AND {since_close}
    AND (g.paid_out + g.fee + g.refunded <> g.collected
         OR ((coalesce(r.expected, c.inflow, 0) <> g.collected

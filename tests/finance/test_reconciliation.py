@@ -9,7 +9,7 @@ from django.utils import timezone
 
 from tests.builders import funded_player, points_game
 from wallets.models import Entry, GatewayStatementLine, ReconciliationReport, Transfer
-from wallets.reconciliation import reconcile_run
+from wallets.reconciliation import Check, reconcile_run
 from wallets.reconciliation.gateway import StatementInvalid, gateway_statement_import
 from wallets.tasks import reconcile_nightly
 
@@ -223,3 +223,17 @@ def test_entry_moved_to_another_currency():
     assert "foreign_currency" in kinds(report)
     assert "unbalanced_transfer" in kinds(report)
     assert report.discrepancies.get(kind="foreign_currency").subject == "player:p1:deposit"
+
+
+def test_checks_run_with_reconciliations_own_settings(settings):
+    settings.RECONCILE_WORK_MEM = "77MB"
+    seen = {}
+
+    def settings_read(cursor, ctx):
+        cursor.execute("SELECT current_setting('jit'), current_setting('work_mem')")
+        seen["jit"], seen["work_mem"] = cursor.fetchone()
+        return []
+
+    check = Check("settings", settings_read, {})
+    assert reconcile_run(trigger="command", checks=[check]).status == "clean"
+    assert seen == {"jit": "off", "work_mem": "77MB"}

@@ -25,6 +25,7 @@ from tournaments.models import Deal, DealTransfer
 from wallets.chain.links import chain_extend, digests_record
 from wallets.chain.verify import chain_verify
 from wallets.models import ChainDigest, ChainLink, Entry, ReconciliationReport, Transfer
+from wallets.reconciliation import chain as chain_check
 from wallets.reconciliation import reconcile_run
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -262,8 +263,9 @@ def test_reconciliation_reports_a_difference_and_goes_on_from_the_last_clean_run
     assert again.discrepancies.filter(kind="chain_difference").count() == 1
 
 
-def test_reconciliation_reports_transfers_the_job_left_unchained(db, settings):
+def test_reconciliation_reports_transfers_the_job_left_unchained(db, settings, monkeypatch):
     funded_player("pa", "100.00")  # transfers the job never ran for
+    funded_player("pb", "100.00")
     settings.CHAIN_BEHIND_MINUTES = 0
 
     def committed_all() -> bool:  # no older transaction of another test process holds them back
@@ -278,7 +280,20 @@ def test_reconciliation_reports_transfers_the_job_left_unchained(db, settings):
     report = reconcile_run(trigger=ReconciliationReport.Trigger.COMMAND)
     (behind,) = report.discrepancies.filter(kind="chain_behind")
     first = Transfer.objects.order_by("txid", "id").first()
-    assert behind.details == {"transfers": Transfer.objects.count(), "first": first.pk}
+    assert behind.details == {
+        "transfers": Transfer.objects.count(),
+        "more": False,
+        "first": first.pk,
+    }
+    monkeypatch.setattr(chain_check, "BEHIND_COUNTED", Transfer.objects.count() - 1)
+    capped = reconcile_run(trigger=ReconciliationReport.Trigger.COMMAND)
+    (behind,) = capped.discrepancies.filter(kind="chain_behind")
+    assert behind.details == {
+        "transfers": chain_check.BEHIND_COUNTED,
+        "more": True,
+        "first": first.pk,
+    }
+    assert behind.subject.startswith(f"{chain_check.BEHIND_COUNTED} or more transfers not chained")
     chain_caught_up()
     again = reconcile_run(trigger=ReconciliationReport.Trigger.COMMAND)
     assert not again.discrepancies.filter(kind="chain_behind").exists()

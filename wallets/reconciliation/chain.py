@@ -1,8 +1,9 @@
 """The ledger's hash chain in the nightly reconciliation, incrementally: the links chained since
 the last run that verified clean are recomputed (wallets/chain/verify.py) in the report's
 snapshot, and each difference is a discrepancy naming the transfer (and the deal) that changed;
-committed transfers the job has not chained after CHAIN_BEHIND_MINUTES are one more. The whole
-chain, from its first link or a day on, is `manage.py verify_ledger`'s.
+committed transfers the job has not chained after CHAIN_BEHIND_MINUTES are one more, counted up
+to BEHIND_COUNTED (a job stopped for a week must not make the night count a week of transfers).
+The whole chain, from its first link or a day on, is `manage.py verify_ledger`'s.
 """
 
 from __future__ import annotations
@@ -23,9 +24,12 @@ KINDS = {
     "chain_behind": "committed transfers the chain's job has not chained",
 }
 
+BEHIND_COUNTED = 10_000  # beyond this many, the discrepancy says "or more"
 BEHIND_SQL = f"""
-SELECT count(*), min(id) FROM {Transfer._meta.db_table}
+SELECT id FROM {Transfer._meta.db_table}
  WHERE {commit_order.after()} AND created_at < %(before)s
+ ORDER BY txid, id
+ LIMIT %(limit)s
 """
 
 
@@ -42,13 +46,19 @@ def _verified_through() -> int:
 
 def _behind(cursor) -> list[Row]:
     before = timezone.now() - timedelta(minutes=settings.CHAIN_BEHIND_MINUTES)
-    params = {**commit_order.after_parameters(chain_head().position), "before": before}
+    params = {
+        **commit_order.after_parameters(chain_head().position),
+        "before": before,
+        "limit": BEHIND_COUNTED + 1,
+    }
     cursor.execute(BEHIND_SQL, params)
-    count, first = cursor.fetchone()
-    if not count:
+    ids = [transfer_id for (transfer_id,) in cursor.fetchall()]
+    if not ids:
         return []
-    subject = f"{count} transfers not chained, the first transfer {first}"
-    return [("chain_behind", subject, None, None, "", {"transfers": count, "first": first})]
+    count, more = min(len(ids), BEHIND_COUNTED), len(ids) > BEHIND_COUNTED
+    subject = f"{count}{' or more' if more else ''} transfers not chained, the first {ids[0]}"
+    details = {"transfers": count, "more": more, "first": ids[0]}
+    return [("chain_behind", subject, None, None, "", details)]
 
 
 def chain(cursor, ctx: dict) -> list[Row]:

@@ -122,9 +122,8 @@ WITH lines AS MATERIALIZED (
       FROM wallets_transfer t
       JOIN wallets_entry e ON e.transfer_id = t.id AND e.account_id = %(clearing)s
      WHERE t.reference = ANY (ARRAY(
-               SELECT l.reference FROM lines l
-                WHERE l.kind = 'deposit'
-                  AND NOT EXISTS (SELECT 1 FROM in_span s WHERE s.reference = l.reference)))
+               SELECT reference FROM lines WHERE kind = 'deposit'
+               EXCEPT SELECT reference FROM in_span))
        AND t.kind = 'deposit'
        AND t.id NOT IN (SELECT id FROM in_span)
 ), paid AS (

@@ -129,6 +129,10 @@ def _snapshot_read(
             if outermost:
                 cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
             cursor.execute("SELECT set_config('work_mem', %s, true)", [settings.RECONCILE_WORK_MEM])
+            # no JIT: the checks run for milliseconds to a second, and compiling one cost more
+            # than it ran (28 ms of a 60 ms games check whose lookups per game the planner
+            # costed past jit_above_cost; the one pass took as long with it as without)
+            cursor.execute("SELECT set_config('jit', 'off', true)")
             for check in checks:
                 t0 = time.perf_counter()
                 rows = check.run(cursor, ctx)
