@@ -412,19 +412,33 @@ def main() -> None:
     print(json.dumps(result))
 
 
-def reconcile_alternated(runs: int) -> dict[str, tuple[float, list[float], ReconciliationReport]]:
+def reconcile_alternated(
+    runs: int,
+) -> dict[str, tuple[float, list[float], dict, ReconciliationReport]]:
     """Reconcile the open month's copy and the database with history in turn, RUNS times each
     after a warm-up of each: a machine slowing down or speeding up meanwhile weighs on both
-    alike. Each one's median, its timings and its last report."""
+    alike. Each one's median, its timings, each check's median seconds and the last report."""
     timings: dict[str, list[float]] = {OPEN_DB_NAME: [], DB_NAME: []}
-    reports: dict[str, ReconciliationReport] = {}
+    checks: dict[str, dict[str, list[float]]] = {name: {} for name in timings}
+    last = {}
     for run in range(runs + 1):
         for name in timings:
             database_use(name)
-            elapsed, reports[name] = time_reconcile()
+            elapsed, report = time_reconcile()
+            last[name] = report
             if run:  # the first of each is the warm-up
                 timings[name].append(elapsed)
-    return {n: (statistics.median(t), t, reports[n]) for n, t in timings.items()}
+                for check, figures in report.stats["checks"].items():
+                    checks[name].setdefault(check, []).append(figures["seconds"])
+    return {
+        name: (
+            statistics.median(t),
+            t,
+            {check: statistics.median(s) for check, s in checks[name].items()},
+            last[name],
+        )
+        for name, t in timings.items()
+    }
 
 
 def months_close(months: list[Month]) -> list[float]:
@@ -470,17 +484,16 @@ def history_main(history: int, open_entries: int, *, runs: int) -> None:
     close_s = months_close(months_between(first, this.previous()))
     print(f"closed six months: {close_s} s", flush=True)
     medians = reconcile_alternated(runs)
-    open_only, open_runs, open_report = medians[OPEN_DB_NAME]
-    with_history, history_runs, report = medians[DB_NAME]
+    open_only, open_runs, open_checks, open_report = medians[OPEN_DB_NAME]
+    with_history, history_runs, checks, report = medians[DB_NAME]
     with connection.cursor() as cursor:
         cursor.execute("SELECT count(*) FROM wallets_entry")
         (entries,) = cursor.fetchone()
     ratio = with_history / open_only
+    print(f"each check's median, open month alone -> with history (s), {runs} runs each:")
+    for name, seconds in checks.items():
+        print(f"  {name}: {open_checks.get(name, 0):.3f} -> {seconds:.3f}")
     print(f"open month alone: reconcile {open_only:.3f} s, {open_report.status}")
-    for name, check in open_report.stats["checks"].items():
-        print(f"  {name}: {check['seconds']} s, {check['found']} found")
-    for name, check in report.stats["checks"].items():
-        print(f"  {name}: {check['seconds']} s, {check['found']} found")
     print(
         f"with history: reconcile {with_history:.3f} s, {report.status}; ratio {ratio:.2f} "
         f"(goal <= {GOAL_HISTORY_RATIO})"
@@ -498,9 +511,7 @@ def history_main(history: int, open_entries: int, *, runs: int) -> None:
                 "open_only_s": round(open_only, 4),
                 "open_only_runs_s": [round(t, 4) for t in open_runs],
                 "open_only_status": open_report.status,
-                "open_only_checks_s": {
-                    n: c["seconds"] for n, c in open_report.stats["checks"].items()
-                },
+                "open_only_checks_s": open_checks,
                 "reconcile_s": round(with_history, 4),
                 "reconcile_runs_s": [round(t, 4) for t in history_runs],
                 "report_status": report.status,
@@ -508,7 +519,7 @@ def history_main(history: int, open_entries: int, *, runs: int) -> None:
                 "ratio": round(ratio, 3),
                 "goal_ratio": GOAL_HISTORY_RATIO,
                 "meets_goal": ratio <= GOAL_HISTORY_RATIO,
-                "checks_s": {name: c["seconds"] for name, c in report.stats["checks"].items()},
+                "checks_s": checks,
             }
         )
     )
