@@ -30,38 +30,52 @@ _TABLES = {
 SINCE_CLOSE = "(%(since)s::timestamptz IS NULL OR g.finished_at >= %(since)s)"
 
 
-ESCROW_NOT_EMPTY = """
-SELECT 'escrow_not_empty', 'game ' || g.game_id, 0, a.balance, a.balance_currency,
-       jsonb_build_object('game_pk', g.id, 'status', g.status, 'escrow', a.code)
-  FROM {game} g JOIN wallets_account a ON a.id = g.escrow_id
- WHERE g.status IN ('finished', 'cancelled', 'reversed') AND a.balance <> 0
-   AND {since_close}
+# The games finished since the last close (every one before the first), each with its escrow's
+# flows: what it received and paid out, from the ledger's one pass over the entries
+# (`ctx["escrow_flows"]`: the escrows' accounts, ins and outs, three arrays), so these checks read
+# no entry and no account; for an escrow that did not move since the close (rare), the close's.
+FINISHED_GAMES = """
+  FROM {game} g
+  LEFT JOIN unnest(%(escrows)s::bigint[], %(escrows_in)s::numeric[], %(escrows_out)s::numeric[])
+            AS r(account_id, expected, actual) ON r.account_id = g.escrow_id
+  -- looked up by key, only where needed; OFFSET 0 keeps it a lookup per game: flattened into a
+  -- join, the plan hashed every balance of the close (every account ever opened) to find none
+  LEFT JOIN LATERAL (SELECT c.inflow, c.balance FROM {closes} c
+                      WHERE r.account_id IS NULL AND c.close_id = %(close)s
+                        AND c.account_id = g.escrow_id AND c.currency = g.currency
+                     OFFSET 0) c ON true
+ WHERE g.status IN ('finished', 'cancelled', 'reversed') AND {since_close}
 """
 
+# A finished game's escrow holds nothing, by its entries (the pass has compared each moved
+# escrow's cached balance with them already).
+ESCROW_NOT_EMPTY = (
+    """
+SELECT 'escrow_not_empty', 'game ' || g.game_id, 0,
+       coalesce(r.expected - r.actual, c.balance, 0), g.currency,
+       jsonb_build_object('game_pk', g.id, 'status', g.status,
+                          'escrow', (SELECT a.code FROM wallets_account a
+                                      WHERE a.id = g.escrow_id))"""
+    + FINISHED_GAMES
+    + """
+   AND coalesce(r.expected - r.actual, c.balance, 0) <> 0
+"""
+)
+
 # What the game recorded must balance (payouts + fee + refunds == collected), and must be what
-# its escrow really received and paid out: those flows come from the ledger's one pass over the
-# entries (`ctx["escrow_flows"]`: the escrows' accounts, ins and outs, three arrays), so this check
-# reads no entry. A game reversed as a whole (an approved reversal) has mirrored flows: only its
-# recorded figures are checked.
-GAME_UNBALANCED = """
+# its escrow really received and paid out. A game reversed as a whole (an approved reversal) has
+# mirrored flows: only its recorded figures are checked.
+GAME_UNBALANCED = (
+    """
 SELECT 'game_unbalanced', 'game ' || g.game_id, g.collected,
        g.paid_out + g.fee + g.refunded, g.currency,
        jsonb_build_object('game_pk', g.id, 'status', g.status,
                           'collected', g.collected::text, 'paid_out', g.paid_out::text,
                           'fee', g.fee::text, 'refunded', g.refunded::text,
                           'escrow_in', coalesce(r.expected, c.inflow, 0)::text,
-                          'escrow_out', coalesce(r.actual, c.inflow - c.balance, 0)::text)
-  FROM {game} g
-  LEFT JOIN unnest(%(escrows)s::bigint[], %(escrows_in)s::numeric[], %(escrows_out)s::numeric[])
-            AS r(account_id, expected, actual) ON r.account_id = g.escrow_id
-  -- the close's flows, looked up by key only for an escrow that did not move since (rare);
-  -- OFFSET 0 keeps it a lookup per game: flattened into a join, the plan hashed every balance
-  -- of the close (every account ever opened) to find none
-  LEFT JOIN LATERAL (SELECT c.inflow, c.balance FROM {closes} c
-                      WHERE r.account_id IS NULL AND c.close_id = %(close)s
-                        AND c.account_id = g.escrow_id AND c.currency = g.currency
-                     OFFSET 0) c ON true
- WHERE g.status IN ('finished', 'cancelled', 'reversed') AND {since_close}
+                          'escrow_out', coalesce(r.actual, c.inflow - c.balance, 0)::text)"""
+    + FINISHED_GAMES
+    + """
    AND (g.paid_out + g.fee + g.refunded <> g.collected
         OR ((coalesce(r.expected, c.inflow, 0) <> g.collected
              OR coalesce(r.actual, c.inflow - c.balance, 0) <> g.paid_out + g.fee + g.refunded)
@@ -69,6 +83,7 @@ SELECT 'game_unbalanced', 'game ' || g.game_id, g.collected,
                              WHERE v.reference = %(game_reference)s || g.id
                                AND v.status = 'approved')))
 """
+)
 
 GAME_STUCK = """
 SELECT 'game_stuck', 'game ' || g.game_id, NULL, NULL, g.currency,

@@ -30,7 +30,7 @@ from django.conf import settings
 from django.utils import timezone
 
 from wallets import references
-from wallets.models import MonthCloseBalance, PlatformAccount
+from wallets.models import CASH, MonthCloseBalance, PlatformAccount
 from wallets.reconciliation.discrepancies import Row
 
 GST_KINDS = {
@@ -168,11 +168,12 @@ def _accounts(cursor) -> dict[str, int | None]:
 
 
 def _opening(cursor, ctx: dict, account_id: int | None) -> Decimal:
-    """A platform account's balance at the last close (zero before the first)."""
+    """A tax account's balance at the last close (zero before the first): one row by the whole
+    of the close's unique key (by its first two columns, a plan could read the whole close)."""
     cursor.execute(
         f"SELECT balance FROM {MonthCloseBalance._meta.db_table} "
-        "WHERE close_id = %s AND account_id = %s",
-        [ctx.get("close"), account_id],
+        "WHERE close_id = %s AND account_id = %s AND currency = %s",
+        [ctx.get("close"), account_id, CASH],
     )
     row = cursor.fetchone()
     return row[0] if row else Decimal("0.00")
