@@ -184,14 +184,7 @@ def live_server(request):
 
 
 @pytest.fixture
-def browser_settings(settings):
-    # a fast hasher: every role logs in through the form, and PBKDF2 would cost seconds per test
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-    return settings
-
-
-@pytest.fixture
-def login(chromium, live_server, transactional_db, browser_settings):
+def login(chromium, live_server, transactional_db):
     """`login(role)` -> a Tab of a new staff user in that role, signed in (through the login form
     and the second factor's page with `through_form=True`)."""
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)

@@ -30,7 +30,7 @@ GUARDED_PAGES = ["/admin/", "/admin/wallets/adjustment/", "/admin/staff/auditeve
 
 
 @pytest.fixture
-def fresh_tab(chromium, live_server, transactional_db, browser_settings):
+def fresh_tab(chromium, live_server, transactional_db):
     """`fresh_tab(role)` -> a Tab of a new staff user at the login form, nothing entered yet."""
     contexts = []
 

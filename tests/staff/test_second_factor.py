@@ -15,11 +15,6 @@ pytestmark = pytest.mark.django_db
 PASSWORD = "correct horse battery staple"
 
 
-@pytest.fixture
-def fast_hasher(settings):
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
-
 def password_client(role_groups=("finance operator",), superuser=False, name="op") -> Client:
     user = staff(name, *role_groups, superuser=superuser)
     user.set_password(PASSWORD)
@@ -31,7 +26,7 @@ def password_client(role_groups=("finance operator",), superuser=False, name="op
     return client
 
 
-def test_a_code_passes_once(fast_hasher):
+def test_a_code_passes_once():
     client = password_client()
     device = authenticator(client.user)
     assert client.get("/admin/")["Location"].startswith("/admin/second-factor/?next=")
@@ -43,7 +38,7 @@ def test_a_code_passes_once(fast_hasher):
     assert client.get("/admin/").status_code == 200
 
 
-def test_a_replayed_code_is_refused(fast_hasher):
+def test_a_replayed_code_is_refused():
     client = password_client()
     device = authenticator(client.user)
     code = totp_code(device)
@@ -66,7 +61,7 @@ def test_a_replayed_code_is_refused(fast_hasher):
         ((), True, False, True),
     ],
 )
-def test_who_needs_a_second_factor(fast_hasher, settings, groups, superuser, viewers_too, required):
+def test_who_needs_a_second_factor(settings, groups, superuser, viewers_too, required):
     settings.STAFF_OTP_REQUIRED_FOR_VIEWERS = viewers_too
     client = password_client(groups, superuser=superuser)
     index = client.get("/admin/")
@@ -101,7 +96,7 @@ def test_a_session_ends_after_the_idle_time_and_after_its_hours(settings):
             assert response.status_code == 200
 
 
-def test_a_reset_is_another_superusers(fast_hasher):
+def test_a_reset_is_another_superusers():
     from rummy_ledger.staff.second_factor import ResetRefused, second_factor_reset
 
     root, other = staff("root", superuser=True), staff("root2", superuser=True)

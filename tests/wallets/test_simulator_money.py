@@ -52,8 +52,7 @@ def test_pans_are_well_formed_and_per_player():
 
 
 @pytest.mark.soak
-def test_simulate_plays_pays_taxes_and_balances(live_server, eager, capsys, settings):
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]  # demo staff
+def test_simulate_plays_pays_taxes_and_balances(live_server, eager, capsys):
     call_command("seed_demo", verbosity=0)  # the demo lobby, whose tournaments it plays
 
     call_command("simulate", base_url=live_server.url, rounds=1, players=6, seed=5, wait=5)
