@@ -105,8 +105,8 @@ def pytest_testnodedown(node, error):
 # collection order, so a long test collected last keeps one worker busy while the other idles:
 # run them first and the short ones fill the gaps (longest-first scheduling).
 SLOW_FIRST = (
-    # `make test-services` runs these two (soak) on the machine's servers: 234 s and 47 s there,
-    # so late in the run they were its last minutes
+    # soak scenarios, which `make test-services` runs on the machine's servers: its longest
+    # (234-243 s and 47-53 s there)
     "tests/ops/test_failover.py",
     "tests/ops/test_pitr.py",
     "tests/browser/test_every_page.py",
