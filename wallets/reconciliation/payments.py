@@ -168,8 +168,8 @@ def _accounts(cursor) -> dict[str, int | None]:
 
 
 def _opening(cursor, ctx: dict, account_id: int | None) -> Decimal:
-    """A tax account's balance at the last close (zero before the first): one row by the whole
-    of the close's unique key (by its first two columns, a plan could read the whole close)."""
+    """A tax account's balance at the last close (zero before the first): one row, looked up by
+    the close's whole unique key."""
     cursor.execute(
         f"SELECT balance FROM {MonthCloseBalance._meta.db_table} "
         "WHERE close_id = %s AND account_id = %s AND currency = %s",
