@@ -14,7 +14,7 @@ from tests.builders import funded_player, move, staff
 from tests.wallets.invariants import ledger_violations
 from tests.wallets.payments import backdate
 from wallets.errors import ProposalInvalid, SelfApproval
-from wallets.models import Account, MonthClose, MonthCloseBalance, ProposalStatus, Transfer
+from wallets.models import Account, Entry, MonthClose, MonthCloseBalance, ProposalStatus, Transfer
 from wallets.months import Month
 from wallets.reconciliation import reconcile_run
 from wallets.reconciliation.months import CLOSE_KINDS, month_close
@@ -194,3 +194,24 @@ def test_nightly_reconciliation_after_a_close_reads_only_the_entries_since():
             "UPDATE wallets_account SET balance = balance + 1 WHERE id = %s", [bob["deposit"].pk]
         )
     assert found(reconcile_run(trigger="manual")) == ["cached_balance", "currency_total"]
+
+
+def test_after_a_close_an_entry_moved_to_another_currency_is_found_on_its_account():
+    # given: bob had a closing balance; this month's transfer to him is moved to chips behind
+    # the ledger's back
+    alice, bob = last_month_ledger()
+    close()
+    posted = move(alice["deposit"], bob["deposit"], "1.00", "pay-2")
+    entry = Entry.objects.get(transfer_id=posted.transfer_id, account=bob["deposit"])
+    with connection.cursor() as cursor:
+        cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
+        cursor.execute("SET CONSTRAINTS ALL DEFERRED")
+        cursor.execute("SET LOCAL session_replication_role = replica")
+        cursor.execute("UPDATE wallets_entry SET amount_currency = 'CHP' WHERE id = %s", [entry.pk])
+        cursor.execute("SET LOCAL session_replication_role = origin")
+    # when
+    report = reconcile_run(trigger="manual")
+    # then: the entry is named on bob's account, whose cached balance its entries no longer make
+    assert {"foreign_currency", "cached_balance"} <= set(found(report))
+    assert report.discrepancies.get(kind="foreign_currency").subject == "player:bob:deposit"
+    assert report.discrepancies.get(kind="cached_balance").subject == "player:bob:deposit"
