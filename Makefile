@@ -121,7 +121,9 @@ browser:
 	fi
 
 ## screenshots: docs/finance-admin.md's screenshots (docs/screenshots/), from the browser tests
-## that take them (test-output/screenshots/ holds every page of every run)
+## that take them (test-output/screenshots/ holds every page they visit; SCREENSHOTS=1 before
+## any test command saves its pages there too, which make test leaves out)
+screenshots: export SCREENSHOTS := 1
 screenshots: $(VENV)/.installed browser
 	$(PY) -m pytest -q tests/browser/test_finance_paths.py \
 	  -k "find_a_game_and_its_transfers or reversal_of_a_settled_game or fee_report_and_its_csv"

@@ -7,7 +7,10 @@ against pytest-django's live server on the test database.
   factor's page instead (a code of its authenticator, `second_factor_pass`): each role's own test
   of it, and the sign-in's tests (`test_staff_sign_in.py`), do (three page loads fewer for every
   other test).
-- Every page a test visits is saved as `test-output/screenshots/<page>--<role>.png`.
+- With `SCREENSHOTS=1` (`make screenshots` sets it), every page a test visits is saved as
+  `test-output/screenshots/<page>--<role>.png`; without it the page is checked the same way and
+  not saved (the full-page PNGs were a fifth of the browser tests' time in `make test`, where
+  nobody looks at them).
 - A test fails on any console error, uncaught page error or 4xx/5xx response of the page's
   requests, except a refusal the test went to see (`Tab.refused`).
 - Nothing downloads a browser: `make test` installs Debian's package when it may (root with
@@ -34,6 +37,7 @@ HERE = Path(__file__).resolve().parent
 CHROMIUM = Path("/usr/bin/chromium")
 SCREENSHOTS = ROOT / "test-output" / "screenshots"
 SAVED: set[Path] = set()  # the screenshots this process has saved (`Tab.shot`)
+SAVE_SCREENSHOTS = os.environ.get("SCREENSHOTS") == "1"
 SKIP_REASON = (
     f"browser tests skipped: {CHROMIUM} is missing "
     "(install Debian's chromium and chromium-driver: `make test` does it as root with apt-get)"
@@ -134,14 +138,15 @@ class Tab:
         assert not problems, f"{self.role} at {self.page.url}:\n" + "\n".join(problems)
 
     def shot(self, name: str) -> Path:
-        """Save the whole page as `<name>--<role>.png` and fail on anything it reported.
+        """Save the whole page as `<name>--<role>.png` (with `SCREENSHOTS=1`) and fail on
+        anything it reported.
 
         A name this process has saved already is not saved again: the file would only be
         overwritten by the same page (every test signs in, and shoots the login page and the
         index, again), and a full-page screenshot costs a fifth of a browser test's time."""
         self.page.wait_for_load_state("load")
         path = SCREENSHOTS / f"{name}--{self.role}.png"
-        if path not in SAVED:
+        if SAVE_SCREENSHOTS and path not in SAVED:
             self.page.screenshot(path=path, full_page=True)
             SAVED.add(path)
         self.check()

@@ -26,7 +26,7 @@ from urllib.parse import urlsplit
 
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-from tests.browser.conftest import SCREENSHOTS
+from tests.browser.conftest import SAVE_SCREENSHOTS, SCREENSHOTS
 
 WIDTH = 1366
 QUICK_MS = 2_000  # a button that works sends its request at once
@@ -144,8 +144,9 @@ class Crawl:
         for label in facts["orphans"]:
             self.problems.append(f"{where}: button {label!r} belongs to no form")
         if facts["changelist"]:
-            name = re.sub(r"\W+", "-", urlsplit(where).path.removeprefix("/admin/")).strip("-")
-            page.screenshot(path=SCREENSHOTS / f"list-{name}--{self.tab.role}.png")
+            if SAVE_SCREENSHOTS:
+                name = re.sub(r"\W+", "-", urlsplit(where).path.removeprefix("/admin/"))
+                page.screenshot(path=SCREENSHOTS / f"list-{name.strip('-')}--{self.tab.role}.png")
             if facts["width"] > WIDTH:
                 self.problems.append(f"{where}: the list is {facts['width']} px wide (> {WIDTH})")
         for text in facts["texts"]:
