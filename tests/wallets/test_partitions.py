@@ -51,10 +51,11 @@ def test_a_posting_lands_in_this_months_partition_and_keeps_every_invariant():
 
 def test_the_ledgers_functions_keep_one_plan_whatever_the_statistics():
     """PL/pgSQL would plan their statements again at every call, and the balance check at every
-    entry (wallets/migrations/0026_ledger_functions_planned_once.py)."""
+    entry (wallets/migrations/0026_ledger_functions_planned_once.py); without statistics they
+    would read through bitmaps (0028_ledger_functions_read_by_index.py)."""
     for name in ("ledger_post_batch", "ledger_transfer_balanced"):
         config = one("SELECT proconfig FROM pg_proc WHERE proname = %s", [name])[0]
-        assert config == ["plan_cache_mode=force_generic_plan"], name
+        assert config == ["plan_cache_mode=force_generic_plan", "enable_bitmapscan=off"], name
 
 
 def test_the_job_makes_the_months_ahead_once(settings):
