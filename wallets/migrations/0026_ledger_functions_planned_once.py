@@ -15,11 +15,7 @@ REPLACE must say it again (tests/wallets/test_partitions.py checks it is set).""
 
 from django.db import migrations
 
-FUNCTIONS = [
-    "ledger_transfer_balanced()",
-    "ledger_post_batch(text[], text[], text[], text[], bigint[], text[], int[], bigint[], "
-    "numeric[], text[], text, numeric)",
-]
+from wallets.models.sql import posting_functions_set
 
 
 class Migration(migrations.Migration):
@@ -27,10 +23,4 @@ class Migration(migrations.Migration):
         ("wallets", "0025_pair_clearances"),
     ]
 
-    operations = [
-        migrations.RunSQL(
-            f"ALTER FUNCTION {function} SET plan_cache_mode = force_generic_plan",
-            f"ALTER FUNCTION {function} RESET plan_cache_mode",
-        )
-        for function in FUNCTIONS
-    ]
+    operations = posting_functions_set("plan_cache_mode", "force_generic_plan")

@@ -15,11 +15,7 @@ no plan of theirs has a bitmap)."""
 
 from django.db import migrations
 
-FUNCTIONS = [
-    "ledger_transfer_balanced()",
-    "ledger_post_batch(text[], text[], text[], text[], bigint[], text[], int[], bigint[], "
-    "numeric[], text[], text, numeric)",
-]
+from wallets.models.sql import posting_functions_set
 
 
 class Migration(migrations.Migration):
@@ -27,10 +23,4 @@ class Migration(migrations.Migration):
         ("wallets", "0027_monthclosebalance_close_index_is_the_unique_ones"),
     ]
 
-    operations = [
-        migrations.RunSQL(
-            f"ALTER FUNCTION {function} SET enable_bitmapscan = off",
-            f"ALTER FUNCTION {function} RESET enable_bitmapscan",
-        )
-        for function in FUNCTIONS
-    ]
+    operations = posting_functions_set("enable_bitmapscan", "off")

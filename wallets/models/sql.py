@@ -10,10 +10,31 @@ change is a new file with the next migration's number, and that migration.
 
 from pathlib import Path
 
+from django.db import migrations
+
 MIGRATIONS = Path(__file__).parents[1] / "migrations"  # wallets/migrations
+# The two functions every posting runs, as ALTER FUNCTION names them: the settings their
+# migrations give them (0026, 0028) are kept with their frozen bodies by ALTER, not in the files.
+POSTING_FUNCTIONS = [
+    "ledger_transfer_balanced()",
+    "ledger_post_batch(text[], text[], text[], text[], bigint[], text[], int[], bigint[], "
+    "numeric[], text[], text, numeric)",
+]
 
 
 def load(name: str, *, folder: Path = MIGRATIONS) -> str:
     """The SQL of one frozen file, e.g. `0007_post_batch.pg.sql`; another app's migrations keep
     theirs the same way and pass their own `folder`."""
     return (folder / name).read_text()
+
+
+def posting_functions_set(setting: str, value: str) -> list[migrations.RunSQL]:
+    """A migration's operations giving both posting functions `setting = value` (reversed by
+    RESET)."""
+    return [
+        migrations.RunSQL(
+            f"ALTER FUNCTION {function} SET {setting} = {value}",
+            f"ALTER FUNCTION {function} RESET {setting}",
+        )
+        for function in POSTING_FUNCTIONS
+    ]
