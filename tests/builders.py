@@ -10,6 +10,7 @@ from decimal import Decimal
 
 import requests
 from django.contrib.auth.models import Group, User
+from django.db import connection
 from django.db.models import Sum
 from django.test import Client
 from django.utils import timezone
@@ -285,3 +286,16 @@ def staff(username: str, *groups: str, superuser: bool = False) -> User:
     )
     user.groups.add(*Group.objects.filter(name__in=groups))
     return User.objects.get(pk=user.pk)  # fresh permission cache
+
+
+def tamper(statement: str, params=None) -> None:
+    """Change ledger rows behind the app's back: the append-only triggers are off for this one
+    statement, inside the test's transaction. Pending deferred checks run first, while the
+    ledger is still right (the test's transaction never commits, so they would fire at teardown).
+    """
+    with connection.cursor() as cursor:
+        cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
+        cursor.execute("SET CONSTRAINTS ALL DEFERRED")
+        cursor.execute("SET LOCAL session_replication_role = replica")
+        cursor.execute(statement, params)
+        cursor.execute("SET LOCAL session_replication_role = origin")

@@ -7,7 +7,7 @@ from django.core.management import call_command
 from django.db import connection
 from django.utils import timezone
 
-from tests.builders import funded_player, points_game
+from tests.builders import funded_player, points_game, tamper
 from wallets.models import Entry, GatewayStatementLine, ReconciliationReport, Transfer
 from wallets.reconciliation import Check, reconcile_run
 from wallets.reconciliation.gateway import StatementInvalid, gateway_statement_import
@@ -23,18 +23,6 @@ def kinds(report) -> list[str]:
 def sql(statement: str, params=None) -> None:
     with connection.cursor() as cursor:
         cursor.execute(statement, params)
-
-
-def tamper(statement: str, params=None) -> None:
-    """Change ledger rows behind the app's back: the append-only triggers are off for this one
-    statement, inside the test's transaction. Pending deferred checks run first, while the
-    ledger is still right (the test's transaction never commits, so they would fire at teardown).
-    """
-    sql("SET CONSTRAINTS ALL IMMEDIATE")
-    sql("SET CONSTRAINTS ALL DEFERRED")
-    sql("SET LOCAL session_replication_role = replica")
-    sql(statement, params)
-    sql("SET LOCAL session_replication_role = origin")
 
 
 def test_clean_ledger_with_a_finished_game_is_clean(game_server):

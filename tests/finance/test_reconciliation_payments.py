@@ -11,8 +11,8 @@ from django.utils import timezone
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tests.builders import make_api, staff
-from tests.finance.test_reconciliation import kinds, sql, statement, tamper
+from tests.builders import make_api, staff, tamper
+from tests.finance.test_reconciliation import kinds, sql, statement
 from tests.wallets.payments import Gateway, approve, deposited, verified, won
 from wallets.models import Entry, ReconciliationReport, Withdrawal, WithdrawalReview
 from wallets.reconciliation import reconcile_run

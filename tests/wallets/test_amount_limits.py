@@ -8,8 +8,8 @@ import pytest
 from django.db import DatabaseError, connection, transaction
 from djmoney.money import Money
 
-from tests.builders import deposit_for_credit, funded_player, make_api
-from tests.finance.test_reconciliation import kinds, tamper
+from tests.builders import deposit_for_credit, funded_player, make_api, tamper
+from tests.finance.test_reconciliation import kinds
 from wallets.errors import AmountOverLimit, BalanceOutOfRange
 from wallets.models import CASH, Entry, ReconciliationReport, Transfer
 from wallets.reconciliation import reconcile_run

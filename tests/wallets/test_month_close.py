@@ -10,7 +10,7 @@ from django.core.management import call_command
 from django.db import DatabaseError, connection, transaction
 from django.utils import timezone
 
-from tests.builders import funded_player, move, staff
+from tests.builders import funded_player, move, staff, tamper
 from tests.wallets.invariants import ledger_violations
 from tests.wallets.payments import backdate
 from wallets.errors import ProposalInvalid, SelfApproval
@@ -203,12 +203,7 @@ def test_after_a_close_an_entry_moved_to_another_currency_is_found_on_its_accoun
     close()
     posted = move(alice["deposit"], bob["deposit"], "1.00", "pay-2")
     entry = Entry.objects.get(transfer_id=posted.transfer_id, account=bob["deposit"])
-    with connection.cursor() as cursor:
-        cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
-        cursor.execute("SET CONSTRAINTS ALL DEFERRED")
-        cursor.execute("SET LOCAL session_replication_role = replica")
-        cursor.execute("UPDATE wallets_entry SET amount_currency = 'CHP' WHERE id = %s", [entry.pk])
-        cursor.execute("SET LOCAL session_replication_role = origin")
+    tamper("UPDATE wallets_entry SET amount_currency = 'CHP' WHERE id = %s", [entry.pk])
     # when
     report = reconcile_run(trigger="manual")
     # then: the entry is named on bob's account, whose cached balance its entries no longer make
